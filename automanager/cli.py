@@ -1,0 +1,111 @@
+"""The `automanager` command: the chats, the menu knowledge base tools, evaluation.
+
+Data goes to stdout (tables, or JSON with --json); diagnostics go to stderr.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from . import paths
+from .menu.build import BuildError, build_kb
+from .menu.check import check_kb, kb_stats
+from .reasoner import ReasonerError
+
+app = typer.Typer(
+    help="AutoManager: a drive-through run by two chat bots. An LLM (or the offline parser) only "
+    "translates; clingo decides from the menu knowledge base.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+kb_app = typer.Typer(help="Build, check and count the menu knowledge base (kb/).", no_args_is_help=True)
+app.add_typer(kb_app, name="kb")
+
+out = Console()
+err = Console(stderr=True)
+
+KbOption = Annotated[
+    Optional[Path],
+    typer.Option("--kb", help="Knowledge base folder (default: $AUTOMANAGER_KB, else the shipped menu)."),
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON for scripts instead of a table.")]
+
+
+def fail(message: str, hint: str = "", code: int = 2) -> typer.Exit:
+    err.print(f"[red]error:[/red] {message}")
+    if hint:
+        err.print(hint)
+    return typer.Exit(code)
+
+
+@kb_app.command("build")
+def kb_build(
+    kb: KbOption = None,
+    check: Annotated[bool, typer.Option("--check", help="Only compare: exit 1 if kb/menu.lp is out of date.")] = False,
+) -> None:
+    """Rebuild kb/menu.lp (and kb/NOTES.md) from kb/sources/ and kb/curation.toml."""
+    folder = kb or paths.kb_dir()
+    try:
+        menu, notes = build_kb(folder)
+    except (BuildError, OSError) as exc:
+        raise fail(str(exc), "Fix kb/curation.toml (or the sources) and run `automanager kb build` again.")
+    targets = {folder / "menu.lp": menu, folder / "NOTES.md": notes}
+    if check:
+        stale = [p.name for p, text in targets.items() if not p.exists() or p.read_text(encoding="utf-8") != text]
+        if stale:
+            raise fail(f"out of date: {', '.join(stale)}", "Run `automanager kb build` to regenerate.", code=1)
+        out.print("kb is up to date")
+        return
+    for path, text in targets.items():
+        tmp = path.with_suffix(path.suffix + ".tmp")
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)
+    facts = sum(1 for line in menu.splitlines() if line and not line.startswith("%"))
+    out.print(f"wrote {folder / 'menu.lp'} ({facts} facts) and {folder / 'NOTES.md'}")
+
+
+@kb_app.command("check")
+def kb_check(kb: KbOption = None, as_json: JsonOption = False) -> None:
+    """Run the ASP integrity rules over the KB; print each violation; exit 1 on any."""
+    files = paths.kb_files(kb)
+    if not files:
+        raise fail(f"no .lp files in {kb or paths.kb_dir()}", "Point --kb at a folder holding menu.lp.")
+    try:
+        problems = check_kb(files)
+    except ReasonerError as exc:
+        raise fail(f"the knowledge base does not load:\n{exc}")
+    if as_json:
+        out.print_json(json.dumps({"ok": not problems, "violations": problems}))
+    elif problems:
+        for problem in problems:
+            out.print(f"- {problem}", highlight=False)
+        err.print(f"{len(problems)} violation(s)")
+    else:
+        out.print("kb ok: no integrity violations")
+    if problems:
+        raise typer.Exit(1)
+
+
+@kb_app.command("stats")
+def kb_stats_command(kb: KbOption = None, as_json: JsonOption = False) -> None:
+    """Count the KB's facts per predicate."""
+    try:
+        counts = kb_stats(paths.kb_files(kb))
+    except ReasonerError as exc:
+        raise fail(f"the knowledge base does not load:\n{exc}")
+    total = sum(counts.values())
+    if as_json:
+        out.print_json(json.dumps({"total": total, "predicates": dict(sorted(counts.items()))}))
+        return
+    table = Table("predicate", "facts", title="Menu knowledge base")
+    for predicate, count in sorted(counts.items()):
+        table.add_row(predicate, str(count))
+    table.add_section()
+    table.add_row("total", str(total))
+    out.print(table)

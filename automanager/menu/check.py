@@ -1,0 +1,54 @@
+"""KB integrity (`automanager kb check`) and counts (`automanager kb stats`).
+
+The rules are ASP (check.lp); this module only runs them and words each violation.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import clingo
+
+from ..normalize import normalize
+from ..reasoner import Reasoner
+
+CHECK_RULES = Path(__file__).with_name("check.lp")
+
+MESSAGES = {
+    "no_price": "{0} has no price",
+    "no_category": "dish {0} has no category",
+    "no_ingredient": "dish {0} has no ingredient",
+    "bad_price": "{0} has a price that is not positive: {1} cents",
+    "price_over_limit": "{0} costs {1} cents, over the policy maximum (max_item_price)",
+    "bad_topping": "topping {1} of {0} is neither an ingredient nor a sauce",
+    "bad_ingredient": "{0} includes {1}, which is neither an ingredient nor a sauce",
+    "unpriced_topping": "topping {1} of {0} has no upgrade price",
+    "bad_popular": "popular topping {1} of {0} is not one of its available toppings",
+    "bad_combo_content": "combo {0} contains {1}, which is neither a dish nor an option group",
+    "bad_group_member": "option group {0} lists {1}, which is not a dish",
+    "empty_combo": "combo {0} contains nothing",
+    "dish_and_combo": "{0} is both a dish and a combo",
+    "bad_alias": "alias '{0}' points to {1}, which is not on the menu",
+    "similar_names": "'{0}' and '{1}' differ only by case or punctuation",
+}
+
+
+class _Functions:
+    """Python helpers callable from check.lp as @name(...)."""
+
+    @staticmethod
+    def normalize(name: clingo.Symbol) -> clingo.Symbol:
+        return clingo.String(normalize(name.string))
+
+
+def check_kb(files: list[Path]) -> list[str]:
+    """Every integrity violation of the KB made of `files`, in plain words, sorted."""
+    atoms = Reasoner([*files, CHECK_RULES], context=_Functions()).solve()
+    return sorted(MESSAGES[kind].format(*args) for kind, *args in atoms.get("violation", []))
+
+
+def kb_stats(files: list[Path]) -> Counter[str]:
+    """How many facts of each predicate/arity the KB holds."""
+    atoms = Reasoner(files).solve()
+    return Counter(f"{name}/{len(args)}" for name, rows in atoms.items() for args in rows)

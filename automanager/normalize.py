@@ -1,0 +1,14 @@
+"""One way to compare names: case, accents, trademark signs and punctuation do not count."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+
+def normalize(text: str) -> str:
+    """'Crunchwrap Supreme®' and 'crunchwrap  supreme' -> 'crunchwrap supreme'."""
+    text = unicodedata.normalize("NFKD", text)
+    text = "".join(c for c in text if not unicodedata.combining(c))
+    text = text.casefold().replace("&", " and ")
+    return " ".join(re.findall(r"[a-z0-9]+", text))
