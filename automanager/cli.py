@@ -6,6 +6,7 @@ Data goes to stdout (tables, or JSON with --json); diagnostics go to stderr.
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -17,6 +18,9 @@ from . import paths
 from .menu.build import BuildError, build_kb
 from .menu.check import check_kb, kb_stats
 from .reasoner import ReasonerError
+from .repl import run_customer
+from .star import CustomerChat
+from .store import Home, StateError
 
 app = typer.Typer(
     help="AutoManager: a drive-through run by two chat bots. An LLM (or the offline parser) only "
@@ -42,6 +46,37 @@ def fail(message: str, hint: str = "", code: int = 2) -> typer.Exit:
     if hint:
         err.print(hint)
     return typer.Exit(code)
+
+
+StateDirOption = Annotated[
+    Optional[Path],
+    typer.Option("--state-dir", help="Where sessions and the shared stock list live (default: $AUTOMANAGER_HOME)."),
+]
+
+
+@app.command()
+def customer(
+    state_dir: StateDirOption = None,
+    resume: Annotated[Optional[str], typer.Option("--resume", help="Continue the session with this id.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object per turn: text, predicates, actions, order, timings.")] = False,
+    backend: Annotated[str, typer.Option("--backend", help="Language backend: offline (no LLM needed).")] = "offline",
+) -> None:
+    """Chat as a customer at the drive-through (type /help inside)."""
+    if backend != "offline":
+        raise fail(f"unknown backend '{backend}'", "Use --backend offline.")
+    try:
+        chat = CustomerChat(Home(state_dir), resume)
+    except (StateError, ReasonerError) as exc:
+        raise fail(str(exc))
+    interactive = sys.stdin.isatty()
+
+    def read_line() -> str | None:
+        try:
+            return out.input("[bold]you>[/] ") if interactive else (sys.stdin.readline() or None)
+        except (EOFError, KeyboardInterrupt):
+            return None
+
+    raise typer.Exit(run_customer(chat, read_line, out, err, as_json))
 
 
 @kb_app.command("build")

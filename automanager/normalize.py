@@ -7,7 +7,7 @@ import unicodedata
 
 
 def normalize(text: str) -> str:
-    """'Crunchwrap Supreme®' and 'crunchwrap  supreme' -> 'crunchwrap supreme'."""
+    """'Super Wrap®' and 'super  wrap' -> 'super wrap'."""
     text = unicodedata.normalize("NFKD", text)
     text = "".join(c for c in text if not unicodedata.combining(c))
     text = text.casefold().replace("&", " and ")

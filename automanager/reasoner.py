@@ -34,7 +34,7 @@ def term(value: Any) -> clingo.Symbol:
     if isinstance(value, int):
         return clingo.Number(value)
     if isinstance(value, Const):
-        return clingo.Function(value.name)
+        return clingo.Function(str(value))
     if isinstance(value, str):
         return clingo.String(value)
     if isinstance(value, tuple):
@@ -54,7 +54,7 @@ class Const(str):
 
 
 def atom(name: str, *args: Any) -> clingo.Symbol:
-    """Build a fact such as atom("order", "Soft Taco", 2) -> order("Soft Taco",2)."""
+    """Build a fact such as atom("order", "Bean Bowl", 2) -> order("Bean Bowl",2)."""
     return clingo.Function(name, [term(a) for a in args])
 
 

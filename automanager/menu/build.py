@@ -252,6 +252,7 @@ class Builder:
             if labels["cantina_chicken_ingredient"] in items:
                 self.facts.append(fact("cantina_chicken", dish))
         self.facts += [fact("complimentary", name) for name in labels["complimentary"]]
+        self.facts.append(fact("restaurant", self.rules["restaurant"]))
         self.facts += [fact("max_line_quantity", self.rules["max_line_quantity"]),
                        fact("max_order_quantity", self.rules["max_order_quantity"]),
                        fact("max_item_price", self.rules["max_item_price"])]

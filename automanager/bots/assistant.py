@@ -1,0 +1,71 @@
+"""The assistant bot: one customer turn through the ASP programs.
+
+Python only turns the parsed predicates and the saved state into facts; assistant.lp (the
+CKTs) and crs/crs.lp (the collaborative rule set) decide what happens and what to say.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import clingo
+
+from .. import paths
+from ..llm.customer_parser import Context
+from ..reasoner import Atoms, Reasoner, atom
+from ..vocab import Pred
+
+PROGRAM = Path(__file__).with_name("assistant.lp")
+LINED = {"order", "update", "specify", "replace", "set_quantity"}  # facts that carry an order line
+
+
+@dataclass
+class Decision:
+    actions: Atoms  # mode, ask, recommend, answer, check, detail, total, confirm ...
+    state: list[str] = field(default_factory=list)  # next state terms, as clingo prints them
+
+    @property
+    def mode(self) -> str:
+        return self.actions["mode"][0][0]
+
+
+def state_symbols(state: list[str]) -> list[clingo.Symbol]:
+    """Saved state terms back into symbols (they were printed by clingo from validated names)."""
+    return [clingo.Function("holds", [clingo.parse_term(term)]) for term in state]
+
+
+class Assistant:
+    def __init__(self, kb_files: list[Path]):
+        self.reasoner = Reasoner([*kb_files, paths.data_dir("crs") / "crs.lp", PROGRAM])
+
+    def decide(self, preds: list[Pred], state: list[str], runout: list[str], unknown: int = 0) -> Decision:
+        facts = [atom("runout", name) for name in runout]
+        facts += state_symbols(state)
+        for pred in preds:
+            args = (*pred.args, pred.line) if pred.name in LINED else pred.args
+            facts.append(atom("new_" + pred.name, *args))
+        facts += [atom("new_unknown", k) for k in range(unknown)]
+        actions = self.reasoner.solve(facts)
+        next_state = [str(args[0]) for args in actions.pop("next", [])]
+        return Decision(actions, next_state)
+
+
+def context(state: list[str]) -> Context:
+    """What the parser needs to read short answers: the last question, suggestions, the order."""
+    ctx = Context()
+    units: list[tuple[int, str]] = []
+    for sym in (clingo.parse_term(term) for term in state):
+        args = sym.arguments
+        if sym.name == "last_ask":
+            target, topic = args
+            ctx.ask_target = target.string if target.type == clingo.SymbolType.String else None
+            ctx.ask_topic = topic.name if topic.name in ("toppings", "size", "else") else str(topic)
+        elif sym.name == "recommended" and args[0].name == "category":
+            ctx.recommended_items.append(args[1].string)
+        elif sym.name == "recommended":
+            ctx.recommended_toppings.append((args[0].arguments[0].string, args[1].string))
+        elif sym.name == "unit":
+            units.append((args[0].number, args[1].string))
+    ctx.ordered = list(dict.fromkeys(food for _, food in sorted(units)))
+    return ctx

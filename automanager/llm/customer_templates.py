@@ -1,0 +1,241 @@
+"""Template responses for the assistant: next-action predicates -> English.
+
+Confirmation first, then the action. Every price, name and list comes from the predicates;
+nothing here decides anything.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+
+from ..menu.model import Menu
+from ..reasoner import Atoms
+
+NUMBERS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten"}
+OP_WORDS = {"add": "add", "no": "leave off", "less": "go light on", "extra": "add extra"}
+
+
+def dollars(cents: int) -> str:
+    return f"${cents // 100}.{cents % 100:02d}"
+
+
+def join(words: list[str]) -> str:
+    words = list(words)
+    if len(words) <= 1:
+        return "".join(words)
+    return ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def plural(name: str, n: int) -> str:
+    if n == 1:
+        return name
+    base = name.rstrip("®™")
+    suffix = name[len(base):]
+    if base.endswith(("s", "x")):
+        return name
+    return (base[:-1] + "ies" if base.endswith("y") and base[-2:-1] not in "aeiou" else base + "s") + suffix
+
+
+def count(name: str, n: int) -> str:
+    article = "an" if name[:1].lower() in "aeiou" else "a"
+    return f"{article} {name}" if n == 1 else f"{NUMBERS.get(n, str(n))} {plural(name, n)}"
+
+
+class CustomerTemplates:
+    def __init__(self, menu: Menu):
+        self.menu = menu
+
+    def greeting(self) -> str:
+        return f"Welcome to {self.menu.restaurant}! What can I get for you today?"
+
+    def render(self, actions: Atoms, unknown: list[str]) -> str:
+        parts = self.confirmations(actions, unknown)
+        parts.append(self.action(actions))
+        return " ".join(p for p in parts if p)
+
+    # -- confirmations -------------------------------------------------------------------
+    def confirmations(self, actions: Atoms, unknown: list[str]) -> list[str]:
+        by_kind: dict[str, list[tuple]] = defaultdict(list)
+        for args in actions.get("confirm", []):
+            by_kind[args[0]].append(args[1:])
+        out = []
+        for (k,) in by_kind.pop("unknown", []):
+            out.append(f"Sorry, \"{unknown[k]}\" isn't on our menu." if k < len(unknown) else "")
+        ordered = [count(f, n) for f, n in by_kind.pop("order", [])]
+        if ordered:
+            out.append(f"Got it: {join(ordered)}.")
+        for f, i in by_kind.pop("unavailable", []):
+            out.append(f"Sorry, we can't offer the {f} right now: we've run out of {i}.")
+        for f, i in by_kind.pop("ran_out", []):
+            out.append(f"Sorry, we've just run out of {i}, so I had to take the {f} off your order.")
+        for d, t in by_kind.pop("topping_ran_out", []):
+            out.append(f"We've just run out of {t}, so it's off your {d}.")
+        for f, n, m in by_kind.pop("too_many", []):
+            out.append(f"I can't put {n:,} of the {f} on one order: the most is {m} per item. How many would you like?")
+        for f, n in by_kind.pop("bad_quantity", []):
+            out.append(f"{n} isn't a quantity I can take for the {f}.")
+        for (m,) in by_kind.pop("order_limit", []):
+            out.append(f"That would take your order over {m} items, so I haven't added it.")
+        for d, op, opt in by_kind.pop("update", []):
+            out.append(self.update_text(d, op, opt))
+        for d, op, opt, why in by_kind.pop("rejected_update", []):
+            out.append(self.rejected_update(d, op, opt, why))
+        for c, d in by_kind.pop("specify", []):
+            out.append(f"{d} for your {c}.")
+        for c, d, why in by_kind.pop("rejected_specify", []):
+            out.append({
+                "not_ordered": f"There's no {c} in your order to choose {d} for.",
+                "not_a_choice": f"{d} isn't one of the choices for the {c}.",
+                "unavailable": f"Sorry, we've run out of what the {d} needs.",
+                "no_open_slot": f"The choices for your {c} are already made.",
+            }[why])
+        for c, g, d in by_kind.pop("default_choice", []):
+            out.append(f"I'll make the {g.lower()} of your {c} a {d}.")
+        for t, q in by_kind.pop("skipped", []):
+            out.append({"toppings": f"I'll leave your {t} as it comes.", "size": f"I'll make your {t} a regular."}
+                       .get(q, f"No special style for your {t} then."))
+        for f, k in by_kind.pop("removed", []):
+            out.append(f"I've taken the {plural(f, 2)} off your order." if k == "all"
+                       else f"I've taken {count(f, k)} off your order.")
+        for (f,) in by_kind.pop("not_in_order", []):
+            out.append(f"There's no {f} in your order.")
+        for f, n in by_kind.pop("quantity", []):
+            out.append(f"Okay, {count(f, n)} then." if n else f"Okay, no {plural(f, 2)} then.")
+        for old, new in by_kind.pop("replaced", []):
+            out.append(f"Okay, the {new} instead of the {old}.")
+        if by_kind.pop("cancelled", []):
+            out.append("I've cancelled your order.")
+        if by_kind.pop("stopped", []):
+            out.append("Okay, stopping here: I haven't added anything.")
+        if by_kind.pop("irrelevant", []):
+            out.append("Sorry, I didn't catch that. Let's get back to your order.")
+        if by_kind.pop("empty_order", []):
+            out.append("Your order is empty so far.")
+        return out
+
+    @staticmethod
+    def update_text(d: str, op: str, opt) -> str:
+        if op in OP_WORDS:
+            return {"add": f"I've added {opt} to your {plural(d, 2)}.",
+                    "no": f"No {opt} on your {plural(d, 2)}.",
+                    "less": f"Light on the {opt} for your {plural(d, 2)}.",
+                    "extra": f"Extra {opt} on your {plural(d, 2)}."}[op]
+        if op == "change":
+            return f"{opt[1]} instead of {opt[0]} on your {plural(d, 2)}."
+        if op == "size":
+            return f"A {opt} {d}."
+        return f"Your {d} {op} style." if opt == "yes" else f"Okay, your {d} without {op} style."
+
+    @staticmethod
+    def rejected_update(d: str, op: str, opt, why: str) -> str:
+        if why == "not_ordered":
+            return f"There's no {d} in your order yet, so I can't change it."
+        if why == "not_topping":
+            return f"Sorry, {opt} isn't something we can add to the {d}."
+        if why == "unavailable":
+            item = opt[1] if isinstance(opt, tuple) else opt
+            return f"Sorry, we've run out of {item} at the moment."
+        if why == "not_included":
+            return f"The {d} doesn't come with {opt}, so there's nothing to {OP_WORDS[op]}."
+        if why == "not_replaceable":
+            return f"Sorry, we can't swap {opt[0]} for {opt[1]} on the {d}."
+        if why == "no_style":
+            return f"Sorry, the {d} doesn't come {op} style."
+        return f"The {d} only comes in one size."
+
+    # -- the action ----------------------------------------------------------------------
+    def action(self, actions: Atoms) -> str:
+        mode = actions["mode"][0][0]
+        if mode == "quit":
+            return f"Thank you for choosing {self.menu.restaurant}. Have a great day! Goodbye!"
+        if mode == "ask":
+            return self.question(actions["ask"][0], [d for (d,) in actions.get("ask_option", [])])
+        if mode == "recommend":
+            return self.recommendation(actions)
+        if mode == "answer":
+            return self.answer(actions)
+        if mode == "check":
+            return self.check(actions)
+        return "What else can I get for you?"
+
+    @staticmethod
+    def question(ask: tuple, options: list[str]) -> str:
+        target, topic = ask
+        if topic == "toppings":
+            return f"What toppings or sauces would you like on your {target}?"
+        if topic == "size":
+            return f"What size would you like for your {target}: regular or large?"
+        if topic.startswith("style("):
+            return f"Would you like your {target} {topic[6:-1]} style?"
+        group = topic.split(",")[1].strip('"') if "," in topic else "choice"
+        return f"Which {group.lower()} would you like with your {target}? You can choose {join(options)}."
+
+    @staticmethod
+    def recommendation(actions: Atoms) -> str:
+        dishes = [f for t, f in actions.get("recommend", []) if t == "category"]
+        if dishes:
+            return f"I'd suggest our {dishes[0]}."
+        toppings = defaultdict(list)
+        for t, f in actions.get("recommend", []):
+            toppings[t].append(f)
+        for target, names in toppings.items():
+            dish = target[len('upgrade("'):-2]
+            return f"People usually add {join(names)} to the {dish}."
+        return "Sorry, I have nothing more to suggest there."
+
+    def answer(self, actions: Atoms) -> str:
+        facts: dict[tuple, list] = defaultdict(list)
+        for f, prop, v in actions.get("answer", []):
+            facts[(f, prop)].append(v)
+        out = []
+        for (f, prop), values in facts.items():
+            if prop == "price":
+                out.append(f"The {f} is {dollars(values[0])}.")
+            elif prop == "calories":
+                out.append(f"The {f} has {values[0]} calories.")
+            elif prop == "ingredient":
+                out.append(f"The {f} comes with {join(sorted(values))}.")
+            elif prop == "contains":
+                out.append(f"The {f} comes with {join(sorted(values))}.")
+            elif prop == "topping":
+                out.append(f"On the {f} you can add {join(sorted(values))}.")
+            elif prop == "item":
+                out.append(f"Our {plural(f, 2)}: {join(sorted(values))}.")
+            elif prop == "available":
+                out.append(f"Yes, the {f} is available.")
+            elif prop == "unavailable" and f == "all":
+                out.append(f"Not available right now: {join(sorted(values))}.")
+            elif prop == "unavailable":
+                out.append(f"The {f} is not available right now: we're out of {values[0]}.")
+            elif prop == "total":
+                out.append(f"Your order comes to {dollars(values[0])} so far.")
+        for kind, f in actions.get("answer_none", []):
+            out.append(f"Sorry, I don't have the {kind} of {'that' if f == 'all' else 'the ' + f}.")
+        return " ".join(out)
+
+    def check(self, actions: Atoms) -> str:
+        details: dict[int, list[str]] = defaultdict(list)
+        for unit, kind, value in actions.get("detail", []):
+            if kind in ("add", "extra", "no", "less"):
+                details[unit].append({"add": f"with {value}", "extra": f"extra {value}", "no": f"no {value}",
+                                      "less": f"light {value}"}[kind])
+            elif kind == "change":
+                details[unit].append(f"{value[1]} instead of {value[0]}")
+            elif kind == "style":
+                details[unit].append(f"{value[0]} style" if value[1] == "yes" else f"not {value[0]}")
+            elif kind == "choice":
+                details[unit].append(f"with {value[2]}")
+        sizes = {unit: value for unit, kind, value in actions.get("detail", []) if kind == "size"}
+        lines: Counter = Counter()
+        prices: dict[tuple, int] = {}
+        for unit, food, price in actions.get("check", []):
+            key = (sizes.get(unit, ""), food, ", ".join(sorted(details[unit])))
+            lines[key] += 1
+            prices[key] = price
+        parts = []
+        for (size, food, extra), n in lines.items():
+            name = f"{size} {food}" if size else food
+            text = count(name, n) + (f" ({extra})" if extra else "")
+            parts.append(f"{text} at {dollars(prices[(size, food, extra)])}" + (" each" if n > 1 else ""))
+        total = actions["total"][0][0]
+        return f"Here's your order: {join(parts)}. The total comes to {dollars(total)}. Is there anything else?"

@@ -1,0 +1,100 @@
+"""The menu as Python sees it: names to match user text against, read from the KB facts.
+
+Only lookups live here (what is a dish, what is its category); every decision about the
+menu is made by the ASP programs.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+from ..normalize import normalize
+from ..reasoner import Atoms, Reasoner
+
+ITEM_KINDS = ("dish", "combo")
+TOPPING_KINDS = ("ingredient", "sauce")
+LEXICAL_FLOOR = 0.82  # below this difflib ratio a name is not guessed
+
+
+@dataclass
+class Menu:
+    facts: Atoms
+    files: list[Path] = field(default_factory=list)
+
+    @classmethod
+    def load(cls, files: list[Path]) -> Menu:
+        return cls(Reasoner(files).solve(), list(files))
+
+    def names(self, *kinds: str) -> list[str]:
+        return sorted({args[0] for kind in kinds for args in self.facts.get(kind, [])})
+
+    @cached_property
+    def items(self) -> set[str]:
+        return set(self.names(*ITEM_KINDS))
+
+    @cached_property
+    def toppings(self) -> set[str]:
+        return set(self.names(*TOPPING_KINDS))
+
+    @cached_property
+    def categories(self) -> set[str]:
+        return {c for _, c in self.facts.get("category", [])}
+
+    @cached_property
+    def category_of(self) -> dict[str, str]:
+        return dict(self.facts.get("category", []))
+
+    @cached_property
+    def groups(self) -> dict[str, set[str]]:
+        out: dict[str, set[str]] = {}
+        for group, dish in self.facts.get("combo_option_group", []):
+            out.setdefault(group, set()).add(dish)
+        return out
+
+    def combo_choices(self, combo: str) -> set[str]:
+        return {d for c, g in self.facts.get("combo_contain", []) if c == combo for d in self.groups.get(g, ())}
+
+    @property
+    def restaurant(self) -> str:
+        rows = self.facts.get("restaurant", [])
+        return rows[0][0] if rows else "our restaurant"
+
+    def is_drink(self, name: str) -> bool:
+        return self.category_of.get(name) == "drink"
+
+    @cached_property
+    def lexicon(self) -> dict[str, dict[str, str]]:
+        """normalized phrase -> {"item"|"topping": canonical name}, with aliases and plurals."""
+        table: dict[str, dict[str, str]] = {}
+
+        def put(phrase: str, kind: str, name: str) -> None:
+            key = normalize(phrase)
+            if not key:
+                return
+            table.setdefault(key, {}).setdefault(kind, name)
+            if not key.endswith("s"):
+                table.setdefault(key + "s", {}).setdefault(kind, name)
+            elif len(key) > 3:
+                table.setdefault(key[:-1], {}).setdefault(kind, name)
+
+        for name in sorted(self.items):
+            put(name, "item", name)
+        for name in sorted(self.toppings):
+            put(name, "topping", name)
+        for said, name in self.facts.get("alias", []):
+            put(said, "item" if name in self.items else "topping", name)
+        return table
+
+    def closest(self, phrase: str, kind: str) -> str | None:
+        """The name of `kind` lexically closest to `phrase`, or None below the floor."""
+        wanted = normalize(phrase)
+        if not wanted:
+            return None
+        candidates = {k: v[kind] for k, v in self.lexicon.items() if kind in v}
+        if wanted in candidates:
+            return candidates[wanted]
+        match = difflib.get_close_matches(wanted, candidates, n=1, cutoff=LEXICAL_FLOOR)
+        return candidates[match[0]] if match else None

@@ -1,0 +1,76 @@
+from pathlib import Path
+
+import pytest
+
+from automanager.reasoner import Const, Reasoner, ReasonerError, atom, program_text
+
+
+def write(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_facts_from_python_values_come_back_as_python_values(tmp_path):
+    rules = write(tmp_path, "r.lp", "total(S) :- S = #sum { P, D : price(D, P) }.\n#show total/1.\n#show price/2.")
+    atoms = Reasoner([rules]).solve([atom("price", "Soft Taco", 139), atom("price", "Pepsi®", 100)])
+    assert atoms["total"] == [(239,)]
+    assert sorted(atoms["price"]) == [("Pepsi®", 100), ("Soft Taco", 139)]
+
+
+def test_user_text_stays_one_string_even_if_it_looks_like_asp(tmp_path):
+    rules = write(tmp_path, "r.lp", "seen(X) :- said(X).\n#show seen/1.\n#show evil/0.")
+    hostile = 'x"). evil. said("y'
+    atoms = Reasoner([rules]).solve([atom("said", hostile)])
+    assert atoms["seen"] == [(hostile,)]
+    assert "evil" not in atoms
+
+
+def test_constants_and_strings_differ(tmp_path):
+    rules = write(tmp_path, "r.lp", 'is_const(X) :- style(X), X = fresco.\nis_str(X) :- style(X), X = "fresco".\n#show is_const/1.\n#show is_str/1.')
+    atoms = Reasoner([rules]).solve([atom("style", Const("fresco"))])
+    assert atoms.get("is_const") == [("fresco",)]
+    assert "is_str" not in atoms
+    with pytest.raises(ValueError):
+        Const("Not A Constant")
+
+
+def test_syntax_error_names_file_and_line(tmp_path):
+    bad = write(tmp_path, "broken.lp", "a.\nb :- a,, c.\n")
+    with pytest.raises(ReasonerError) as info:
+        Reasoner([bad]).solve()
+    assert "broken.lp:2" in str(info.value)
+
+
+def test_unsafe_variable_names_file_and_line(tmp_path):
+    bad = write(tmp_path, "unsafe.lp", "% comment\n\np(X) :- q.\n")
+    with pytest.raises(ReasonerError) as info:
+        Reasoner([bad]).solve()
+    assert "unsafe.lp:3" in str(info.value)
+    assert "unsafe" in str(info.value)
+
+
+def test_unsatisfiable_program_is_an_error(tmp_path):
+    rules = write(tmp_path, "r.lp", ":- a.\n")
+    with pytest.raises(ReasonerError, match="no answer set"):
+        Reasoner([rules]).solve([atom("a")])
+
+
+def test_program_files_are_read_once(tmp_path):
+    path = write(tmp_path, "once.lp", "a.\n#show a/0.")
+    assert Reasoner([path]).solve() == {"a": [()]}
+    path.write_text("b.\n#show b/0.", encoding="utf-8")
+    assert program_text(path) == "a.\n#show a/0."
+    assert Reasoner([path]).solve() == {"a": [()]}
+
+
+def test_missing_program_file_is_a_clear_error(tmp_path):
+    with pytest.raises(ReasonerError, match="cannot read ASP program"):
+        Reasoner([tmp_path / "nope.lp"]).solve()
+
+
+def test_unsupported_values_are_refused():
+    with pytest.raises(TypeError):
+        atom("x", 1.5)
+    with pytest.raises(TypeError):
+        atom("x", True)
