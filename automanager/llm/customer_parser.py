@@ -70,7 +70,7 @@ FILLER = {"i", "id", "would", "like", "want", "can", "could", "may", "please", "
           "a", "an", "the", "some", "order", "to", "do", "you", "take", "ill", "im", "lets", "hi", "hello",
           "hey", "uh", "um", "and", "of", "for", "with", "my", "just", "also", "one", "two", "three", "x",
           "size", "style", "it", "that", "them", "thanks", "thank", "too", "more", "as", "well", "now", "is",
-          "are", "there", "any", "your", "our", "this", "be", "go", "what", "all", *SIZE_WORDS, *STYLE_WORDS}
+          "are", "there", "any", "your", "our", "this", "be", "go", "what", "all", "something", "those"}
 
 
 @dataclass
@@ -191,13 +191,15 @@ class CustomerParser:
         if mentions:
             return
         flat = " ".join(t for t in tokens if t.isalnum())
-        m = re.search(r"\b(want|like|have|get|give me|order|take)\b (.+)$", flat)
-        if not m:
+        m = re.search(r"\b(want|like|have|get|give me|order|take)\b (.+)$", flat) or \
+            re.match(r"^(and |also |plus )?(a|an|\d+|one|two|three|four|five) (.+)$", flat)
+        if not m or RECOMMEND.search(flat) or "?" in tokens and re.match(r"^(what|how|which|is|are|do)\b", flat):
             return
-        words = [w for w in m.group(2).split() if w not in FILLER and not w.isdigit() and w not in NUMBER_WORDS]
+        words = [w for w in m.group(m.lastindex).split()
+                 if w not in FILLER and not w.isdigit() and w not in NUMBER_WORDS]
+        if all(w in SIZE_WORDS or w in STYLE_WORDS or w in ("size", "style") for w in words):
+            return
         phrase = " ".join(words)
-        if not phrase or phrase in ("it", "that", "them", "those", "this", "more", "something"):
-            return
         name = self.menu.closest(phrase, "item")
         if name:
             result.corrected.append((phrase, name))
@@ -228,16 +230,15 @@ class CustomerParser:
         targets = [m for m in mentions if m.kind == "item" and self.is_target(toks, m)]
         items = [m for m in mentions if m.kind == "item" and m not in targets]
         if targets and not last_item:
-            named = targets[0].name
-            last_item = named if named in ctx.ordered else self.context_dish(ctx, None)
+            last_item = self.ordered_like(targets[0].name, ctx)
         toppings = [m for m in mentions if m.kind == "topping"]
         qty = self.quantity_before(toks, items[0].start if items else len(toks), mentions)
         context_dish = self.context_dish(ctx, last_item)
 
         if RECOMMEND.search(seg):
-            preds.append(self.recommendation(seg, items, context_dish))
+            preds.append(self.recommendation(seg, items + targets, context_dish))
             return line, last_item
-        query = self.query(seg, items, toppings, context_dish)
+        query = self.query(seg, items + targets, toppings, context_dish)
         if query:
             preds.append(query)
             return line, last_item
@@ -247,8 +248,8 @@ class CustomerParser:
                 preds.append(Pred("remove", (m.name, n if n else Const("all"))))
             return line, last_item
         if REPLACE.search(seg) and items:
-            old = items[1].name if len(items) > 1 and "instead of" in seg else (ctx.ordered[-1] if ctx.ordered else None)
             new = items[0].name
+            old = items[1].name if len(items) > 1 and "instead of" in seg else self.ordered_like(new, ctx, exact=False)
             if old and old != new:
                 preds.append(Pred("replace", (old, new)))
                 return line + 1, new
@@ -278,6 +279,16 @@ class CustomerParser:
         line_of = line if items else 0
         self.updates(seg, toks, mentions, toppings, dish, line_of, ctx, preds)
         return line, last_item
+
+    def ordered_like(self, name: str, ctx: Context, exact: bool = True) -> str | None:
+        """The ordered food a name refers to: itself if ordered, else the last of its category."""
+        if name in ctx.ordered and exact:
+            return name
+        category = self.menu.category_of.get(name)
+        same = [f for f in ctx.ordered if self.menu.category_of.get(f) == category and f != name]
+        if same:
+            return same[-1]
+        return name if exact else (ctx.ordered[-1] if ctx.ordered else None)
 
     @staticmethod
     def is_target(toks: list[str], m: Mention) -> bool:
@@ -386,7 +397,7 @@ class CustomerParser:
             if tok in STYLE_WORDS:
                 preds.append(Pred("update", (dish, Const(STYLE_WORDS[tok]), Const("no" if negated else "yes")), line))
             elif tok in SIZE_WORDS:
-                target = dish if self.menu.is_drink(dish) else self.context_drink(ctx) or dish
+                target = dish if self.menu.is_drink(dish) or line else self.context_drink(ctx) or dish
                 preds.append(Pred("update", (target, Const("size"), Const(SIZE_WORDS[tok])), line if target == dish else 0))
 
     def operator_before(self, toks: list[str], m: Mention, mentions: list[Mention]) -> str | None:

@@ -1,0 +1,202 @@
+"""The customer chat end to end (offline backend), asserting the decisions the ASP made."""
+
+from __future__ import annotations
+
+import pytest
+
+from automanager import paths
+from automanager.menu.model import Menu
+from automanager.star import CustomerChat
+from automanager.store import Home
+
+
+@pytest.fixture(scope="module")
+def menu():
+    return Menu.load(paths.kb_files())
+
+
+@pytest.fixture
+def home(tmp_path):
+    return Home(tmp_path / "state")
+
+
+def converse(home, menu, lines, runout=()):
+    for ingredient in runout:
+        home.set_stock(ingredient, True)
+    chat = CustomerChat(home, menu=menu)
+    return chat, [chat.turn(line) for line in lines]
+
+
+def confirms(turn, kind):
+    return [args[1:] for args in turn.actions.get("confirm", []) if args[0] == kind]
+
+
+def price(menu, *path):
+    """A price straight from the KB facts: ("original_price", food) or ("upgrade_price", dish, topping)."""
+    name, *key = path
+    for args in menu.facts[name]:
+        if list(args[:-1]) == key:
+            return args[-1]
+    raise KeyError(path)
+
+
+PAPER = [
+    "Hi, can I have a soft chicken taco?",
+    "Are there any popular tacos you recommend?",
+    "Great, I'd have two.",
+    "One Pepsi, please.",
+    "No thanks, that's all I need.",
+    "Can I have some tomatoes?",
+    "What do people usually add?",
+    "Great! Then add them to both tacos.",
+    "No thanks.",
+    "I'd like the regular size.",
+    "Here it is. Thank you! Bye!",
+]
+
+
+def test_paper_section_6_dialogue_turn_by_turn(home, menu):
+    chat, t = converse(home, menu, PAPER, runout=["Slow-Roasted Chicken", "Tomatoes"])
+    assert confirms(t[0], "unavailable") == [("Cantina Chicken Soft Taco", "Slow-Roasted Chicken")]
+    assert "Slow-Roasted Chicken" in t[0].reply
+    assert t[1].actions["recommend"] == [("category", "Soft Taco")]
+    assert confirms(t[2], "order") == [("Soft Taco", 2)]
+    assert confirms(t[3], "order") == [("Pepsi®", 1)]
+    assert t[4].actions["ask"] == [("Soft Taco", "toppings")]
+    assert confirms(t[5], "rejected_update") == [("Soft Taco", "add", "Tomatoes", "unavailable")]
+    assert t[5].actions["ask"] == [("Soft Taco", "toppings")]
+    assert t[6].actions["recommend"] == [('upgrade("Soft Taco")', "Refried Beans")]
+    assert confirms(t[7], "update") == [("Soft Taco", "add", "Refried Beans")]
+    assert t[7].actions["ask"] == [("Soft Taco", "style(fresco)")]
+    assert confirms(t[8], "update") == [("Soft Taco", "fresco", "no")]
+    assert t[8].actions["ask"] == [("Pepsi®", "size")]
+    assert t[9].actions["mode"] == [("check",)]
+    taco = price(menu, "original_price", "Soft Taco") + price(menu, "upgrade_price", "Soft Taco", "Refried Beans")
+    expected = 2 * taco + price(menu, "original_price", "Pepsi®")
+    assert t[9].actions["total"] == [(expected,)]
+    assert f"${expected // 100}.{expected % 100:02d}" in t[9].reply
+    assert [u["item"] for u in t[9].order] == ["Soft Taco", "Soft Taco", "Pepsi®"]
+    assert all(u.get("add") == ["Refried Beans"] for u in t[9].order[:2])
+    assert t[10].actions["mode"] == [("quit",)] and "Goodbye" in t[10].reply
+    assert chat.ended
+
+
+def test_huge_quantities_are_refused_not_ordered(home, menu):
+    _, t = converse(home, menu, ["I want 18,000 waters", "give me two hundred sixty soft tacos", "a million pepsis"])
+    assert confirms(t[0], "too_many")[0][:2] == ("Cup of Water", 18000)
+    assert confirms(t[1], "too_many")[0][0] == "Soft Taco"
+    assert confirms(t[2], "too_many")[0][1] == 1_000_000
+    assert t[2].order == []
+    assert "the most is" in t[0].reply
+
+
+def test_whole_order_cap(home, menu):
+    _, t = converse(home, menu, ["25 soft tacos", "25 crunchy tacos", "25 bean burritos"])
+    assert len(t[1].order) == 50
+    assert confirms(t[2], "order_limit")
+    assert len(t[2].order) == 50
+
+
+def test_other_chains_items_are_not_on_the_menu(home, menu):
+    _, t = converse(home, menu, ["Can I get a Big Mac?", "and a whopper please"])
+    assert "isn't on our menu" in t[0].reply and "big mac" in t[0].reply.lower()
+    assert t[1].order == []
+
+
+def test_correction_replaces_and_removal_and_quantity(home, menu):
+    _, t = converse(home, menu, [
+        "a pepsi and three soft tacos", "actually make it a diet pepsi", "make that one soft taco",
+        "take off the diet pepsi",
+    ])
+    assert sorted(u["item"] for u in t[1].order) == ["Diet Pepsi®", "Soft Taco", "Soft Taco", "Soft Taco"]
+    assert [u["item"] for u in t[2].order].count("Soft Taco") == 1
+    assert [u["item"] for u in t[3].order] == ["Soft Taco"]
+    assert confirms(t[3], "removed") == [("Diet Pepsi®", "all")]
+
+
+def test_stop_and_cancel_work_at_any_point(home, menu):
+    _, t = converse(home, menu, ["two crunchy tacos", "stop", "stop", "cancel the order"])
+    assert len(t[1].order) == 2 and confirms(t[1], "stopped") == [()]
+    assert len(t[2].order) == 2
+    assert t[3].order == [] and "cancelled" in t[3].reply
+
+
+def test_the_same_question_is_not_asked_a_third_time(home, menu):
+    _, t = converse(home, menu, ["a soft taco", "that's all", "hmm", "blah blah"])
+    assert t[1].actions["ask"] == [("Soft Taco", "toppings")]
+    assert t[2].actions["ask"] == [("Soft Taco", "toppings")]
+    assert t[3].actions["ask"] != [("Soft Taco", "toppings")]
+    assert confirms(t[3], "skipped") == [("Soft Taco", "toppings")]
+
+
+def test_updates_of_every_kind_are_priced(home, menu):
+    _, t = converse(home, menu, [
+        "a soft taco with extra cheddar cheese and no lettuce",
+        "light on the cheese",
+        "swap the seasoned beef for steak on the soft taco",
+        "make it supreme",
+        "a large pepsi",
+        "that's all", "no thanks",
+    ])
+    last = t[-1]
+    assert last.actions["mode"] == [("check",)]
+    taco = (price(menu, "original_price", "Soft Taco") + price(menu, "extra_price", "Cheddar Cheese")
+            + price(menu, "replacement_price", "Soft Taco", "Seasoned Beef", "Steak")
+            + price(menu, "special_style_price", "Soft Taco", "supreme"))
+    pepsi = price(menu, "original_price", "Pepsi®") + menu.facts["upgrade_size_price"][0][0]
+    assert last.actions["total"] == [(taco + pepsi,)]
+    unit = last.order[0]
+    assert unit["no"] == ["Iceberg Lettuce"] and unit["extra"] == ["Cheddar Cheese"]
+    assert unit["less"] == ["Cheddar Cheese"]
+
+
+def test_rejected_updates_say_why_and_change_nothing(home, menu):
+    _, t = converse(home, menu, [
+        "a pepsi", "no onions on the bean burrito", "large soft taco", "add guacamole to my pepsi",
+    ])
+    assert confirms(t[1], "rejected_update")[0][-1] == "not_ordered"
+    assert t[2].order[0] == {"item": "Pepsi®"} or "size" not in t[2].order[0]
+    assert confirms(t[3], "rejected_update")[0][-1] == "not_topping"
+    assert t[3].order == [{"item": "Pepsi®"}]
+
+
+def test_combo_choices_are_asked_and_specified(home, menu):
+    _, t = converse(home, menu, ["a crunchwrap supreme combo", "that's it", "sierra mist"])
+    ask = t[1].actions["ask"][0]
+    assert ask[0] == "Crunchwrap Supreme® Combo" and "Drink" in ask[1]
+    assert ("Sierra Mist®",) in t[1].actions["ask_option"]
+    assert confirms(t[2], "specify") == [("Crunchwrap Supreme® Combo", "Sierra Mist®")]
+
+
+def test_questions_and_recommendations_filter_what_ran_out(home, menu):
+    _, t = converse(home, menu, [
+        "how much is a chalupa?", "how many calories in the crunchy taco?", "what's in the bean burrito?",
+        "a soft taco", "what toppings can I add?", "what burritos do you recommend?",
+        "what burritos do you recommend?",
+    ], runout=["Guacamole"])
+    assert t[0].actions["answer"] == [("Chalupa Supreme", "price", price(menu, "original_price", "Chalupa Supreme"))]
+    assert t[1].actions["answer"][0][1] == "calories"
+    assert ("Bean Burrito", "ingredient", "Refried Beans") in t[2].actions["answer"]
+    toppings = {a[2] for a in t[4].actions["answer"] if a[1] == "topping"}
+    assert "Tomatoes" in toppings and "Guacamole" not in toppings
+    first, second = t[5].actions["recommend"][0][1], t[6].actions["recommend"][0][1]
+    assert first != second
+    assert menu.category_of[first] == menu.category_of[second] == "burrito"
+
+
+def test_runout_said_mid_order_reaches_the_next_turn(home, menu):
+    chat = CustomerChat(home, menu=menu)
+    chat.turn("a bean burrito and a crunchy taco")
+    home.set_stock("Onions", True)
+    turn = chat.turn("a pepsi")
+    assert confirms(turn, "ran_out") == [("Bean Burrito", "Onions")]
+    assert sorted(u["item"] for u in turn.order) == ["Crunchy Taco", "Pepsi®"]
+
+
+def test_session_is_saved_every_turn_and_resumes(home, menu):
+    chat = CustomerChat(home, menu=menu)
+    chat.turn("two crunchy tacos")
+    again = CustomerChat(home, chat.session_id, menu=menu)
+    assert [u["item"] for u in again.order()] == ["Crunchy Taco", "Crunchy Taco"]
+    turn = again.turn("that's all")
+    assert turn.actions["ask"]
