@@ -42,7 +42,7 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON for scripts
 
 
 def fail(message: str, hint: str = "", code: int = 2) -> typer.Exit:
-    err.print(f"[red]error:[/red] {message}")
+    err.print(f"[red]error:[/red] {message}", soft_wrap=True, highlight=False)
     if hint:
         err.print(hint)
     return typer.Exit(code)

@@ -43,8 +43,12 @@ def run_customer(chat: CustomerChat, read_line: Callable[[], str | None], out: C
         try:
             turn = chat.turn(text)
         except (ReasonerError, StateError) as exc:
-            err.print(f"[red]error:[/] {exc}")
+            err.print(f"[red]error:[/] {exc}", soft_wrap=True, highlight=False)
             return 2
+        except Exception as exc:  # a bug must not show a traceback to a customer; the last turn is saved
+            err.print(f"[red]internal error:[/] {type(exc).__name__}: {exc}. Your order up to the last reply is "
+                      f"saved: resume with --resume {chat.session_id}.", soft_wrap=True, highlight=False)
+            return 3
         if as_json:
             out.print(json.dumps({"session": chat.session_id, **asdict(turn)}, ensure_ascii=False), highlight=False,
                       soft_wrap=True)

@@ -155,9 +155,11 @@ def test_rejected_updates_say_why_and_change_nothing(home, menu):
         "a pepsi", "no onions on the bean burrito", "large soft taco", "add guacamole to my pepsi",
     ])
     assert confirms(t[1], "rejected_update")[0][-1] == "not_ordered"
-    assert t[2].order[0] == {"item": "Pepsi®"} or "size" not in t[2].order[0]
+    assert t[1].order == [{"item": "Pepsi®"}]
+    assert confirms(t[2], "rejected_update") == [("Soft Taco", "size", "large", "no_size")]
+    assert "one size" in t[2].reply
     assert confirms(t[3], "rejected_update")[0][-1] == "not_topping"
-    assert t[3].order == [{"item": "Pepsi®"}]
+    assert t[3].order == [{"item": "Pepsi®"}, {"item": "Soft Taco"}]
 
 
 def test_combo_choices_are_asked_and_specified(home, menu):

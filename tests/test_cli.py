@@ -1,0 +1,89 @@
+"""The customer chat as a user runs it: a real `automanager` process with piped stdin."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from automanager.cli import app
+from automanager.store import Home
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def run(args, text, home):
+    env = {**os.environ, "AUTOMANAGER_HOME": str(home)}
+    return subprocess.run([sys.executable, "-m", "automanager", *args], input=text, capture_output=True,
+                          text=True, env=env, timeout=120)
+
+
+def test_piped_stdin_one_line_a_turn_until_goodbye(tmp_path):
+    Home(tmp_path).set_stock("Tomatoes", True)
+    result = run(["customer"], "two crunchy tacos\n\nadd tomatoes to the crunchy tacos\nbye\nnever read\n", tmp_path)
+    assert result.returncode == 0, result.stderr
+    replies = [line for line in result.stdout.splitlines() if line.startswith("assistant>")]
+    assert len(replies) == 4  # greeting + three turns; the blank line is skipped, the last never read
+    assert "two Crunchy Tacos" in replies[1]
+    assert "run out of Tomatoes" in replies[2]
+    assert "Goodbye" in replies[3]
+    assert "Traceback" not in result.stderr
+    assert "session" in result.stderr  # diagnostics on stderr, not mixed with replies
+
+
+def test_json_prints_one_object_per_turn(tmp_path):
+    result = run(["customer", "--json"], "a pepsi\nthat's all\n", tmp_path)
+    assert result.returncode == 0, result.stderr
+    records = [json.loads(line) for line in result.stdout.splitlines()]
+    assert len(records) == 2
+    first = records[0]
+    assert first["text"] == "a pepsi"
+    assert first["parsed"] == ["order('Pepsi®', 1)"]
+    assert first["actions"]["confirm"] == [["order", "Pepsi®", 1]]
+    assert first["order"] == [{"item": "Pepsi®"}]
+    assert set(first["timings"]) == {"parse_ms", "reasoning_ms", "total_ms"}
+    assert records[1]["actions"]["ask"] == [["Pepsi®", "size"]]
+
+
+def test_resume_continues_the_saved_session(tmp_path):
+    first = run(["customer"], "three soft tacos\n", tmp_path)
+    session = re.search(r"--resume (\w+)", first.stderr).group(1)
+    again = run(["customer", "--resume", session, "--json"], "make that two soft tacos\n", tmp_path)
+    record = json.loads(again.stdout.splitlines()[0])
+    assert [u["item"] for u in record["order"]] == ["Soft Taco", "Soft Taco"]
+
+
+def test_resume_of_a_damaged_session_names_the_file(tmp_path):
+    (tmp_path / "sessions").mkdir(parents=True)
+    (tmp_path / "sessions" / "abc123.json").write_text("{ not json", encoding="utf-8")
+    result = run(["customer", "--resume", "abc123"], "", tmp_path)
+    assert result.returncode == 2
+    assert "abc123.json" in result.stderr and "damaged" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_slash_commands(tmp_path):
+    result = run(["customer"], "a crunchy taco\n/order\n/help\n/menu\n/quit\n", tmp_path)
+    assert "- Crunchy Taco" in result.stdout
+    assert "/order shows your order" in result.stdout
+    assert "Cheesy Gordita Crunch" in result.stdout
+    assert "Goodbye" in result.stdout
+
+
+def test_help_lists_the_commands():
+    result = CliRunner().invoke(app, ["--help"])
+    assert result.exit_code == 0
+    for command in ("customer", "kb"):
+        assert command in result.output
+
+
+def test_ci_runs_the_readme_test_command_verbatim():
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```bash\n(.+?)\n```", readme)
+    assert len(blocks) >= 2 and "pytest" in blocks[1]
+    assert blocks[1] in (REPO / ".ci" / "run").read_text(encoding="utf-8")
