@@ -108,13 +108,13 @@ def fold(text: str) -> str:
 
 
 def tokenize(text: str) -> list[str]:
-    return re.findall(r"\d+(?:\.\d+)?(?:e\d+)?|[a-z]+|[,.;!?]", fold(text))
+    return re.findall(r"-?\d+(?:\.\d+)?(?:e\d+)?|[a-z]+|[,.;!?]", fold(text))
 
 
 def number_at(tokens: list[str], i: int) -> tuple[int, int] | None:
     """(value, tokens used) of a number starting at tokens[i]: '2', 'two', 'a couple of', '18 thousand'."""
     word = tokens[i]
-    if re.fullmatch(r"\d+(\.\d+)?(e\d+)?", word):
+    if re.fullmatch(r"-?\d+(\.\d+)?(e\d+)?", word):
         value, used = int(float(word)), 1
     elif word in ("couple", "pair") or tokens[i:i + 2] in (["a", "couple"], ["a", "pair"]):
         skip = 2 if word == "a" else 1
@@ -253,12 +253,12 @@ class CustomerParser:
             if old and old != new:
                 preds.append(Pred("replace", (old, new)))
                 return line + 1, new
-        if not items and qty is not None and not toppings:
+        if not items and qty is not None and not toppings and not result.unknown:
             if ctx.recommended_items and not SET_QTY.search(seg):
                 preds.append(Pred("order", (ctx.recommended_items[0], qty)))
                 return line + 1, ctx.recommended_items[0]
             target = last_item or (ctx.ordered[-1] if ctx.ordered else None)
-            if target and (SET_QTY.search(seg) or ctx.ordered):
+            if target and SET_QTY.search(seg):
                 preds.append(Pred("set_quantity", (target, qty)))
                 return line, last_item
         if items and SET_QTY.search(seg) and re.search(r"\b(make|actually|just|only|change)\b", seg) \
@@ -275,6 +275,8 @@ class CustomerParser:
             line += 1
             preds.append(Pred("order", (m.name, n), line))
             last_item = m.name
+        if result.unknown and not items and not toppings:
+            return line, last_item  # words of a name we do not sell are not size or style answers
         dish = items[-1].name if items else context_dish
         line_of = line if items else 0
         self.updates(seg, toks, mentions, toppings, dish, line_of, ctx, preds)
