@@ -214,3 +214,18 @@ def test_bad_input_gets_a_reply_and_changes_nothing(home, menu):
         assert turn.reply
     assert confirms(t[3], "bad_quantity") == [("Pepsi®", -3)]
     assert "isn't on our menu" in t[2].reply or "didn't catch" in t[2].reply
+
+
+def test_accept_and_the_remaining_questions_and_suggestions(home, menu):
+    _, t = converse(home, menu, [
+        "do you have the bean burrito?", "what vegetarian food do you recommend?", "yes please",
+        "what tacos do you have?", "what's my total?", "that's all", "yes",
+    ], runout=["Onions"])
+    assert ("Bean Burrito", "unavailable", "Onions") in t[0].actions["answer"]
+    veggie = t[1].actions["recommend"][0][1]
+    assert (veggie,) in menu.facts["veggie"] and veggie != "Bean Burrito"
+    assert [u["item"] for u in t[2].order] == [veggie]
+    tacos = {a[2] for a in t[3].actions["answer"]}
+    assert "Soft Taco" in tacos and all(menu.category_of[x] == "taco" for x in tacos)
+    assert t[4].actions["answer"] == [("order", "total", price(menu, "original_price", veggie))]
+    assert t[5].actions["mode"] in ([("ask",)], [("check",)])

@@ -354,6 +354,8 @@ class CustomerParser:
             return Pred("query", (Const("toppings"), food or dish or "all"))
         if INGREDIENTS.search(seg) and is_question and (food or dish):
             return Pred("query", (Const("ingredients"), food or dish))
+        if re.match(r"^(what|which)\b", seg) and AVAILABLE.search(seg) and self.category_in(seg):
+            return Pred("query", (Const("menu"), self.category_in(seg)))
         if AVAILABLE.search(seg) and is_question:
             target = food or (toppings[0].name if toppings else None)
             if target:
