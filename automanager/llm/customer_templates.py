@@ -193,9 +193,7 @@ class CustomerTemplates:
                 out.append(f"The {f} is {dollars(values[0])}.")
             elif prop == "calories":
                 out.append(f"The {f} has {values[0]} calories.")
-            elif prop == "ingredient":
-                out.append(f"The {f} comes with {join(sorted(values))}.")
-            elif prop == "contains":
+            elif prop in ("ingredient", "contains"):
                 out.append(f"The {f} comes with {join(sorted(values))}.")
             elif prop == "topping":
                 out.append(f"On the {f} you can add {join(sorted(values))}.")
