@@ -18,8 +18,9 @@ from . import paths
 from .menu.build import BuildError, build_kb
 from .menu.check import check_kb, kb_stats
 from .reasoner import ReasonerError
-from .repl import run_customer
-from .star import CustomerChat
+from .llm.manager_templates import describe
+from .repl import run_chat
+from .star import Chat, CustomerChat, ManagerChat
 from .store import Home, StateError
 
 app = typer.Typer(
@@ -30,6 +31,9 @@ app = typer.Typer(
 )
 kb_app = typer.Typer(help="Build, check and count the menu knowledge base (kb/).", no_args_is_help=True)
 app.add_typer(kb_app, name="kb")
+state_app = typer.Typer(help="Show or reset the shared state: stock list, menu changes, sessions.",
+                        no_args_is_help=True)
+app.add_typer(state_app, name="state")
 
 out = Console()
 err = Console(stderr=True)
@@ -54,18 +58,18 @@ StateDirOption = Annotated[
 ]
 
 
-@app.command()
-def customer(
-    state_dir: StateDirOption = None,
-    resume: Annotated[Optional[str], typer.Option("--resume", help="Continue the session with this id.")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="One JSON object per turn: text, predicates, actions, order, timings.")] = False,
-    backend: Annotated[str, typer.Option("--backend", help="Language backend: offline (no LLM needed).")] = "offline",
-) -> None:
-    """Chat as a customer at the drive-through (type /help inside)."""
+ResumeOption = Annotated[Optional[str], typer.Option("--resume", help="Continue the session with this id.")]
+ChatJsonOption = Annotated[bool, typer.Option(
+    "--json", help="One JSON object per turn on stdout: text, reply, predicates, actions, timings.")]
+BackendOption = Annotated[str, typer.Option("--backend", help="Language backend: offline (no LLM needed).")]
+
+
+def chat_loop(kind: type[Chat], state_dir: Optional[Path], resume: Optional[str], as_json: bool,
+              backend: str) -> None:
     if backend != "offline":
         raise fail(f"unknown backend '{backend}'", "Use --backend offline.")
     try:
-        chat = CustomerChat(Home(state_dir), resume)
+        chat = kind(Home(state_dir), resume)
     except (StateError, ReasonerError) as exc:
         raise fail(str(exc))
     interactive = sys.stdin.isatty()
@@ -76,7 +80,93 @@ def customer(
         except (EOFError, KeyboardInterrupt):
             return None
 
-    raise typer.Exit(run_customer(chat, read_line, out, err, as_json))
+    raise typer.Exit(run_chat(chat, read_line, out, err, as_json))
+
+
+@app.command()
+def customer(state_dir: StateDirOption = None, resume: ResumeOption = None, as_json: ChatJsonOption = False,
+             backend: BackendOption = "offline") -> None:
+    """Chat as a customer at the drive-through (type /help inside).
+
+    Example: echo "two soft tacos and a large pepsi" | automanager customer
+    """
+    chat_loop(CustomerChat, state_dir, resume, as_json, backend)
+
+
+@app.command()
+def manager(state_dir: StateDirOption = None, resume: ResumeOption = None, as_json: ChatJsonOption = False,
+            backend: BackendOption = "offline") -> None:
+    """Chat as the restaurant manager: stock and menu changes (type /help inside).
+
+    Stock changes reach customers at their next turn; menu changes are applied together when
+    you say "save" or "bye". Example: echo "we're out of tomatoes" | automanager manager
+    """
+    chat_loop(ManagerChat, state_dir, resume, as_json, backend)
+
+
+@state_app.command("stock")
+def state_stock(state_dir: StateDirOption = None, as_json: JsonOption = False) -> None:
+    """What is out of stock now."""
+    rows = load(lambda home: home.stock_list(), state_dir)
+    if as_json:
+        out.print_json(json.dumps([{"name": name, "since": since} for name, since in rows]))
+    elif not rows:
+        out.print("Nothing is out of stock.")
+    else:
+        table = Table("out of stock", "since")
+        for name, since in rows:
+            table.add_row(name, since)
+        out.print(table)
+
+
+@state_app.command("pending")
+def state_pending(state_dir: StateDirOption = None, as_json: JsonOption = False) -> None:
+    """Menu changes managers have made but not applied yet (applied at save or bye)."""
+    sessions = load(lambda home: [(sid, ManagerChat(home, sid).staged()) for sid, _ in home.sessions_of("manager")],
+                    state_dir)
+    pending = [(sid, row) for sid, rows in sessions for row in rows]
+    if as_json:
+        out.print_json(json.dumps([{"session": sid, "change": describe(*row)} for sid, row in pending]))
+    elif not pending:
+        out.print("No pending menu changes.")
+    else:
+        for sid, row in pending:
+            out.print(f"- {describe(*row)} (manager session {sid}; resume it to apply or cancel)", highlight=False)
+
+
+@state_app.command("history")
+def state_history(state_dir: StateDirOption = None, as_json: JsonOption = False,
+                  limit: Annotated[int, typer.Option(help="How many changes, newest first.")] = 50) -> None:
+    """Applied changes, newest first: stock and menu, with old and new values (the audit log)."""
+    rows = load(lambda home: home.history(limit), state_dir)
+    if as_json:
+        out.print_json(json.dumps(rows))
+        return
+    table = Table("when", "session", "version", "change")
+    for r in rows:
+        table.add_row(r["at"], r["session"], str(r["version"] or ""),
+                      describe(r["action"], r["item"], r["property"], r["old"], r["new"]))
+    out.print(table if rows else "No changes applied yet.")
+
+
+@state_app.command("reset")
+def state_reset(state_dir: StateDirOption = None,
+                yes: Annotated[bool, typer.Option("--yes", help="Really delete; without it, nothing happens.")] = False,
+                ) -> None:
+    """Delete every session, menu version, the stock list and the audit log of a state dir."""
+    home = Home(state_dir)
+    if not yes:
+        raise fail(f"this deletes all sessions, menu changes and the stock list in {home.root}",
+                   "Run again with --yes to do it.", code=1)
+    home.reset()
+    out.print(f"state in {home.root} reset: the shipped menu, nothing out of stock, no sessions")
+
+
+def load(read, state_dir: Optional[Path]):
+    try:
+        return read(Home(state_dir))
+    except (StateError, ReasonerError) as exc:
+        raise fail(str(exc))
 
 
 @kb_app.command("build")

@@ -1,4 +1,10 @@
-"""The STAR turn loop: text -> predicates -> ASP decision -> text, with the state saved each turn."""
+"""The STAR turn loop both bots share: text -> predicates -> ASP decision -> text, with the
+session saved after every turn.
+
+The customer chat keeps the menu version its session started with; the manager chat always
+works on the newest version, applies stock changes to the shared list at once, and publishes
+its staged menu changes as one new version when it saves or says goodbye.
+"""
 
 from __future__ import annotations
 
@@ -8,12 +14,16 @@ from datetime import datetime, timezone
 
 import clingo
 
-from . import paths
+from .bots.admin import Administrator, without_staged
 from .bots.assistant import Assistant, context
 from .llm.customer_parser import CustomerParser
 from .llm.customer_templates import CustomerTemplates
+from .llm.manager_parser import ManagerContext, ManagerParser
+from .llm.manager_templates import ManagerTemplates, describe
+from .menu.commit import CommitError, next_version_text
 from .menu.model import Menu
-from .store import Home
+from .reasoner import value
+from .store import Home, StateError
 
 MAX_INPUT = 2000  # characters of one turn that are read; the rest is ignored, and said so
 
@@ -24,54 +34,87 @@ class Turn:
     reply: str
     parsed: list[str]
     actions: dict
-    order: list[dict]
     timings: dict = field(default_factory=dict)
     corrected: list = field(default_factory=list)
+    order: list[dict] = field(default_factory=list)  # customer: the order so far
+    pending: list[str] = field(default_factory=list)  # manager: menu changes not applied yet
+    menu_version: int = 0
 
 
-class CustomerChat:
-    """One customer conversation, offline backend: parse, decide, render, save."""
+class Chat:
+    """One conversation of one role; subclasses parse, decide and render."""
 
-    def __init__(self, home: Home, session_id: str | None = None, menu: Menu | None = None):
+    role = ""
+
+    def __init__(self, home: Home, session_id: str | None = None):
         self.home = home
-        self.menu = menu or Menu.load(paths.kb_files())
-        self.assistant = Assistant(self.menu.files)
-        self.parser = CustomerParser(self.menu)
-        self.templates = CustomerTemplates(self.menu)
         if session_id:
             data = home.load_session(session_id)
+            if data.get("role", "customer") != self.role:
+                raise StateError(f"session '{session_id}' is a {data.get('role', 'customer')} session, not a "
+                                 f"{self.role} one; resume it with `automanager {data.get('role', 'customer')}`")
             self.session_id, self.state, self.history = session_id, data["state"], data["turns"]
+            self.menu_version = data.get("menu_version", 0)
         else:
             self.session_id, self.state, self.history = home.new_session_id(), [], []
+            self.menu_version = home.latest_version()
+        self.load_menu()
+
+    def load_menu(self) -> None:
+        self.menu = Menu.load(self.home.menu_files(self.menu_version))
 
     @property
     def ended(self) -> bool:
         return "phase(ended)" in self.state
 
+    def turn(self, text: str) -> Turn:
+        start = time.perf_counter()
+        turn = self.step(text[:MAX_INPUT])
+        if len(text) > MAX_INPUT:
+            turn.reply = f"(I only read the first {MAX_INPUT} characters.) " + turn.reply
+        turn.timings["total_ms"] = round((time.perf_counter() - start) * 1000, 2)
+        turn.menu_version = self.menu_version
+        self.history.append({"user": turn.text, "bot": turn.reply, "at": datetime.now(timezone.utc).isoformat()})
+        self.save()
+        return turn
+
+    def save(self) -> None:
+        self.home.save_session(self.session_id, {"session": self.session_id, "role": self.role,
+                                                 "menu_version": self.menu_version, "state": self.state,
+                                                 "turns": self.history})
+
+    def step(self, text: str) -> Turn:
+        raise NotImplementedError
+
+
+def timed(since: float) -> float:
+    return round((time.perf_counter() - since) * 1000, 2)
+
+
+class CustomerChat(Chat):
+    """A customer at the drive-through (offline backend)."""
+
+    role = "customer"
+
+    def load_menu(self) -> None:
+        super().load_menu()
+        self.assistant = Assistant(self.menu.files)
+        self.parser = CustomerParser(self.menu)
+        self.templates = CustomerTemplates(self.menu)
+
     def greeting(self) -> str:
         return self.templates.greeting()
 
-    def turn(self, text: str) -> Turn:
+    def step(self, text: str) -> Turn:
         start = time.perf_counter()
-        clipped = text[:MAX_INPUT]
-        parse = self.parser.parse(clipped, context(self.state))
+        parse = self.parser.parse(text, context(self.state))
         parsed_at = time.perf_counter()
         decision = self.assistant.decide(parse.preds, self.state, self.home.stock_out(), len(parse.unknown))
-        decided_at = time.perf_counter()
-        reply = self.templates.render(decision.actions, parse.unknown)
-        if len(text) > MAX_INPUT:
-            reply = f"(I only read the first {MAX_INPUT} characters.) " + reply
+        reasoning_ms = timed(parsed_at)
         self.state = decision.state
-        turn = Turn(
-            text=text[:MAX_INPUT], reply=reply, parsed=[str(p) for p in parse.preds], actions=decision.actions,
-            order=self.order(), corrected=parse.corrected,
-            timings={"parse_ms": round((parsed_at - start) * 1000, 2),
-                     "reasoning_ms": round((decided_at - parsed_at) * 1000, 2),
-                     "total_ms": round((time.perf_counter() - start) * 1000, 2)},
-        )
-        self.history.append({"user": turn.text, "bot": reply, "at": datetime.now(timezone.utc).isoformat()})
-        self.home.save_session(self.session_id, {"session": self.session_id, "state": self.state, "turns": self.history})
-        return turn
+        return Turn(text=text, reply=self.templates.render(decision.actions, parse.unknown),
+                    parsed=[str(p) for p in parse.preds], actions=decision.actions, corrected=parse.corrected,
+                    order=self.order(), timings={"parse_ms": timed(start) - reasoning_ms, "reasoning_ms": reasoning_ms})
 
     def order(self) -> list[dict]:
         """The order so far, one entry per unit, from the saved state."""
@@ -82,6 +125,75 @@ class CustomerChat:
         for sym in map(clingo.parse_term, self.state):
             if sym.name == "has" and sym.arguments[0].number in units:
                 unit = units[sym.arguments[0].number]
-                kind, value = sym.arguments[1].name, sym.arguments[2]
-                unit.setdefault(kind, []).append(str(value).strip('"'))
+                kind, val = sym.arguments[1].name, sym.arguments[2]
+                unit.setdefault(kind, []).append(str(val).strip('"'))
         return [units[k] for k in sorted(units)]
+
+
+class ManagerChat(Chat):
+    """The restaurant manager: stock and menu changes (offline backend)."""
+
+    role = "manager"
+
+    def load_menu(self) -> None:
+        super().load_menu()
+        self.admin = Administrator(self.menu.files)
+        self.parser = ManagerParser(self.menu)
+        policy = {name: rows[0][0] for name, rows in self.menu.facts.items()
+                  if name in ("max_item_price", "max_item_calories") and rows}
+        self.templates = ManagerTemplates(self.menu.categories, policy.get("max_item_price", 0),
+                                          policy.get("max_item_calories", 0), self.menu.example_dish)
+
+    def greeting(self) -> str:
+        return self.templates.greeting()
+
+    def context(self) -> ManagerContext:
+        ctx = ManagerContext()
+        for sym in map(clingo.parse_term, self.state):
+            if sym.name == "building":
+                ctx.build_type, ctx.building = sym.arguments[0].name, sym.arguments[1].string
+            elif sym.name == "last_ask":
+                ctx.ask_target, ctx.ask_topic = sym.arguments[0].string, sym.arguments[1].name
+        return ctx
+
+    def staged(self) -> list[tuple]:
+        """The pending changes as audit rows: (action, item, property, old, new)."""
+        rows = []
+        for sym in sorted(map(clingo.parse_term, self.state)):
+            if sym.name == "staged":
+                action, item, prop, old, new = (value(a) for a in sym.arguments[1:])
+                rows.append((action, item, prop, None if old == "none" else old, None if new == "none" else new))
+        return rows
+
+    def step(self, text: str) -> Turn:
+        latest = self.home.latest_version()
+        if latest != self.menu_version:  # another manager published a version: work on the newest
+            self.menu_version = latest
+            self.load_menu()
+        start = time.perf_counter()
+        parse = self.parser.parse(text, self.context())
+        parsed_at = time.perf_counter()
+        decision = self.admin.decide(parse.preds, self.state, self.home.stock_out())
+        reasoning_ms = timed(parsed_at)
+        self.state = decision.state
+        for change, name in decision.actions.get("stock", []):
+            self.home.set_stock(name, change == "out", self.session_id)
+        note = self.commit() if "commit" in decision.actions else ""
+        return Turn(text=text, reply=self.templates.render(decision.actions, note),
+                    parsed=[str(p) for p in parse.preds], actions=decision.actions, corrected=parse.corrected, pending=[describe(*row) for row in self.staged()],
+                    timings={"parse_ms": timed(start) - reasoning_ms, "reasoning_ms": reasoning_ms})
+
+    def commit(self) -> str:
+        """Publish the staged changes as the next menu version, all or nothing."""
+        records = self.staged()
+        staged = [t for t in self.state if clingo.parse_term(t).name in ("staged", "effect")]
+        try:
+            version = self.home.commit_menu(self.session_id, records, lambda files: next_version_text(files, staged))
+        except CommitError as exc:
+            return (f"I could not apply the changes: {exc}. Nothing was changed; the changes stay pending "
+                    f"(/pending shows them).")
+        self.state = without_staged(self.state)
+        self.menu_version = version
+        self.load_menu()
+        return (f"Applied {len(records)} change{'s' if len(records) != 1 else ''}: the menu is now version "
+                f"{version}, and new customers see it.")

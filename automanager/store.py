@@ -1,18 +1,27 @@
-"""Persistent state: customer sessions (atomic JSON files) and the shared stock list (SQLite).
+"""Persistent state: sessions (atomic JSON files), and what the bots share (SQLite, WAL):
+the stock list, the menu versions and the audit log.
 
-A session file is replaced in one `os.replace` after an fsync, so a crash leaves the previous
-turn or the new one, never half a file. The stock list is shared between processes (one
-manager, many customers) through SQLite in WAL mode.
+A session file or a menu version is replaced in one `os.replace` after an fsync, so a crash
+leaves the old file or the new one, never half a file. One manager and many customers may run
+at once: the shared tables live in SQLite in WAL mode, and a menu commit holds the write lock
+from reading the latest version to publishing the next one. Menu versions are files
+`menu/v<N>.lp` in the state dir; a version exists once its row is in `menu_version`, so a crash
+before that leaves an unused file and no half-applied menu. Versions belong to the base KB
+they were made from (its digest): another restaurant's KB starts from its own menu.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sqlite3
 import tempfile
 import uuid
+from collections.abc import Callable, Iterable
 from contextlib import closing
+from datetime import datetime, timezone
+from functools import cached_property
 from pathlib import Path
 
 from . import paths
@@ -76,25 +85,146 @@ class Home:
             raise StateError(f"session file {path} is damaged ({exc}). Move it away to start afresh; "
                              "nothing else was changed.") from exc
 
-    # -- the shared stock list ---------------------------------------------------------------
+    # -- the shared database ----------------------------------------------------------------
     def db(self) -> sqlite3.Connection:
         self.root.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(self.root / "shared.db", timeout=30)
+        conn = sqlite3.connect(self.root / "shared.db", timeout=30, isolation_level=None)
         conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("CREATE TABLE IF NOT EXISTS stock_out (ingredient TEXT PRIMARY KEY, since TEXT NOT NULL)")
+        conn.executescript(SCHEMA)
         return conn
 
-    def stock_out(self) -> list[str]:
-        """Ingredients the manager said are out, read fresh at every turn."""
+    def _read(self, query: str, params: tuple = ()) -> list[tuple]:
         try:
             with closing(self.db()) as conn:
-                return [row[0] for row in conn.execute("SELECT ingredient FROM stock_out ORDER BY ingredient")]
+                return conn.execute(query, params).fetchall()
         except sqlite3.Error as exc:
-            raise StateError(f"cannot read the stock list in {self.root / 'shared.db'}: {exc}") from exc
+            raise StateError(f"cannot read {self.root / 'shared.db'}: {exc}") from exc
 
-    def set_stock(self, ingredient: str, out: bool) -> None:
-        with closing(self.db()) as conn, conn:
+    def _write(self, work: Callable[[sqlite3.Connection], object]):
+        """Run `work` in one write transaction (BEGIN IMMEDIATE): all of it lands, or none."""
+        try:
+            with closing(self.db()) as conn:
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    result = work(conn)
+                except BaseException:
+                    conn.execute("ROLLBACK")
+                    raise
+                conn.execute("COMMIT")
+                return result
+        except sqlite3.Error as exc:
+            raise StateError(f"cannot write {self.root / 'shared.db'}: {exc}. Check that the state dir is "
+                             "writable and has free space.") from exc
+
+    # -- the shared stock list ---------------------------------------------------------------
+    def stock_out(self) -> list[str]:
+        """Ingredients (or items) the manager said are out, read fresh at every turn."""
+        return [row[0] for row in self._read("SELECT ingredient FROM stock_out ORDER BY ingredient")]
+
+    def stock_list(self) -> list[tuple[str, str]]:
+        """(name, since) of everything out of stock."""
+        return self._read("SELECT ingredient, since FROM stock_out ORDER BY ingredient")
+
+    def set_stock(self, ingredient: str, out: bool, session: str = "") -> None:
+        def work(conn: sqlite3.Connection) -> None:
             if out:
-                conn.execute("INSERT OR IGNORE INTO stock_out VALUES (?, datetime('now'))", (ingredient,))
+                changed = conn.execute("INSERT OR IGNORE INTO stock_out VALUES (?, ?)", (ingredient, now())).rowcount
             else:
-                conn.execute("DELETE FROM stock_out WHERE ingredient = ?", (ingredient,))
+                changed = conn.execute("DELETE FROM stock_out WHERE ingredient = ?", (ingredient,)).rowcount
+            if changed:
+                log(conn, session, None, "runout" if out else "restore", ingredient, "stock",
+                    "in" if out else "out", "out" if out else "in")
+
+        self._write(work)
+
+    # -- menu versions ----------------------------------------------------------------------------
+    @cached_property
+    def base_files(self) -> list[Path]:
+        return paths.kb_files()
+
+    @cached_property
+    def base_digest(self) -> str:
+        digest = hashlib.sha256()
+        for path in self.base_files:
+            digest.update(path.name.encode() + b"\0" + path.read_bytes())
+        return digest.hexdigest()[:16]
+
+    def latest_version(self) -> int:
+        """The newest menu version made from this KB (0: the KB as shipped)."""
+        rows = self._read("SELECT max(version) FROM menu_version WHERE base = ?", (self.base_digest,))
+        return rows[0][0] or 0
+
+    def menu_files(self, version: int) -> list[Path]:
+        if version == 0:
+            return self.base_files
+        path = self.root / "menu" / f"v{version}.lp"
+        if not path.is_file():
+            raise StateError(f"menu version {version} is missing ({path}). Restore the file from a backup, "
+                             "or run `automanager state reset` to start from the shipped menu.")
+        return [path]
+
+    def commit_menu(self, session: str, records: Iterable[tuple], make: Callable[[list[Path]], str]) -> int:
+        """Publish the next menu version: `make(files of the latest version)` returns its text.
+
+        records are audit rows (action, item, property, old, new). Returns the new version.
+        """
+
+        def work(conn: sqlite3.Connection) -> int:
+            latest = conn.execute("SELECT max(version) FROM menu_version WHERE base = ?",
+                                  (self.base_digest,)).fetchone()[0] or 0
+            text = make(self.menu_files(latest))
+            version = (conn.execute("SELECT max(version) FROM menu_version").fetchone()[0] or 0) + 1
+            write_atomic(self.root / "menu" / f"v{version}.lp", text)
+            conn.execute("INSERT INTO menu_version VALUES (?, ?, ?, ?)", (version, self.base_digest, now(), session))
+            for record in records:
+                log(conn, session, version, *record)
+            return version
+
+        return self._write(work)
+
+    def history(self, limit: int = 50) -> list[dict]:
+        """The newest applied changes first: stock and menu, with old and new values."""
+        rows = self._read("SELECT at, session, version, action, item, property, old, new FROM audit "
+                          "ORDER BY id DESC LIMIT ?", (limit,))
+        keys = ("at", "session", "version", "action", "item", "property", "old", "new")
+        return [dict(zip(keys, row)) for row in rows]
+
+    def sessions_of(self, role: str) -> list[tuple[str, dict]]:
+        """(id, data) of every readable session of a role, newest first."""
+        found = []
+        for path in sorted(self.sessions.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True):
+            try:
+                data = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                continue
+            if data.get("role", "customer") == role:
+                found.append((path.stem, data))
+        return found
+
+    def reset(self) -> None:
+        """Delete sessions, menu versions, stock list and audit log (on purpose only)."""
+        for path in [*self.sessions.glob("*.json"), *(self.root / "menu").glob("v*.lp"),
+                     *self.root.glob("shared.db*")]:
+            path.unlink(missing_ok=True)
+
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS stock_out (ingredient TEXT PRIMARY KEY, since TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS menu_version (version INTEGER PRIMARY KEY, base TEXT NOT NULL, at TEXT NOT NULL,
+                                         session TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS audit (id INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, session TEXT NOT NULL,
+                                  version INTEGER, action TEXT NOT NULL, item TEXT NOT NULL, property TEXT,
+                                  old TEXT, new TEXT);
+"""
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def log(conn: sqlite3.Connection, session: str, version: int | None, action: str, item: str, prop: str | None,
+        old: object, new: object) -> None:
+    conn.execute("INSERT INTO audit (at, session, version, action, item, property, old, new) "
+                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                 (now(), session, version, action, item, prop, None if old is None else str(old),
+                  None if new is None else str(new)))

@@ -23,7 +23,7 @@ def home(tmp_path):
 def converse(home, menu, lines, runout=()):
     for ingredient in runout:
         home.set_stock(ingredient, True)
-    chat = CustomerChat(home, menu=menu)
+    chat = CustomerChat(home)
     return chat, [chat.turn(line) for line in lines]
 
 
@@ -187,7 +187,7 @@ def test_questions_and_recommendations_filter_what_ran_out(home, menu):
 
 
 def test_runout_said_mid_order_reaches_the_next_turn(home, menu):
-    chat = CustomerChat(home, menu=menu)
+    chat = CustomerChat(home)
     chat.turn("a bean burrito and a crunchy taco")
     home.set_stock("Onions", True)
     turn = chat.turn("a pepsi")
@@ -196,9 +196,9 @@ def test_runout_said_mid_order_reaches_the_next_turn(home, menu):
 
 
 def test_session_is_saved_every_turn_and_resumes(home, menu):
-    chat = CustomerChat(home, menu=menu)
+    chat = CustomerChat(home)
     chat.turn("two crunchy tacos")
-    again = CustomerChat(home, chat.session_id, menu=menu)
+    again = CustomerChat(home, chat.session_id)
     assert [u["item"] for u in again.order()] == ["Crunchy Taco", "Crunchy Taco"]
     turn = again.turn("that's all")
     assert turn.actions["ask"]

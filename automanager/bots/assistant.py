@@ -6,33 +6,18 @@ CKTs) and crs/crs.lp (the collaborative rule set) decide what happens and what t
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import clingo
 
 from .. import paths
 from ..llm.customer_parser import Context
-from ..reasoner import Atoms, Reasoner, atom
+from ..reasoner import Reasoner, atom
 from ..vocab import Pred
+from .base import Decision, new_facts, split_next, state_symbols
 
 PROGRAM = Path(__file__).with_name("assistant.lp")
 LINED = {"order", "update", "specify", "replace", "set_quantity"}  # facts that carry an order line
-
-
-@dataclass
-class Decision:
-    actions: Atoms  # mode, ask, recommend, answer, check, detail, total, confirm ...
-    state: list[str] = field(default_factory=list)  # next state terms, as clingo prints them
-
-    @property
-    def mode(self) -> str:
-        return self.actions["mode"][0][0]
-
-
-def state_symbols(state: list[str]) -> list[clingo.Symbol]:
-    """Saved state terms back into symbols (they were printed by clingo from validated names)."""
-    return [clingo.Function("holds", [clingo.parse_term(term)]) for term in state]
 
 
 class Assistant:
@@ -42,13 +27,9 @@ class Assistant:
     def decide(self, preds: list[Pred], state: list[str], runout: list[str], unknown: int = 0) -> Decision:
         facts = [atom("runout", name) for name in runout]
         facts += state_symbols(state)
-        for pred in preds:
-            args = (*pred.args, pred.line) if pred.name in LINED else pred.args
-            facts.append(atom("new_" + pred.name, *args))
+        facts += new_facts(preds, lambda _i, pred: pred.line if pred.name in LINED else None)
         facts += [atom("new_unknown", k) for k in range(unknown)]
-        actions = self.reasoner.solve(facts)
-        next_state = [str(args[0]) for args in actions.pop("next", [])]
-        return Decision(actions, next_state)
+        return split_next(self.reasoner.solve(facts))
 
 
 def context(state: list[str]) -> Context:

@@ -255,7 +255,8 @@ class Builder:
         self.facts.append(fact("restaurant", self.rules["restaurant"]))
         self.facts += [fact("max_line_quantity", self.rules["max_line_quantity"]),
                        fact("max_order_quantity", self.rules["max_order_quantity"]),
-                       fact("max_item_price", self.rules["max_item_price"])]
+                       fact("max_item_price", self.rules["max_item_price"]),
+                       fact("max_item_calories", self.rules["max_item_calories"])]
 
     def build(self) -> tuple[str, str]:
         combos = self.build_dishes()

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 from ..normalize import normalize
@@ -26,7 +26,8 @@ class Menu:
 
     @classmethod
     def load(cls, files: list[Path]) -> Menu:
-        return cls(Reasoner(files).solve(), list(files))
+        """The menu of a KB; loaded once per process for each version of its files."""
+        return _load(tuple((Path(f), Path(f).stat().st_mtime_ns, Path(f).stat().st_size) for f in files))
 
     def names(self, *kinds: str) -> list[str]:
         return sorted({args[0] for kind in kinds for args in self.facts.get(kind, [])})
@@ -61,6 +62,13 @@ class Menu:
     def restaurant(self) -> str:
         rows = self.facts.get("restaurant", [])
         return rows[0][0] if rows else "our restaurant"
+
+    @property
+    def example_dish(self) -> str:
+        """The best-selling dish (else the first one), for examples in help texts."""
+        ranked = sorted(self.facts.get("popularity", []), key=lambda row: row[1])
+        dishes = self.names("dish")
+        return next((name for name, _ in ranked if name in dishes), dishes[0] if dishes else "dish")
 
     def is_drink(self, name: str) -> bool:
         return self.category_of.get(name) == "drink"
@@ -98,3 +106,9 @@ class Menu:
             return candidates[wanted]
         match = difflib.get_close_matches(wanted, candidates, n=1, cutoff=LEXICAL_FLOOR)
         return candidates[match[0]] if match else None
+
+
+@lru_cache(maxsize=16)
+def _load(files: tuple[tuple[Path, int, int], ...]) -> Menu:
+    paths = [path for path, _, _ in files]
+    return Menu(Reasoner(paths).solve(), paths)

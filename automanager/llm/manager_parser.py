@@ -1,0 +1,389 @@
+"""The offline manager parser: text -> administrator predicates, deterministically.
+
+Stock ("we're out of tomatoes and lettuce", "onions are back"), menu edits ("the <dish> now
+costs $1.99", "replace lettuce with onions in the <dish>", "take the <dish> off the menu"),
+new items given at once or piecemeal ("add a new dish called Grilled Beef Taco, a
+taco for $3.49 with beef and cheese, 450 calories, people like it with guacamole"), and the
+short answers to the bot's own questions, read with the question as `ManagerContext`.
+Known names come from the KB lexicon (close spellings corrected); a new name is taken as said.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from dataclasses import dataclass, field
+
+from ..menu.model import Menu
+from ..normalize import normalize
+from ..reasoner import Const
+from ..vocab import Pred
+from .text import ACCEPT, DECLINE, find_mentions, fold, number_at, tokenize
+
+QUIT = re.compile(r"^(bye|goodbye|good bye|see you|see ya|thats all|that is all|thats it|im done|were done|"
+                  r"all done|done|exit|quit|nothing else|no more changes)\b|\b(bye|goodbye)\W*$")
+SAVE = re.compile(r"^(please )?(save|apply|commit|publish|confirm)\b( (it|them|that|the|my|all|these))*"
+                  r"( (changes?|menu|edits?))?( now)?( please)?$")
+CANCEL = re.compile(r"^(cancel|never ?mind|forget (it|that)|scrap (it|that)|abort|stop)\b")
+RUNOUT = re.compile(r"\b(out of|ran out|run out|running out|no more|sold out|short on|running short|running low|"
+                    r"low on|dont have any|do not have any|86|eighty six|gone|finished|unavailable|"
+                    r"out of stock|is out|are out)\b")
+RESTORE = re.compile(r"\b(back in stock|back|restocked|restock|in stock again|available again|have .* again|"
+                     r"got (some )?more|came in|arrived|refilled)\b")
+DELETE = re.compile(r"\b(delete|remove|take off|take .* off|drop|discontinue|get rid of|no longer (sell|serve|offer))\b")
+SWAP = re.compile(r"\b(replace|swap|instead of|switch|change|use)\b")
+EDIT = re.compile(r"\b(change|set|make|update|raise|lower|now|costs?|price|reduce|increase|is)\b")
+ADD = re.compile(r"\b(add|new|introduce|create|put|include|launch)\b")
+TYPE_WORDS = {"dish": "dish", "item": None, "food": "dish", "combo": "combo", "meal": "combo", "box": "combo",
+              "bundle": "combo", "ingredient": "ingredient", "topping": "ingredient", "sauce": "ingredient"}
+NEW_NAME = re.compile(
+    r"\b(?:add|introduce|create|launch|new)\b(?:\s+(?:a|an|the|new|one))*"
+    r"(?:\s+(?P<type>dish|item|food|combo|meal|box|bundle|ingredient|topping|sauce)\b)?"
+    r"(?:\s*(?:called|named|:|-))?\s+(?P<name>.+?)"
+    r"(?=\s*(?:,|;|\bfor\b|\bat\b|\bwith\b|\bas\b|\bwhich\b|\bthat\b|\bits\b|\bit is\b|\bto the menu\b|"
+    r"\bon the menu\b|\bcosting\b|\bpriced\b|\$|\d|$))",
+    re.IGNORECASE,
+)
+POPULAR = re.compile(r"\b((people|customers|folks|everyone) (usually |often |really )?(like|love|add|get|order|want)s?"
+                     r"( it| them)? with|popular (toppings? |add ons? |extras? )?(is |are |include |with |for it )?|"
+                     r"goes (well|great) with|go (well|great) with|top(ped)? (it )?with|recommend(ed)?( adding)?|"
+                     r"best with)\b")
+CONTENTS = re.compile(r"\b(made (with|of|from)|comes with|contains?|containing|ingredients( are| is)?|with|has|have|"
+                      r"including|includes?|filled with|inside)\b")
+CALORIES = re.compile(r"(-?\d+(?:\.\d+)?)\s*(?:k?cal|calories|calorie)\b|\b(?:calories?|cal)\b\D{0,24}?(-?\d+)")
+MONEY = re.compile(r"(-?)\s*\$\s*(-?\d+(?:\.\d{1,2})?)|(-?\d+(?:\.\d{1,2})?)\s*(dollars?|bucks|usd)\b|"
+                   r"(-?\d+)\s*cents?\b")
+NAME_CHARS = re.compile(r"[^\w\s'&®™\-]")
+MAX_NAME = 60
+FILLER = {"a", "an", "the", "some", "any", "our", "more", "of", "with", "extra", "one", "two", "three", "four",
+          "five", "six", "now", "today", "anymore", "left", "all", "stock", "in", "please"}
+SPLIT = re.compile(r"(?<!\d)[.;!?](?!\d)|\bbut\b|\balso\b")
+
+
+@dataclass
+class ManagerContext:
+    """The item being built and the bot's last question."""
+
+    building: str | None = None
+    build_type: str | None = None  # dish | combo | unknown
+    ask_target: str | None = None
+    ask_topic: str | None = None  # type | category | price | ingredient | calories | popular | contains | new_ingredient
+
+
+@dataclass
+class ManagerParse:
+    preds: list[Pred]
+    unknown: list[str] = field(default_factory=list)
+    corrected: list[tuple[str, str]] = field(default_factory=list)
+
+
+def new_name(raw: str) -> str | None:
+    """A new dish, combo or ingredient name as the manager said it, tidied; None if it is not a name."""
+    name = " ".join(NAME_CHARS.sub(" ", raw).split()).strip(" -'")
+    name = re.sub(r"^(?:a|an|the)\s+", "", name, flags=re.IGNORECASE)
+    if not name or len(name) > MAX_NAME or not re.search(r"[^\W\d_]", name):
+        return None
+    return string.capwords(name) if name == name.lower() else name
+
+
+def words(text: str) -> str:
+    """The words and numbers of a text, folded, without punctuation."""
+    return " ".join(t for t in tokenize(text) if t not in ",.;!?")
+
+
+def cents(text: str, bare_is_price: bool = False) -> int | None:
+    """'$3.49', '3.49 dollars', '349 cents', and a bare '3.49' when a price was asked for."""
+    m = MONEY.search(text)
+    if m:
+        if m.group(2) is not None:
+            value = float(m.group(2)) * (-1 if m.group(1) else 1)
+        elif m.group(3) is not None:
+            value = float(m.group(3))
+        else:
+            return int(m.group(5))
+        return round(value * 100)
+    if bare_is_price:
+        m = re.search(r"-?\d+(?:\.\d{1,2})?", text)
+        if m:
+            return round(float(m.group()) * 100)
+    return None
+
+
+class ManagerParser:
+    def __init__(self, menu: Menu):
+        self.menu = menu
+        self.categories = {normalize(c): c for c in menu.categories}
+        self.groups = {normalize(g): g for g in menu.groups}
+
+    def parse(self, text: str, ctx: ManagerContext | None = None) -> ManagerParse:
+        ctx = ctx or ManagerContext()
+        flat = words(text)
+        if not flat:
+            return ManagerParse([Pred("irrelevant")])
+        if SAVE.match(flat):
+            return ManagerParse([Pred("save")])
+        if QUIT.search(flat) and not ADD.search(flat):
+            return ManagerParse([Pred("quit")])
+        if CANCEL.match(flat):
+            return ManagerParse([Pred("cancel")])
+        if ACCEPT.match(flat):
+            return ManagerParse([Pred("accept")])
+        if DECLINE.match(flat) or flat in ("no popular toppings", "nothing popular"):
+            return ManagerParse([Pred("decline")])
+        result = ManagerParse([])
+        target = ctx.building
+        for clause in (c.strip() for c in SPLIT.split(text)):
+            if clause:
+                target = self.clause(clause, ctx, target, result)
+        if not result.preds:
+            result.preds.append(Pred("irrelevant"))
+        return result
+
+    # -- names ---------------------------------------------------------------------------------
+    def known(self, phrase: str, kind: str, result: ManagerParse) -> str | None:
+        """The KB name a phrase means (exactly, by alias, or a close spelling), else None."""
+        entry = self.menu.lexicon.get(normalize(phrase))
+        if entry and kind in entry:
+            return entry[kind]
+        name = self.menu.closest(phrase, kind)
+        if name and normalize(name) != normalize(phrase):
+            result.corrected.append((phrase, name))
+        return name
+
+    def names_in(self, text: str, result: ManagerParse, kind: str) -> list[str]:
+        """Every name of `kind` (item | topping) in a list such as 'beef, rice and cheese'; an
+        unknown topping comes back as said (the bot offers to add it)."""
+        found = []
+        for chunk in re.split(r",|\band\b|\bor\b|&|\bplus\b|/", text, flags=re.IGNORECASE):
+            words = [w for w in chunk.split() if fold(w) not in ("a", "an", "the", "some", "extra", "with", "of")]
+            phrase = " ".join(words)
+            if not normalize(phrase):
+                continue
+            hits = self.whole_names(phrase, kind)
+            if hits:
+                found += hits
+            elif kind == "item" and self.group(phrase):
+                found.append(self.group(phrase))
+            else:
+                close = self.known(phrase, kind, result)
+                if close:
+                    found.append(close)
+                elif kind == "topping" and (name := new_name(phrase)):
+                    found.append(name)
+                else:
+                    result.unknown.append(phrase)
+        return list(dict.fromkeys(found))
+
+    def whole_names(self, phrase: str, kind: str) -> list[str]:
+        """The names of `kind` in a phrase, when they account for every word of it (so that
+        'unicorn meat' is not read as the meat it mentions)."""
+        tokens = [t for t in tokenize(phrase) if t.isalnum() and t not in FILLER]
+        mentions = [m for m in find_mentions(self.menu, tokens) if kind in m.alternatives]
+        if sum(m.end - m.start for m in mentions) < len(tokens):
+            return []
+        return [m.alternatives[kind] for m in mentions]
+
+    def group(self, phrase: str) -> str | None:
+        """A combo option group said with or without a count: 'a drink', 'two sides'."""
+        bare = re.sub(r"^(\d+|a|an|one|two|three|four|five|six|any)\s+", "", normalize(phrase))
+        return self.groups.get(bare) or self.groups.get(bare.rstrip("s"))
+
+    def quantity_before(self, phrase: str) -> int:
+        tokens = tokenize(phrase)
+        got = number_at(tokens, 0) if tokens else None
+        return got[0] if got else 1
+
+    def contents(self, text: str, result: ManagerParse) -> list[tuple[str, int]]:
+        """(item or option group, count) for a combo's contents: 'two crunchy tacos and a drink'."""
+        out = []
+        for chunk in re.split(r",|\band\b|\bplus\b|&", text, flags=re.IGNORECASE):
+            if not normalize(chunk):
+                continue
+            names = self.names_in(chunk, result, "item")
+            if names:
+                out.append((names[0], self.quantity_before(chunk)))
+        return out
+
+    def category(self, text: str, asked: bool) -> str | None:
+        words = normalize(text).split()
+        for word in words:
+            for form in (word, word.rstrip("s"), word + "s"):
+                if form in self.categories:
+                    return self.categories[form]
+        if asked:
+            rest = [w for w in words if w not in ("its", "it", "is", "a", "an", "the", "category", "in", "under")]
+            return " ".join(rest) or None
+        return None
+
+    # -- one clause ------------------------------------------------------------------------------
+    def clause(self, clause: str, ctx: ManagerContext, target: str | None, result: ManagerParse) -> str | None:
+        flat = words(clause)
+        preds = result.preds
+        mentions = find_mentions(self.menu, tokenize(clause))
+        items = [m.name for m in mentions if m.kind == "item"]
+        kitchen = [m.alternatives["topping"] for m in mentions if "topping" in m.alternatives]
+
+        if ctx.ask_topic == "type" and ctx.ask_target and not items:
+            kind = next((TYPE_WORDS[w] for w in flat.split() if TYPE_WORDS.get(w)), None)
+            if kind:
+                preds.append(Pred("add", (Const(kind), ctx.ask_target)))
+                return target
+        if RESTORE.search(flat) and not DELETE.search(flat) and not ADD.search(flat) and (kitchen or items):
+            preds += [Pred("restore", (name,)) for name in dict.fromkeys(kitchen + items)]
+            return target
+        if RUNOUT.search(flat) and not ADD.search(flat) and not DELETE.search(flat):
+            said = self.unknown_stock_name(flat, result)
+            names = said if set(said) - set(kitchen + items) else list(dict.fromkeys(kitchen + items))
+            preds += [Pred("runout", (name,)) for name in names]
+            return target
+        m = NEW_NAME.search(clause)
+        if m and not (items and re.search(r"\b(to|on|in|for)\b", flat) and not m.group("type")):
+            name = new_name(m.group("name"))
+            typed = TYPE_WORDS.get((m.group("type") or "").lower())
+            known = self.menu.lexicon.get(normalize(m.group("name")), {})
+            if name and (known or not re.fullmatch(r"(it|them|this|that)", name, re.IGNORECASE)):
+                name = known.get("item") or known.get("topping") or name
+                preds.append(Pred("add", (Const(typed), name)) if typed else Pred("add", (name,)))
+                self.properties(clause[m.end():], name, ctx, result, asked=None, combo=typed == "combo")
+                return name
+        if DELETE.search(flat):
+            return self.deletion(clause, flat, items, kitchen, target, result)
+        swap = self.swap(clause, flat, items, kitchen, target, result)
+        if swap:
+            return target
+        if items and EDIT.search(flat):
+            tokens = tokenize(clause)
+            item_spans = {i for m in mentions if m.kind == "item" for i in range(m.start, m.end)}
+            rest = " ".join(tok for i, tok in enumerate(tokens) if i not in item_spans)
+            priced = re.search(r"\$|\bdollars?\b|\b(costs?|price|priced|charge)\b", clause.lower())
+            if cents(rest, bare_is_price=bool(priced)) is not None or CALORIES.search(rest) \
+                    or self.category(rest.split(" is ", 1)[-1], False):
+                self.properties(rest, items[0], ctx, result, asked="price" if priced else None, edit=True)
+                return target
+        if items and kitchen and re.search(r"\b(add|put|include)\b", flat):
+            item = items[-1]
+            prop = Const("popular") if POPULAR.search(flat) or "popular" in flat else Const("ingredient")
+            for name in kitchen:
+                preds.append(Pred("add", (item, prop, name)))
+            return target
+        if items and len(items) >= 2 and re.search(r"\b(add|put|include)\b", flat):
+            combo = items[-1]
+            for name, count in self.contents(clause[: clause.lower().rfind(" to ")], result):
+                preds.append(Pred("add", (combo, Const("contains"), (name, count))))
+            return target
+        if target:
+            self.properties(clause, target, ctx, result, asked=ctx.ask_topic if ctx.ask_target == target else None)
+        return target
+
+    def unknown_stock_name(self, flat: str, result: ManagerParse) -> list[str]:
+        """'we are out of unicorn meat' -> the name as said (the bot says it is not on the menu)."""
+        m = re.search(r"\b(?:out of|no more|short on|low on|any)\s+(.+)$", flat) or \
+            re.match(r"^(?:the\s+)?(.+?)\s+(?:is|are)\s+(?:out|gone|finished|sold out)", flat)
+        if not m:
+            return []
+        names = []
+        for chunk in re.split(r"\band\b|,", m.group(1)):
+            words = [w for w in chunk.split() if w not in FILLER]
+            phrase = " ".join(words)
+            if not phrase:
+                continue
+            close = self.known(phrase, "topping", result) or self.known(phrase, "item", result) or new_name(phrase)
+            if close:
+                names.append(close)
+        return names
+
+    def deletion(self, clause: str, flat: str, items: list[str], kitchen: list[str], target: str | None,
+                 result: ManagerParse) -> str | None:
+        preds = result.preds
+        m = re.search(r"\bfrom\b(?! the menu)(.+)$", flat)
+        owner = None
+        if m:
+            owners = find_mentions(self.menu, tokenize(m.group(1)))
+            owner = next((o.name for o in owners if o.kind == "item"), None)
+        if owner is None and target and re.search(r"\bfrom (it|this|that)\b", flat):
+            owner = target
+        if owner:
+            kind = Const("popular") if "popular" in flat else None
+            if "popular" in flat and re.search(r"\b(all|the) popular\b", flat) and not kitchen:
+                preds.append(Pred("delete", (owner, Const("popular"))))
+                return target
+            for name in kitchen:
+                preds.append(Pred("delete", (owner, kind or Const("ingredient"), name)))
+            for name in (i for i in items if i != owner):
+                preds.append(Pred("delete", (owner, Const("contains"), (name, 1))))
+            return target
+        names = items or kitchen
+        if not names:
+            m = re.search(r"\b(?:delete|remove|discontinue|drop|get rid of|take)\s+(?:the\s+)?(.+?)"
+                          r"(?:\s+(?:off|from)\b.*)?$", flat)
+            name = new_name(m.group(1)) if m else None
+            if name:
+                preds.append(Pred("delete", (self.known(name, "item", result) or name,)))
+            return target
+        preds += [Pred("delete", (name,)) for name in names]
+        return target
+
+    def swap(self, clause: str, flat: str, items: list[str], kitchen: list[str], target: str | None,
+             result: ManagerParse) -> bool:
+        """'replace lettuce with onions in the <dish>', 'use onions instead of lettuce'."""
+        if not SWAP.search(flat):
+            return False
+        owner = items[-1] if items else target
+        names = kitchen if len(kitchen) >= 2 else [i for i in items if i != owner]
+        if owner is None or len(names) < 2:
+            return False
+        prop = Const("ingredient") if len(kitchen) >= 2 else Const("contains")
+        old, new = names[0], names[1]
+        if "instead of" in flat or re.search(r"\b(use|put)\b", flat):
+            old, new = new, old
+        pair = (old, new) if prop == "ingredient" else ((old, 1), (new, 1))
+        result.preds.append(Pred("edit", (owner, prop, *pair)))
+        return True
+
+    def properties(self, text: str, name: str, ctx: ManagerContext, result: ManagerParse, asked: str | None,
+                   edit: bool = False, combo: bool = False) -> None:
+        """Prices, calories, category, ingredients, popular toppings, contents told for `name`."""
+        preds = result.preds
+        verb = "edit" if edit else "add"
+        folded = fold(text)
+        calories = CALORIES.search(folded)
+        if calories:
+            value = int(float(calories.group(1) or calories.group(2)))
+            preds.append(Pred(verb, (name, Const("calories"), value)))
+            folded = folded[:calories.start()] + " " + folded[calories.end():]
+        elif asked == "calories":
+            m = re.search(r"-?\d+", folded)
+            if m:
+                preds.append(Pred(verb, (name, Const("calories"), int(m.group()))))
+                return
+        price = cents(folded, bare_is_price=asked == "price")
+        if price is not None:
+            preds.append(Pred(verb, (name, Const("price"), price)))
+            folded = MONEY.sub(" ", folded)
+        category = self.category(re.split(r"\bwith\b|\bpeople\b|\bpopular\b", folded)[0], asked == "category")
+        if category and (asked == "category" or re.search(r"\b(its|it is|is|a|an|category)\b", folded)):
+            preds.append(Pred("edit" if edit else "add", (name, Const("category"), category)))
+        if edit:
+            return
+        popular = POPULAR.search(folded)
+        contents_at = CONTENTS.search(folded[: popular.start()] if popular else folded)
+        if popular:
+            listed = folded[popular.end():]
+            if re.fullmatch(r"\W*(none|nothing|no)\W*", listed):
+                preds.append(Pred("add", (name, Const("popular"), Const("none"))))
+            for topping in self.names_in(listed, result, "topping"):
+                preds.append(Pred("add", (name, Const("popular"), topping)))
+        end = popular.start() if popular else len(folded)
+        combo = combo or ctx.build_type == "combo" or asked == "contains"
+        if contents_at or asked in ("ingredient", "popular", "contains"):
+            start = contents_at.end() if contents_at else 0
+            listed = re.sub(r"-?\d+\s*(cal\w*)?|\$", " ", folded[start:end]) if not combo else folded[start:end]
+            if not normalize(listed):
+                return
+            if combo:
+                for item, count in self.contents(listed, result):
+                    preds.append(Pred("add", (name, Const("contains"), (item, count))))
+            else:
+                prop = "popular" if asked == "popular" and not contents_at else "ingredient"
+                for topping in self.names_in(listed, result, "topping"):
+                    preds.append(Pred("add", (name, Const(prop), topping)))
