@@ -58,3 +58,26 @@ CUSTOMER = {
     "quit": "quit: the customer leaves",
     "irrelevant": "irrelevant: nothing the bot can act on",
 }
+
+PROPERTIES = ("category", "price", "calories", "ingredient", "popular", "contains")
+ITEM_TYPES = ("dish", "combo", "ingredient")
+
+# The manager vocabulary: the paper's administrator predicates plus the answers to the bot's own
+# questions (accept, decline), save (apply the pending menu changes now) and cancel.
+MANAGER = {
+    "runout": "runout(Food): Food (an ingredient, sauce, dish or combo) is out of stock",
+    "restore": "restore(Food): Food is back in stock",
+    "add": "add(Type, Name): a new dish|combo|ingredient; add(Name): something new, type not said; "
+    "add(Name, Property, Value): Name gets Value for Property (category a category, price cents, calories, "
+    "ingredient a name, popular a topping or none, contains (Item, Count))",
+    "edit": "edit(Name, Property, Value): price|calories|category becomes Value; "
+    "edit(Name, Property, Old, New): New instead of Old (ingredient, popular, contains)",
+    "delete": "delete(Name): off the menu; delete(Name, Property, Value): remove one value; "
+    "delete(Name, Property): remove every value (popular)",
+    "save": "save: apply the pending menu changes now",
+    "cancel": "cancel: abandon the item being added",
+    "accept": "accept: yes to the bot's last question",
+    "decline": "decline: no to the bot's last question (for popular toppings: none)",
+    "quit": "quit: the manager leaves; pending menu changes are applied",
+    "irrelevant": "irrelevant: nothing the bot can act on",
+}

@@ -1,4 +1,4 @@
-"""The customer chat as a user runs it: a real `automanager` process with piped stdin."""
+"""The chats as a user runs them: real `automanager` processes with piped stdin."""
 
 from __future__ import annotations
 
@@ -78,7 +78,7 @@ def test_slash_commands(tmp_path):
 def test_help_lists_the_commands():
     result = CliRunner().invoke(app, ["--help"])
     assert result.exit_code == 0
-    for command in ("customer", "kb"):
+    for command in ("customer", "manager", "state", "kb"):
         assert command in result.output
 
 
@@ -87,3 +87,65 @@ def test_ci_runs_the_readme_test_command_verbatim():
     blocks = re.findall(r"```bash\n(.+?)\n```", readme)
     assert len(blocks) >= 2 and "pytest" in blocks[1]
     assert blocks[1] in (REPO / ".ci" / "run").read_text(encoding="utf-8")
+
+
+def test_a_runout_in_the_manager_process_reaches_the_customer_process_at_its_next_turn(tmp_path):
+    env = {**os.environ, "AUTOMANAGER_HOME": str(tmp_path)}
+    customer = subprocess.Popen([sys.executable, "-m", "automanager", "customer", "--json"], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+
+    def say(line):
+        customer.stdin.write(line + "\n")
+        customer.stdin.flush()
+        return json.loads(customer.stdout.readline())
+
+    try:
+        assert say("a pepsi")["order"] == [{"item": "Pepsi®"}]
+        manager = run(["manager", "--json"], "we're out of seasoned beef\nbye\n", tmp_path)
+        assert manager.returncode == 0, manager.stderr
+        said = [json.loads(line) for line in manager.stdout.splitlines()]
+        assert said[0]["actions"]["stock"] == [["out", "Seasoned Beef"]]
+        refused = say("and a beef burrito")
+        assert "Seasoned Beef" in refused["reply"]
+        assert refused["order"] == [{"item": "Pepsi®"}]
+        run(["manager"], "seasoned beef is back\n", tmp_path)
+        assert [u["item"] for u in say("a beef burrito")["order"]] == ["Pepsi®", "Beef Burrito"]
+    finally:
+        customer.stdin.close()
+        customer.wait(timeout=60)
+    assert customer.returncode == 0
+    assert "Traceback" not in customer.stderr.read()
+
+
+def test_manager_slash_commands_and_state_commands(tmp_path):
+    result = run(["manager"], "we're out of tomatoes\nthe soft taco now costs $1.99\n/pending\n/stock\n/help\n"
+                 "/quit\n/history\n", tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "- edit Soft Taco: price $1.39 -> $1.99" in result.stdout  # /pending before the commit
+    assert "- Tomatoes (since" in result.stdout  # /stock
+    assert "Menu changes are applied together" in result.stdout  # /help
+    assert "Applied 1 change" in result.stdout  # /quit says bye, which applies the pending change
+    stock = json.loads(run(["state", "stock", "--json"], "", tmp_path).stdout)
+    assert [row["name"] for row in stock] == ["Tomatoes"]
+    history = json.loads(run(["state", "history", "--json"], "", tmp_path).stdout)
+    assert [(h["action"], h["item"], h["old"], h["new"]) for h in history] == [
+        ("edit", "Soft Taco", "139", "199"), ("runout", "Tomatoes", "in", "out")]
+    assert json.loads(run(["state", "pending", "--json"], "", tmp_path).stdout) == []
+
+    pending = run(["manager"], "take the bean burrito off the menu\n", tmp_path)  # ends without bye
+    assert pending.returncode == 0
+    listed = json.loads(run(["state", "pending", "--json"], "", tmp_path).stdout)
+    assert [row["change"] for row in listed] == ["delete Bean Burrito"]
+
+    refused = run(["state", "reset"], "", tmp_path)
+    assert refused.returncode == 1 and "--yes" in refused.stderr
+    assert run(["state", "reset", "--yes"], "", tmp_path).returncode == 0
+    assert json.loads(run(["state", "stock", "--json"], "", tmp_path).stdout) == []
+    assert json.loads(run(["state", "history", "--json"], "", tmp_path).stdout) == []
+
+
+def test_customer_session_cannot_be_resumed_as_manager(tmp_path):
+    first = run(["customer"], "a pepsi\n", tmp_path)
+    session = re.search(r"--resume (\w+)", first.stderr).group(1)
+    result = run(["manager", "--resume", session], "", tmp_path)
+    assert result.returncode == 2 and "customer session" in result.stderr

@@ -116,8 +116,11 @@ class CustomerParser:
         return result
 
     def find_unknown(self, tokens: list[str], mentions: list[Mention], result: Parse) -> None:
-        """Words after an ordering verb that match no menu name: corrected if close, else unknown."""
-        if mentions:
+        """Words after an ordering verb that match no menu name: corrected if close, else unknown.
+
+        Toppings alone ("can I have tomatoes") are an update; toppings inside an unknown name
+        ("a bean burrito" once it is off the menu) are not."""
+        if any(m.kind == "item" for m in mentions):
             return
         flat = " ".join(t for t in tokens if t.isalnum())
         m = re.search(r"\b(want|like|have|get|give me|order|take)\b (.+)$", flat) or \
@@ -128,6 +131,10 @@ class CustomerParser:
                  if w not in FILLER and not w.isdigit() and w not in NUMBER_WORDS]
         if all(w in SIZE_WORDS or w in STYLE_WORDS or w in ("size", "style") for w in words):
             return
+        covered = {tokens[i] for m in mentions for i in range(m.start, m.end)}
+        if not words or all(w in covered for w in words):
+            return
+        mentions.clear()
         phrase = " ".join(words)
         name = self.menu.closest(phrase, "item")
         if name:

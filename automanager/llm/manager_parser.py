@@ -260,17 +260,27 @@ class ManagerParser:
                     or self.category(rest.split(" is ", 1)[-1], False):
                 self.properties(rest, items[0], ctx, result, asked="price" if priced else None, edit=True)
                 return target
-        if items and kitchen and re.search(r"\b(add|put|include)\b", flat):
-            item = items[-1]
-            prop = Const("popular") if POPULAR.search(flat) or "popular" in flat else Const("ingredient")
-            for name in kitchen:
-                preds.append(Pred("add", (item, prop, name)))
+        m = re.search(r"\b(?:add|put|include)\s+(?P<what>.+?)\s+(?:to|on|in|into|for)\s+(?:the\s+)?(?P<owner>.+)$",
+                      flat)
+        if m and (items or kitchen):
+            owner = (self.whole_names(m.group("owner"), "item") or [new_name(m.group("owner"))])[0]
+            what = re.sub(r"\bas (a |an )?(popular )?(topping|ingredient|content)s?\b", " ", m.group("what"))
+            if owner in self.menu.names("combo"):
+                for name, count in self.contents(what, result):
+                    preds.append(Pred("add", (owner, Const("contains"), (name, count))))
+            elif owner:
+                prop = Const("popular") if POPULAR.search(flat) or "popular" in flat else Const("ingredient")
+                for name in self.names_in(what, result, "topping"):
+                    preds.append(Pred("add", (owner, prop, name)))
             return target
-        if items and len(items) >= 2 and re.search(r"\b(add|put|include)\b", flat):
-            combo = items[-1]
-            for name, count in self.contents(clause[: clause.lower().rfind(" to ")], result):
-                preds.append(Pred("add", (combo, Const("contains"), (name, count))))
-            return target
+        if not items and (price_words := re.search(r"\b(costs?|price|priced|calories)\b", flat)):
+            m = re.search(r"\b(?:price|calories|cost) of (?:the\s+)?(?P<n>.+?)\s+(?:to|is|at|should)\b", flat) or \
+                re.match(r"^(?:set |change |make )?(?:the\s+)?(?P<n>.+?)\s+(?:now\s+)?(?:costs?|is priced|has)\b", flat)
+            name = new_name(m.group("n")) if m else None
+            if name:
+                self.properties(flat, name, ctx, result, asked="price" if price_words.group(1) != "calories" else None,
+                                edit=True)
+                return target
         if target:
             self.properties(clause, target, ctx, result, asked=ctx.ask_topic if ctx.ask_target == target else None)
         return target

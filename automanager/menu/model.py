@@ -17,6 +17,7 @@ from ..reasoner import Atoms, Reasoner
 ITEM_KINDS = ("dish", "combo")
 TOPPING_KINDS = ("ingredient", "sauce")
 LEXICAL_FLOOR = 0.82  # below this difflib ratio a name is not guessed
+WORD_FLOOR = 0.7  # ... nor when one of its words is this far from the name's word
 
 
 @dataclass
@@ -105,7 +106,16 @@ class Menu:
         if wanted in candidates:
             return candidates[wanted]
         match = difflib.get_close_matches(wanted, candidates, n=1, cutoff=LEXICAL_FLOOR)
-        return candidates[match[0]] if match else None
+        if not match or not words_alike(wanted, match[0]):
+            return None
+        return candidates[match[0]]
+
+
+def words_alike(said: str, name: str) -> bool:
+    """A misspelling changes letters within words ('crunchy tako'), not a whole word: 'bean
+    burrito' is not a 'beef burrito'."""
+    a, b = said.split(), name.split()
+    return len(a) != len(b) or all(difflib.SequenceMatcher(None, x, y).ratio() >= WORD_FLOOR for x, y in zip(a, b))
 
 
 @lru_cache(maxsize=16)

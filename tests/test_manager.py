@@ -1,0 +1,239 @@
+"""The manager chat and the collaboration: stock reaching customers, staged menu edits applied
+as one new version, validation with reasons, the audit log."""
+
+from __future__ import annotations
+
+import pytest
+
+from automanager.menu.commit import CommitError, next_version_text
+from automanager.menu.model import Menu
+from automanager.star import CustomerChat, ManagerChat
+from automanager.store import Home
+
+
+@pytest.fixture
+def home(tmp_path):
+    return Home(tmp_path / "state")
+
+
+def manage(home, *lines):
+    chat = ManagerChat(home)
+    return chat, [chat.turn(line) for line in lines]
+
+
+def kb_fact(home, predicate, *args, version=None):
+    """Does the menu of `version` (default: the newest) hold predicate(args...)?"""
+    menu = Menu.load(home.menu_files(home.latest_version() if version is None else version))
+    return tuple(args) in menu.facts.get(predicate, [])
+
+
+def price_of(home, item, version=None):
+    menu = Menu.load(home.menu_files(home.latest_version() if version is None else version))
+    return dict(menu.facts["original_price"])[item]
+
+
+def checkout(customer):
+    """Say 'that's all', then 'no' to each question, until the bot states the total."""
+    turn = customer.turn("that's all")
+    for _ in range(6):
+        if "total" in turn.actions:
+            return turn.actions["total"][0][0]
+        turn = customer.turn("no")
+    raise AssertionError("the bot never stated a total")
+
+
+def test_paper_administrator_sample(home):
+    chat, (first, second) = manage(home, "We have no more slow-roasted chicken.", "The tomatoes are out of stock now.")
+    assert first.parsed == ["runout('Slow-Roasted Chicken')"]
+    assert first.reply.startswith("Understood, we're running short on Slow-Roasted Chicken.")
+    assert second.parsed == ["runout('Tomatoes')"]
+    assert second.reply.startswith("Understood, we're running short on Tomatoes.")
+    assert home.stock_out() == ["Slow-Roasted Chicken", "Tomatoes"]
+    # the confirmation counts the dishes the runout takes off, from the KB
+    menu = Menu.load(home.menu_files(0))
+    with_tomatoes = {d for d, i in menu.facts["included_ingredient"] if i == "Tomatoes"}
+    assert f"takes {len(with_tomatoes)} dishes off" in second.reply
+    assert [h["action"] for h in home.history()] == ["runout", "runout"]
+
+
+def test_several_stock_changes_in_one_sentence_and_restore(home):
+    _, turns = manage(home, "we're out of tomatoes and lettuce", "the tomatoes are back in stock")
+    assert turns[0].parsed == ["runout('Tomatoes')", "runout('Iceberg Lettuce')"]
+    assert "Tomatoes" in turns[1].reply and "back in stock" in turns[1].reply
+    assert home.stock_out() == ["Iceberg Lettuce"]
+
+
+def test_runout_reaches_the_customer_at_the_next_turn(home):
+    customer = CustomerChat(home)
+    assert "Got it" in customer.turn("a pepsi").reply
+    manage(home, "we ran out of seasoned beef")
+    refused = customer.turn("and a beef burrito")
+    assert "Seasoned Beef" in refused.reply
+    assert [u["item"] for u in customer.order()] == ["Pepsi®"]
+    manage(home, "seasoned beef is back")
+    assert "Beef Burrito" in customer.turn("a beef burrito").reply
+    assert [u["item"] for u in customer.order()] == ["Pepsi®", "Beef Burrito"]
+
+
+def test_new_dish_piecemeal_then_ordered_by_a_new_customer_at_its_price(home):
+    chat, turns = manage(home, "Add a new dish called Grilled Beef Taco", "it's a taco", "$3.49",
+                         "beef, lettuce and cheese", "about 450 calories", "people like it with guacamole")
+    asked = [t.actions.get("ask", [[None, None]])[0][1] for t in turns]
+    assert asked == ["category", "price", "ingredient", "calories", "popular", None]
+    assert "Added Grilled Beef Taco as a new dish" in turns[-1].reply
+    assert home.latest_version() == 0  # staged, not applied yet
+    assert "add dish Grilled Beef Taco" in turns[-1].pending
+
+    early = CustomerChat(home)  # a customer who arrived before the change
+    bye = chat.turn("bye")
+    assert "Applied 1 change" in bye.reply and chat.ended
+    assert home.latest_version() == 1
+    assert kb_fact(home, "included_ingredient", "Grilled Beef Taco", "Iceberg Lettuce")
+    assert kb_fact(home, "popular_topping", "Grilled Beef Taco", "Guacamole")
+    assert kb_fact(home, "category", "Grilled Beef Taco", "taco")
+
+    # keeps the menu it started with (the new name is read as the nearest old dish or refused)
+    assert early.menu_version == 0 and "Grilled Beef Taco" not in early.turn("a grilled beef taco").reply
+    customer = CustomerChat(home)
+    customer.turn("two grilled beef tacos")
+    assert checkout(customer) == 2 * 349
+    assert [u["item"] for u in customer.order()] == ["Grilled Beef Taco"] * 2
+
+
+def test_new_dish_all_at_once_edit_and_delete_reach_new_customers(home):
+    chat, turns = manage(
+        home,
+        "Add a new dish called Grilled Beef Taco, a taco for $3.49 with seasoned beef, lettuce and cheese, "
+        "450 calories, people like it with guacamole",
+        "the soft taco now costs $1.99",
+        "take the bean burrito off the menu",
+        "save")
+    assert "Added Grilled Beef Taco as a new dish" in turns[0].reply and "ask" not in turns[0].actions
+    assert "from $1.39 to $1.99" in turns[1].reply
+    assert "Applied 3 changes" in turns[3].reply
+    assert price_of(home, "Soft Taco") == 199 and price_of(home, "Grilled Beef Taco") == 349
+    assert not kb_fact(home, "dish", "Bean Burrito")
+    assert price_of(home, "Soft Taco", version=0) == 139  # the old version stays for old sessions
+
+    customer = CustomerChat(home)
+    assert "isn't on our menu" in customer.turn("a bean burrito").reply
+    customer.turn("a soft taco and a grilled beef taco")
+    assert checkout(customer) == 199 + 349
+    history = home.history()
+    assert {(h["action"], h["item"], h["property"], h["old"], h["new"]) for h in history} >= {
+        ("edit", "Soft Taco", "price", "139", "199"), ("delete", "Bean Burrito", "item", None, None),
+        ("add", "Grilled Beef Taco", "dish", None, None)}
+    assert all(h["version"] == 1 for h in history)
+
+
+def test_customer_mid_order_keeps_its_menu_version(home):
+    customer = CustomerChat(home)
+    customer.turn("a soft taco")
+    manage(home, "the soft taco now costs $2.49", "bye")
+    assert checkout(customer) == 139
+    resumed = CustomerChat(home, customer.session_id)
+    assert resumed.menu_version == 0
+
+
+def test_ingredient_swap_combo_and_new_ingredient(home):
+    chat, turns = manage(
+        home,
+        "replace lettuce with onions in the crunchy taco",
+        "add ingredient Pickled Radish",
+        "add a combo called Taco Duo Box for $7.99 with two crunchy tacos and a drink, 900 calories",
+        "bye")
+    assert "changes from Iceberg Lettuce to Onions" in turns[0].reply
+    assert "Added Pickled Radish as a new ingredient" in turns[1].reply
+    assert "Added Taco Duo Box as a new combo" in turns[2].reply
+    assert kb_fact(home, "included_ingredient", "Crunchy Taco", "Onions")
+    assert not kb_fact(home, "included_ingredient", "Crunchy Taco", "Iceberg Lettuce")
+    assert kb_fact(home, "ingredient", "Pickled Radish")
+    assert kb_fact(home, "combo_count", "Taco Duo Box", "Crunchy Taco", 2)
+    assert kb_fact(home, "combo_contain", "Taco Duo Box", "Drink")
+    customer = CustomerChat(home)
+    turn = customer.turn("a taco duo box")
+    assert [u["item"] for u in customer.order()] == ["Taco Duo Box"]
+    assert "Got it" in turn.reply
+
+
+def test_unknown_ingredient_is_offered_then_added(home):
+    chat, turns = manage(home, "add a new dish called Radish Taco", "a taco", "$2.00", "radish slices and cheese")
+    assert turns[-1].actions["ask"] == [("Radish Slices", "new_ingredient")]
+    yes = chat.turn("yes")
+    assert "Added Radish Slices as a new ingredient" in yes.reply
+    chat.turn("250 calories")
+    chat.turn("none")
+    chat.turn("bye")
+    assert kb_fact(home, "ingredient", "Radish Slices")
+    assert kb_fact(home, "included_ingredient", "Radish Taco", "Radish Slices")
+    assert not any(row[0] == "Radish Taco" for row in Menu.load(home.menu_files(1)).facts.get("popular_topping", []))
+
+
+def test_cancel_abandons_the_item_being_built(home):
+    chat, turns = manage(home, "add a new dish called Half Taco", "a taco", "cancel", "bye")
+    assert "Cancelled: Half Taco" in turns[2].reply
+    assert home.latest_version() == 0 and chat.staged() == []
+
+
+def test_quitting_mid_build_says_what_was_missing(home):
+    _, turns = manage(home, "add a new dish called Half Taco", "a taco", "bye")
+    assert "I did not add Half Taco: its price was still missing" in turns[-1].reply
+    assert home.latest_version() == 0
+
+
+@pytest.mark.parametrize("lines, reason", [
+    (["the big mac now costs $3.00"], "Big Mac is not on the menu"),
+    (["delete the big mac"], "Big Mac is not on the menu"),
+    (["add a new dish called Soft Taco"], "Soft Taco is already on the menu"),
+    (["the soft taco now costs 0 dollars"], "$0.00 is not a valid price"),
+    (["the soft taco now costs -2 dollars"], "-$2.00 is not a valid price"),
+    (["the soft taco now costs $500"], "$500.00 is over the most an item may cost ($50.00)"),
+    (["set the calories of the soft taco to 90000"], "90000 calories is over the limit"),
+    (["onions are back"], "Onions was not out of stock"),
+    (["we're out of unicorn meat"], "Unicorn Meat is not on the menu"),
+    (["add a new dish called Wrap Thing", "it's a wrap"], "'wrap' is not a category we have"),
+    (["add a new dish called Wrap Thing", "a taco", "2 dollars", "cheese", "120 calories", "chocolate sauce"],
+     "Chocolate Sauce is not a topping"),
+    (["take the crunchy taco off the menu"], "Crunchy Taco is part of"),
+    (["delete tomatoes"], "Tomatoes is in"),
+    (["remove guacamole from the crunchy taco"], "Crunchy Taco does not have Guacamole"),
+    (["add seasoned beef to the crunchy taco"], "Crunchy Taco already has Seasoned Beef"),
+    (["the soft taco now costs $1.39"], "The price of Soft Taco is already $1.39"),
+    (["add unicorn meat to the crunchy taco", "no"], "I won't add Unicorn Meat"),
+])
+def test_bad_values_get_a_reason_and_change_nothing(home, lines, reason):
+    before = home.latest_version()
+    chat, turns = manage(home, *lines)
+    replies = " ".join(t.reply for t in turns)
+    assert reason in replies
+    if "popular" not in turns[-1].actions.get("ask", [[None, None]])[0][1:]:
+        bye = chat.turn("bye")
+        assert "Applied" not in bye.reply
+    assert home.latest_version() == before
+    assert home.history() == [] or all(h["action"] in ("runout", "restore") for h in home.history())
+    assert home.stock_out() == []
+
+
+def test_commit_refuses_a_menu_that_breaks_the_integrity_rules(home):
+    # a staged dish without a price would break the menu: the check after applying refuses it
+    staged = ['effect((1,0),create,"Nameless Taco",dish)', 'effect((1,0),set,"Nameless Taco",category,"taco")']
+    with pytest.raises(CommitError, match="Nameless Taco has no price"):
+        next_version_text(home.menu_files(0), staged)
+
+
+def test_two_managers_commit_on_top_of_each_other(home):
+    first, second = ManagerChat(home), ManagerChat(home)
+    first.turn("the soft taco now costs $1.99")
+    second.turn("take the bean burrito off the menu")
+    first.turn("save")
+    second.turn("save")
+    assert home.latest_version() == 2
+    assert price_of(home, "Soft Taco") == 199 and not kb_fact(home, "dish", "Bean Burrito")
+
+
+def test_resumed_manager_session_keeps_its_pending_changes(home):
+    chat, _ = manage(home, "the soft taco now costs $1.99")
+    again = ManagerChat(home, chat.session_id)
+    assert again.staged() == [("edit", "Soft Taco", "price", 139, 199)]
+    again.turn("bye")
+    assert price_of(home, "Soft Taco") == 199

@@ -1,0 +1,74 @@
+"""The offline manager parser: sentences -> administrator predicates (before any reasoning)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from automanager import paths
+from automanager.bots.admin import PROGRAM
+from automanager.llm.manager_parser import ManagerContext, ManagerParser
+from automanager.menu.model import Menu
+from automanager.vocab import MANAGER
+
+
+@pytest.fixture(scope="module")
+def parser():
+    return ManagerParser(Menu.load(paths.kb_files()))
+
+
+def asked(question, name="Grilled Beef Taco", kind="dish"):
+    return ManagerContext(building=name, build_type=kind, ask_target=name, ask_topic=question)
+
+
+@pytest.mark.parametrize("text, ctx, expected", [
+    ("We have no more slow-roasted chicken.", None, ["runout('Slow-Roasted Chicken')"]),
+    ("we're out of tomatoes and lettuce", None, ["runout('Tomatoes')", "runout('Iceberg Lettuce')"]),
+    ("we ran out of tomatos", None, ["runout('Tomatoes')"]),  # misspelled: corrected against the KB
+    ("we ran out of unicorn meat", None, ["runout('Unicorn Meat')"]),  # not read as the meat it mentions
+    ("tomatoes are back in stock", None, ["restore('Tomatoes')"]),
+    ("Add a new dish called Grilled Beef Taco", None, ["add(dish, 'Grilled Beef Taco')"]),
+    ("add Grilled Beef Taco", None, ["add('Grilled Beef Taco')"]),
+    ("add ingredient Pickled Onions", None, ["add(ingredient, 'Pickled Onions')"]),
+    ("a dish", asked("type", kind="unknown"), ["add(dish, 'Grilled Beef Taco')"]),
+    ("it's a taco", asked("category"), ["add('Grilled Beef Taco', category, 'taco')"]),
+    ("$3.49", asked("price"), ["add('Grilled Beef Taco', price, 349)"]),
+    ("3.49", asked("price"), ["add('Grilled Beef Taco', price, 349)"]),
+    ("beef, unicorn meat and cheese", asked("ingredient"),
+     ["add('Grilled Beef Taco', ingredient, 'Seasoned Beef')", "add('Grilled Beef Taco', ingredient, 'Unicorn Meat')",
+      "add('Grilled Beef Taco', ingredient, 'Cheddar Cheese')"]),
+    ("about 450 calories", asked("calories"), ["add('Grilled Beef Taco', calories, 450)"]),
+    ("450", asked("calories"), ["add('Grilled Beef Taco', calories, 450)"]),
+    ("people like it with guacamole", asked("popular"), ["add('Grilled Beef Taco', popular, 'Guacamole')"]),
+    ("none", asked("popular"), ["decline"]),
+    ("add a combo called Taco Duo Box for $7.99 with two crunchy tacos and a drink, 900 calories", None,
+     ["add(combo, 'Taco Duo Box')", "add('Taco Duo Box', calories, 900)", "add('Taco Duo Box', price, 799)",
+      "add('Taco Duo Box', contains, ('Crunchy Taco', 2))", "add('Taco Duo Box', contains, ('Drink', 1))"]),
+    ("change the price of the Crunchy Taco to $2.19", None, ["edit('Crunchy Taco', price, 219)"]),
+    ("the soft taco now costs 1.99", None, ["edit('Soft Taco', price, 199)"]),
+    ("set the calories of the bean burrito to 400", None, ["edit('Bean Burrito', calories, 400)"]),
+    ("the big mac now costs $3.00", None, ["edit('Big Mac', price, 300)"]),
+    ("replace lettuce with onions in the crunchy taco", None,
+     ["edit('Crunchy Taco', ingredient, 'Iceberg Lettuce', 'Onions')"]),
+    ("use onions instead of lettuce in the crunchy taco", None,
+     ["edit('Crunchy Taco', ingredient, 'Iceberg Lettuce', 'Onions')"]),
+    ("add guacamole to the crunchy taco", None, ["add('Crunchy Taco', ingredient, 'Guacamole')"]),
+    ("add unicorn meat to the crunchy taco", None, ["add('Crunchy Taco', ingredient, 'Unicorn Meat')"]),
+    ("remove lettuce from the crunchy taco", None, ["delete('Crunchy Taco', ingredient, 'Iceberg Lettuce')"]),
+    ("take the Beefy 5-Layer Burrito off the menu", None, ["delete('Beefy 5-Layer Burrito')"]),
+    ("remove the big mac from the menu", None, ["delete('Big Mac')"]),
+    ("save the changes", None, ["save"]),
+    ("bye", None, ["quit"]),
+    ("cancel", None, ["cancel"]),
+    ("yes", None, ["accept"]),
+    ("what a lovely day", None, ["irrelevant"]),
+])
+def test_parse(parser, text, ctx, expected):
+    assert [str(p) for p in parser.parse(text, ctx).preds] == expected
+
+
+def test_the_vocabulary_is_the_one_the_ckt_reads():
+    """Every predicate the parser may emit has a new_* rule in admin.lp, and nothing else does."""
+    handled = set(re.findall(r"\bnew_(\w+)\(", PROGRAM.read_text(encoding="utf-8")))
+    assert handled == set(MANAGER)
