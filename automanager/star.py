@@ -179,7 +179,7 @@ class ManagerChat(Chat):
         for change, name in decision.actions.get("stock", []):
             self.home.set_stock(name, change == "out", self.session_id)
         note = self.commit() if "commit" in decision.actions else ""
-        return Turn(text=text, reply=self.templates.render(decision.actions, note),
+        return Turn(text=text, reply=self.templates.render(decision.actions, note, parse.hint),
                     parsed=[str(p) for p in parse.preds], actions=decision.actions, corrected=parse.corrected, pending=[describe(*row) for row in self.staged()],
                     timings={"parse_ms": timed(start) - reasoning_ms, "reasoning_ms": reasoning_ms})
 

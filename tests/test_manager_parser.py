@@ -72,3 +72,14 @@ def test_the_vocabulary_is_the_one_the_ckt_reads():
     """Every predicate the parser may emit has a new_* rule in admin.lp, and nothing else does."""
     handled = set(re.findall(r"\bnew_(\w+)\(", PROGRAM.read_text(encoding="utf-8")))
     assert handled == set(MANAGER)
+
+
+def test_a_new_item_without_a_name_is_asked_for(parser):
+    parse = parser.parse("add a new combo")
+    assert [str(p) for p in parse.preds] == ["irrelevant"]
+    assert "What is the new combo called?" in parse.hint
+
+
+def test_an_edit_of_another_item_is_not_read_as_an_answer(parser):
+    parse = parser.parse("change the price of the soft taco to three dollars", asked("category"))
+    assert [str(p) for p in parse.preds] == ["edit('Soft Taco', price, 300)"]

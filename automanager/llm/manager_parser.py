@@ -75,6 +75,7 @@ class ManagerParse:
     preds: list[Pred]
     unknown: list[str] = field(default_factory=list)
     corrected: list[tuple[str, str]] = field(default_factory=list)
+    hint: str = ""  # what to say when the sentence was almost understood
 
 
 def new_name(raw: str) -> str | None:
@@ -102,6 +103,13 @@ def cents(text: str, bare_is_price: bool = False) -> int | None:
         else:
             return int(m.group(5))
         return round(value * 100)
+    words = re.search(r"\b([a-z]+(?: [a-z]+)?) (?:dollars?|bucks)\b", text)
+    if words:
+        tokens = words.group(1).split()
+        for start in range(len(tokens)):
+            got = number_at(tokens, start)
+            if got and start + got[1] == len(tokens):
+                return got[0] * 100
     if bare_is_price:
         m = re.search(r"-?\d+(?:\.\d{1,2})?", text)
         if m:
@@ -240,6 +248,10 @@ class ManagerParser:
         if m and not (items and re.search(r"\b(to|on|in|for)\b", flat) and not m.group("type")):
             name = new_name(m.group("name"))
             typed = TYPE_WORDS.get((m.group("type") or "").lower())
+            if name and (fold(name) in TYPE_WORDS or fold(name) in ("one", "thing", "something")):
+                kind = TYPE_WORDS.get(fold(name)) or typed or "dish"
+                result.hint = f"What is the new {kind} called? Say \"add a new {kind} called ...\"."
+                return target
             known = self.menu.lexicon.get(normalize(m.group("name")), {})
             if name and (known or not re.fullmatch(r"(it|them|this|that)", name, re.IGNORECASE)):
                 name = known.get("item") or known.get("topping") or name
@@ -281,7 +293,7 @@ class ManagerParser:
                 self.properties(flat, name, ctx, result, asked="price" if price_words.group(1) != "calories" else None,
                                 edit=True)
                 return target
-        if target:
+        if target and not items:
             self.properties(clause, target, ctx, result, asked=ctx.ask_topic if ctx.ask_target == target else None)
         return target
 

@@ -72,7 +72,7 @@ class ManagerTemplates:
                 "add, change or remove on the menu.")
 
 
-    def render(self, actions: Atoms, note: str = "") -> str:
+    def render(self, actions: Atoms, note: str = "", hint: str = "") -> str:
         """Confirmations and rejections in sentence order, then `note` (what was applied), then
         the question or the goodbye."""
         said = sorted([(args[0], len(args), "confirm", args[1:]) for args in actions.get("confirm", [])] +
@@ -84,6 +84,9 @@ class ManagerTemplates:
                 if not noted:
                     at = len(parts)
                 noted.setdefault(args[1], []).append(show_value(args[1], args[2]))
+                continue
+            if how == "confirm" and kind == "irrelevant" and hint:
+                parts.append(hint)
                 continue
             parts.append(self.confirmation(kind, args) if how == "confirm" else self.rejection(kind, args))
         if noted:
