@@ -293,7 +293,10 @@ class ManagerParser:
                 self.properties(flat, name, ctx, result, asked="price" if price_words.group(1) != "calories" else None,
                                 edit=True)
                 return target
-        if target and not items:
+        tokens = tokenize(clause)
+        named = [m for m in mentions if m.kind == "item"
+                 and self.category(" ".join(tokens[m.start:m.end]), False) is None]  # "a taco" names a kind
+        if target and not named:
             self.properties(clause, target, ctx, result, asked=ctx.ask_topic if ctx.ask_target == target else None)
         return target
 
