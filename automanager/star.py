@@ -22,6 +22,7 @@ from .llm.manager_parser import ManagerContext, ManagerParser
 from .llm.manager_templates import ManagerTemplates, describe
 from .menu.commit import CommitError, next_version_text
 from .menu.model import Menu
+from .names import NameMatcher
 from .reasoner import value
 from .store import Home, StateError
 
@@ -99,7 +100,7 @@ class CustomerChat(Chat):
     def load_menu(self) -> None:
         super().load_menu()
         self.assistant = Assistant(self.menu.files)
-        self.parser = CustomerParser(self.menu)
+        self.parser = CustomerParser(self.menu, NameMatcher(self.menu, self.home.root / "cache"))
         self.templates = CustomerTemplates(self.menu)
 
     def greeting(self) -> str:
@@ -138,7 +139,7 @@ class ManagerChat(Chat):
     def load_menu(self) -> None:
         super().load_menu()
         self.admin = Administrator(self.menu.files)
-        self.parser = ManagerParser(self.menu)
+        self.parser = ManagerParser(self.menu, NameMatcher(self.menu, self.home.root / "cache"))
         policy = {name: rows[0][0] for name, rows in self.menu.facts.items()
                   if name in ("max_item_price", "max_item_calories") and rows}
         self.templates = ManagerTemplates(self.menu.categories, policy.get("max_item_price", 0),

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from ..menu.model import Menu
+from ..names import NameMatcher
 from ..reasoner import Const
 from ..vocab import Pred
 from .text import ACCEPT, DECLINE, NUMBER_WORDS, Mention, find_mentions, number_at, tokenize
@@ -75,12 +76,13 @@ class Context:
 class Parse:
     preds: list[Pred]
     unknown: list[str]  # phrases that looked like menu names and are not on the menu
-    corrected: list[tuple[str, str]]  # (what was said, the menu name it was read as)
+    corrected: list[tuple[str, str, str]]  # (what was said, the menu name it was read as, how)
 
 
 class CustomerParser:
-    def __init__(self, menu: Menu):
+    def __init__(self, menu: Menu, names: NameMatcher | None = None):
         self.menu = menu
+        self.names = names or NameMatcher(menu)
 
     def parse(self, text: str, ctx: Context | None = None) -> Parse:
         ctx = ctx or Context()
@@ -136,9 +138,10 @@ class CustomerParser:
             return
         mentions.clear()
         phrase = " ".join(words)
-        name = self.menu.closest(phrase, "item")
-        if name:
-            result.corrected.append((phrase, name))
+        match = self.names.match(phrase, "item")
+        if match:
+            name = match.name
+            result.corrected.append((phrase, name, match.how))
             start = tokens.index(words[0]) if words[0] in tokens else 0
             mentions.append(Mention(start, start + len(words), "item", name, {"item": name}))
         else:

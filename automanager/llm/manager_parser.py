@@ -5,7 +5,8 @@ costs $1.99", "replace lettuce with onions in the <dish>", "take the <dish> off 
 new items given at once or piecemeal ("add a new dish called Grilled Beef Taco, a
 taco for $3.49 with beef and cheese, 450 calories, people like it with guacamole"), and the
 short answers to the bot's own questions, read with the question as `ManagerContext`.
-Known names come from the KB lexicon (close spellings corrected); a new name is taken as said.
+Known names come from the KB lexicon (misspellings corrected by `names.NameMatcher`); a new name
+is taken as said.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import string
 from dataclasses import dataclass, field
 
 from ..menu.model import Menu
+from ..names import NameMatcher
 from ..normalize import normalize
 from ..reasoner import Const
 from ..vocab import Pred
@@ -74,7 +76,7 @@ class ManagerContext:
 class ManagerParse:
     preds: list[Pred]
     unknown: list[str] = field(default_factory=list)
-    corrected: list[tuple[str, str]] = field(default_factory=list)
+    corrected: list[tuple[str, str, str]] = field(default_factory=list)  # (said, KB name, how)
     hint: str = ""  # what to say when the sentence was almost understood
 
 
@@ -118,8 +120,9 @@ def cents(text: str, bare_is_price: bool = False) -> int | None:
 
 
 class ManagerParser:
-    def __init__(self, menu: Menu):
+    def __init__(self, menu: Menu, names: NameMatcher | None = None):
         self.menu = menu
+        self.names = names or NameMatcher(menu)
         self.categories = {normalize(c): c for c in menu.categories}
         self.groups = {normalize(g): g for g in menu.groups}
 
@@ -149,14 +152,11 @@ class ManagerParser:
 
     # -- names ---------------------------------------------------------------------------------
     def known(self, phrase: str, kind: str, result: ManagerParse) -> str | None:
-        """The KB name a phrase means (exactly, by alias, or a close spelling), else None."""
-        entry = self.menu.lexicon.get(normalize(phrase))
-        if entry and kind in entry:
-            return entry[kind]
-        name = self.menu.closest(phrase, kind)
-        if name and normalize(name) != normalize(phrase):
-            result.corrected.append((phrase, name))
-        return name
+        """The KB name a phrase means (exactly, by alias, a close spelling or embeddings), else None."""
+        match = self.names.match(phrase, kind)
+        if match and match.how in ("lexical", "embedding"):
+            result.corrected.append((phrase, match.name, match.how))
+        return match.name if match else None
 
     def names_in(self, text: str, result: ManagerParse, kind: str) -> list[str]:
         """Every name of `kind` (item | topping) in a list such as 'beef, rice and cheese'; an

@@ -6,7 +6,6 @@ menu is made by the ASP programs.
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -16,8 +15,6 @@ from ..reasoner import Atoms, Reasoner
 
 ITEM_KINDS = ("dish", "combo")
 TOPPING_KINDS = ("ingredient", "sauce")
-LEXICAL_FLOOR = 0.82  # below this difflib ratio a name is not guessed
-WORD_FLOOR = 0.7  # ... nor when one of its words is this far from the name's word
 
 
 @dataclass
@@ -96,26 +93,6 @@ class Menu:
         for said, name in self.facts.get("alias", []):
             put(said, "item" if name in self.items else "topping", name)
         return table
-
-    def closest(self, phrase: str, kind: str) -> str | None:
-        """The name of `kind` lexically closest to `phrase`, or None below the floor."""
-        wanted = normalize(phrase)
-        if not wanted:
-            return None
-        candidates = {k: v[kind] for k, v in self.lexicon.items() if kind in v}
-        if wanted in candidates:
-            return candidates[wanted]
-        match = difflib.get_close_matches(wanted, candidates, n=1, cutoff=LEXICAL_FLOOR)
-        if not match or not words_alike(wanted, match[0]):
-            return None
-        return candidates[match[0]]
-
-
-def words_alike(said: str, name: str) -> bool:
-    """A misspelling changes letters within words ('crunchy tako'), not a whole word: 'bean
-    burrito' is not a 'beef burrito'."""
-    a, b = said.split(), name.split()
-    return len(a) != len(b) or all(difflib.SequenceMatcher(None, x, y).ratio() >= WORD_FLOOR for x, y in zip(a, b))
 
 
 @lru_cache(maxsize=16)

