@@ -19,6 +19,7 @@ from .menu.build import BuildError, build_kb
 from .menu.check import check_kb, kb_stats
 from .reasoner import ReasonerError
 from .llm.manager_templates import describe
+from .llm.openai_backend import ENABLE_HINT, LLMConfig
 from .repl import run_chat
 from .star import Chat, CustomerChat, ManagerChat
 from .store import Home, StateError
@@ -61,15 +62,33 @@ StateDirOption = Annotated[
 ResumeOption = Annotated[Optional[str], typer.Option("--resume", help="Continue the session with this id.")]
 ChatJsonOption = Annotated[bool, typer.Option(
     "--json", help="One JSON object per turn on stdout: text, reply, predicates, actions, timings.")]
-BackendOption = Annotated[str, typer.Option("--backend", help="Language backend: offline (no LLM needed).")]
+BackendOption = Annotated[str, typer.Option(
+    "--backend", help="auto (openai when OPENAI_API_KEY or OPENAI_BASE_URL is set, else offline), offline (the "
+    "built-in parser, no LLM) or openai (any OpenAI-compatible server).")]
+ModelOption = Annotated[Optional[str], typer.Option(
+    "--model", help="The LLM model name for the openai backend (default: $AUTOMANAGER_MODEL, else gpt-4o-mini).")]
+
+
+def llm_config(backend: str, model: Optional[str]) -> LLMConfig | None:
+    """The LLM to use, or None for the offline backend; says on stderr which it is."""
+    if backend not in ("auto", "offline", "openai"):
+        raise fail(f"unknown backend '{backend}'", "Use --backend auto, offline or openai.")
+    config = LLMConfig.from_env(model) if backend != "offline" else None
+    if backend == "openai" and config is None:
+        raise fail("the openai backend needs a server to talk to", ENABLE_HINT)
+    if config:
+        err.print(f"LLM: {config.model} at {config.base_url or 'api.openai.com'} (offline parser as fallback)",
+                  style="dim")
+    elif backend == "auto":
+        err.print(f"offline backend: no LLM configured. {ENABLE_HINT}", style="dim", highlight=False)
+    return config
 
 
 def chat_loop(kind: type[Chat], state_dir: Optional[Path], resume: Optional[str], as_json: bool,
-              backend: str) -> None:
-    if backend != "offline":
-        raise fail(f"unknown backend '{backend}'", "Use --backend offline.")
+              backend: str, model: Optional[str]) -> None:
+    config = llm_config(backend, model)
     try:
-        chat = kind(Home(state_dir), resume)
+        chat = kind(Home(state_dir), resume, config)
     except (StateError, ReasonerError) as exc:
         raise fail(str(exc))
     interactive = sys.stdin.isatty()
@@ -85,23 +104,23 @@ def chat_loop(kind: type[Chat], state_dir: Optional[Path], resume: Optional[str]
 
 @app.command()
 def customer(state_dir: StateDirOption = None, resume: ResumeOption = None, as_json: ChatJsonOption = False,
-             backend: BackendOption = "offline") -> None:
+             backend: BackendOption = "auto", model: ModelOption = None) -> None:
     """Chat as a customer at the drive-through (type /help inside).
 
     Example: echo "two soft tacos and a large pepsi" | automanager customer
     """
-    chat_loop(CustomerChat, state_dir, resume, as_json, backend)
+    chat_loop(CustomerChat, state_dir, resume, as_json, backend, model)
 
 
 @app.command()
 def manager(state_dir: StateDirOption = None, resume: ResumeOption = None, as_json: ChatJsonOption = False,
-            backend: BackendOption = "offline") -> None:
+            backend: BackendOption = "auto", model: ModelOption = None) -> None:
     """Chat as the restaurant manager: stock and menu changes (type /help inside).
 
     Stock changes reach customers at their next turn; menu changes are applied together when
     you say "save" or "bye". Example: echo "we're out of tomatoes" | automanager manager
     """
-    chat_loop(ManagerChat, state_dir, resume, as_json, backend)
+    chat_loop(ManagerChat, state_dir, resume, as_json, backend, model)
 
 
 @state_app.command("stock")

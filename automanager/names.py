@@ -98,6 +98,13 @@ class NameMatcher:
             return Match(entry[kind], "exact" if exact else "alias")
         return self.by_spelling(key, kind) or self.by_embedding(key, kind)
 
+    def lookup(self, said: str, kind: str, corrected: list) -> str | None:
+        """The KB name `said` means, or None; a misspelling fixed is noted in `corrected`."""
+        match = self.match(said, kind)
+        if match and match.how in ("lexical", "embedding"):
+            corrected.append((said, match.name, match.how))
+        return match.name if match else None
+
     def by_spelling(self, key: str, kind: str) -> Match | None:
         """A close spelling of a whole name, alias or plural ('crunchy tako')."""
         said = [w for w in key.split() if w not in IGNORED]

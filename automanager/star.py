@@ -16,15 +16,18 @@ import clingo
 
 from .bots.admin import Administrator, without_staged
 from .bots.assistant import Assistant, context
-from .llm.customer_parser import CustomerParser
+from .llm.customer_parser import Context, CustomerParser
 from .llm.customer_templates import CustomerTemplates
 from .llm.manager_parser import ManagerContext, ManagerParser
 from .llm.manager_templates import ManagerTemplates, describe
+from .llm.openai_backend import LLMConfig, LLMError, OpenAIBackend, Usage
+from .llm.structured import CustomerReader, ManagerReader
 from .menu.commit import CommitError, next_version_text
 from .menu.model import Menu
 from .names import NameMatcher
 from .reasoner import value
 from .store import Home, StateError
+from .vocab import VocabError
 
 MAX_INPUT = 2000  # characters of one turn that are read; the rest is ignored, and said so
 
@@ -40,6 +43,7 @@ class Turn:
     order: list[dict] = field(default_factory=list)  # customer: the order so far
     pending: list[str] = field(default_factory=list)  # manager: menu changes not applied yet
     menu_version: int = 0
+    llm: dict = field(default_factory=dict)  # backend, calls, tokens, latency, fallback (Usage)
 
 
 class Chat:
@@ -47,8 +51,9 @@ class Chat:
 
     role = ""
 
-    def __init__(self, home: Home, session_id: str | None = None):
+    def __init__(self, home: Home, session_id: str | None = None, llm: LLMConfig | None = None):
         self.home = home
+        self.llm_config = llm
         if session_id:
             data = home.load_session(session_id)
             if data.get("role", "customer") != self.role:
@@ -63,6 +68,21 @@ class Chat:
 
     def load_menu(self) -> None:
         self.menu = Menu.load(self.home.menu_files(self.menu_version))
+        self.names = NameMatcher(self.menu, self.home.root / "cache")
+        self.llm = OpenAIBackend(self.llm_config, self.menu) if self.llm_config else None
+
+    def understand(self, text: str, ctx, usage: Usage):
+        """The LLM's predicates when an LLM is configured and answers usably, else the offline parser's."""
+        if self.llm:
+            try:
+                forms = self.llm.extract(self.role, text, self.describe(ctx), usage)
+                return self.read(forms, ctx)
+            except (LLMError, VocabError) as exc:
+                usage.fallback = f"offline parser used: {exc}"
+        return self.parser.parse(text, ctx)
+
+    def respond(self, decided: str, actions: dict, usage: Usage) -> str:
+        return self.llm.rephrase(self.role, decided, actions, usage) if self.llm else decided
 
     @property
     def ended(self) -> bool:
@@ -100,22 +120,38 @@ class CustomerChat(Chat):
     def load_menu(self) -> None:
         super().load_menu()
         self.assistant = Assistant(self.menu.files)
-        self.parser = CustomerParser(self.menu, NameMatcher(self.menu, self.home.root / "cache"))
+        self.parser = CustomerParser(self.menu, self.names)
+        self.reader = CustomerReader(self.names)
         self.templates = CustomerTemplates(self.menu)
+
+    def read(self, forms: list, ctx: Context):
+        return self.reader.read(forms)
+
+    def describe(self, ctx: Context) -> str:
+        said = [f"the bot last asked about {ctx.ask_topic}" + (f" for {ctx.ask_target}" if ctx.ask_target else "")
+                if ctx.ask_topic else "the bot asked nothing yet"]
+        if ctx.ordered:
+            said.append("ordered so far: " + ", ".join(ctx.ordered))
+        if ctx.recommended_items or ctx.recommended_toppings:
+            said.append("the bot just suggested: " + ", ".join(
+                ctx.recommended_items + [topping for _, topping in ctx.recommended_toppings]))
+        return "; ".join(said)
 
     def greeting(self) -> str:
         return self.templates.greeting()
 
     def step(self, text: str) -> Turn:
-        start = time.perf_counter()
-        parse = self.parser.parse(text, context(self.state))
-        parsed_at = time.perf_counter()
+        start, usage = time.perf_counter(), Usage()
+        parse = self.understand(text, context(self.state), usage)
+        parse_ms = timed(start)
+        decided_at = time.perf_counter()
         decision = self.assistant.decide(parse.preds, self.state, self.home.stock_out(), len(parse.unknown))
-        reasoning_ms = timed(parsed_at)
+        reasoning_ms = timed(decided_at)
         self.state = decision.state
-        return Turn(text=text, reply=self.templates.render(decision.actions, parse.unknown),
-                    parsed=[str(p) for p in parse.preds], actions=decision.actions, corrected=parse.corrected,
-                    order=self.order(), timings={"parse_ms": timed(start) - reasoning_ms, "reasoning_ms": reasoning_ms})
+        reply = self.respond(self.templates.render(decision.actions, parse.unknown), decision.actions, usage)
+        return Turn(text=text, reply=reply, parsed=[str(p) for p in parse.preds], actions=decision.actions,
+                    corrected=parse.corrected, order=self.order(), llm=usage.as_dict(),
+                    timings={"parse_ms": parse_ms, "reasoning_ms": reasoning_ms})
 
     def order(self) -> list[dict]:
         """The order so far, one entry per unit, from the saved state."""
@@ -139,7 +175,8 @@ class ManagerChat(Chat):
     def load_menu(self) -> None:
         super().load_menu()
         self.admin = Administrator(self.menu.files)
-        self.parser = ManagerParser(self.menu, NameMatcher(self.menu, self.home.root / "cache"))
+        self.parser = ManagerParser(self.menu, self.names)
+        self.reader = ManagerReader(self.names)
         policy = {name: rows[0][0] for name, rows in self.menu.facts.items()
                   if name in ("max_item_price", "max_item_calories") and rows}
         self.templates = ManagerTemplates(self.menu.categories, policy.get("max_item_price", 0),
@@ -147,6 +184,15 @@ class ManagerChat(Chat):
 
     def greeting(self) -> str:
         return self.templates.greeting()
+
+    def read(self, forms: list, ctx: ManagerContext):
+        return self.reader.read(forms, ctx)
+
+    def describe(self, ctx: ManagerContext) -> str:
+        if not ctx.building:
+            return "nothing is being added"
+        said = f"being added: {ctx.building} ({ctx.build_type})"
+        return said + (f"; the bot last asked for its {ctx.ask_topic}" if ctx.ask_topic else "")
 
     def context(self) -> ManagerContext:
         ctx = ManagerContext()
@@ -171,18 +217,20 @@ class ManagerChat(Chat):
         if latest != self.menu_version:  # another manager published a version: work on the newest
             self.menu_version = latest
             self.load_menu()
-        start = time.perf_counter()
-        parse = self.parser.parse(text, self.context())
-        parsed_at = time.perf_counter()
+        start, usage = time.perf_counter(), Usage()
+        parse = self.understand(text, self.context(), usage)
+        parse_ms = timed(start)
+        decided_at = time.perf_counter()
         decision = self.admin.decide(parse.preds, self.state, self.home.stock_out())
-        reasoning_ms = timed(parsed_at)
+        reasoning_ms = timed(decided_at)
         self.state = decision.state
         for change, name in decision.actions.get("stock", []):
             self.home.set_stock(name, change == "out", self.session_id)
         note = self.commit() if "commit" in decision.actions else ""
-        return Turn(text=text, reply=self.templates.render(decision.actions, note, parse.hint),
-                    parsed=[str(p) for p in parse.preds], actions=decision.actions, corrected=parse.corrected, pending=[describe(*row) for row in self.staged()],
-                    timings={"parse_ms": timed(start) - reasoning_ms, "reasoning_ms": reasoning_ms})
+        reply = self.respond(self.templates.render(decision.actions, note, parse.hint), decision.actions, usage)
+        return Turn(text=text, reply=reply, parsed=[str(p) for p in parse.preds], actions=decision.actions,
+                    corrected=parse.corrected, pending=[describe(*row) for row in self.staged()], llm=usage.as_dict(),
+                    timings={"parse_ms": parse_ms, "reasoning_ms": reasoning_ms})
 
     def commit(self) -> str:
         """Publish the staged changes as the next menu version, all or nothing."""

@@ -1,7 +1,10 @@
-"""The closed predicate vocabularies the parsers may emit, and their validation.
+"""The closed predicate vocabularies of both bots: the one definition the parsers, the LLM
+prompts, the JSON schema and the validator are all made from, so they cannot drift apart.
 
-A predicate is data (`Pred`), never ASP text: its arguments are str, int, or `Const` for the
-closed sets (operations, sizes, query kinds). Anything outside the schema becomes `irrelevant`.
+A predicate is data (`Pred`), never ASP text: its arguments are str, int, tuples, or `Const`
+for the closed sets (operations, sizes, query kinds). An LLM writes a predicate as a JSON
+object in one of the `Form`s below ({"predicate": "order", "food": "...", "quantity": 2}); each
+form says which ASP predicate it becomes.
 """
 
 from __future__ import annotations
@@ -29,55 +32,159 @@ class Pred:
         return f"{self.name}({', '.join(show(a) for a in self.args)})" if self.args else self.name
 
 
-INGREDIENT_OPS = ("add", "no", "less", "extra")
-STYLES = ("fresco", "supreme", "grill")
-SIZES = ("regular", "large")
-QUERY_KINDS = ("price", "calories", "ingredients", "toppings", "available", "menu", "total")
-RECOMMEND_TYPES = ("category", "upgrade")
+@dataclass(frozen=True)
+class Form:
+    """One predicate as JSON: its fields and their types. A type is string, integer, or
+    'a|b|c' (one of those words); a trailing '?' means the field may be null."""
 
-# The customer vocabulary: name -> meaning. The paper's predicates plus corrections
-# (remove, set_quantity, replace, cancel, stop) and the answers to the bot's own
-# questions (accept, decline).
-CUSTOMER = {
-    "order": "order(Food, Number): the customer wants Number of a dish or combo",
-    "specify": "specify(Combo, Dish): Dish is the customer's choice for one of Combo's option groups",
-    "update": "update(Dish, Operation, Option): add|no|less|extra an ingredient, change (Old, New), "
-    "fresco|supreme|grill yes|no, size regular|large",
-    "need_recommend": "need_recommend(Content, Type): a suggestion; Type category (Content a category, "
-    "all, veggie, chicken, combo) or upgrade (Content a dish: which toppings)",
-    "query": "query(Kind, Food): a question; Kind price|calories|ingredients|toppings|available|menu|total; "
-    "Food may be all",
-    "remove": "remove(Food, Number|all): take units off the order",
-    "set_quantity": "set_quantity(Food, Number): the order should hold exactly Number of Food",
-    "replace": "replace(Old, New): a correction, New instead of Old",
-    "complete": "complete: the customer has ordered everything",
-    "accept": "accept: yes to the bot's last question or suggestion",
-    "decline": "decline: no to the bot's last question",
-    "cancel": "cancel: cancel the whole order",
-    "stop": "stop: stop whatever the bot is doing; add nothing",
-    "quit": "quit: the customer leaves",
-    "irrelevant": "irrelevant: nothing the bot can act on",
+    pred: str  # the ASP predicate it becomes (new_<pred> in the bot's .lp file)
+    meaning: str
+    fields: tuple[tuple[str, str], ...] = ()
+
+
+def form(pred: str, meaning: str, **fields: str) -> Form:
+    return Form(pred, meaning, tuple(fields.items()))
+
+
+UPDATE_OPS = "add|no|less|extra|change|fresco|supreme|grill|size"
+QUERY_KINDS = "price|calories|ingredients|toppings|available|menu|total"
+
+# The customer vocabulary: the paper's predicates plus corrections (remove, set_quantity,
+# replace, cancel, stop) and the answers to the bot's own questions (accept, decline).
+CUSTOMER: dict[str, Form] = {
+    "order": form("order", "the customer wants quantity of a dish or combo", food="string", quantity="integer"),
+    "specify": form("specify", "dish is the customer's choice for one of the combo's option groups "
+                    "(which taco, which drink)", combo="string", dish="string"),
+    "update": form("update", "change an ordered dish. operation add|no|less|extra: option is an ingredient or "
+                   "sauce; change: option is the ingredient to replace and new_option its replacement; "
+                   "fresco|supreme|grill: option yes|no; size: option regular|large (drinks)",
+                   dish="string", operation=UPDATE_OPS, option="string", new_option="string?"),
+    "need_recommend": form("need_recommend", "a suggestion. type category: content is a category (taco, burrito, "
+                           "...), all, veggie, chicken or combo; type upgrade: content is a dish and the customer "
+                           "wants toppings for it", content="string", type="category|upgrade"),
+    "query": form("query", "a question about food (a menu name, a category for kind menu, or all)",
+                  kind=QUERY_KINDS, food="string"),
+    "remove": form("remove", "take quantity units of food off the order (null: all of them)",
+                   food="string", quantity="integer?"),
+    "set_quantity": form("set_quantity", "the order should hold exactly quantity of food ('make that two')",
+                         food="string", quantity="integer"),
+    "replace": form("replace", "a correction: new instead of old ('actually a burrito instead of the taco')",
+                    old="string", new="string"),
+    "complete": form("complete", "the customer has ordered everything ('that's all')"),
+    "accept": form("accept", "yes to the bot's last question or suggestion"),
+    "decline": form("decline", "no to the bot's last question"),
+    "cancel": form("cancel", "cancel the whole order"),
+    "stop": form("stop", "stop whatever the bot is doing; add nothing"),
+    "quit": form("quit", "the customer leaves ('bye')"),
+    "irrelevant": form("irrelevant", "nothing the bot can act on"),
 }
 
-PROPERTIES = ("category", "price", "calories", "ingredient", "popular", "contains")
-ITEM_TYPES = ("dish", "combo", "ingredient")
+PROPERTIES = "category|price|calories|ingredient|popular|contains"
 
-# The manager vocabulary: the paper's administrator predicates plus the answers to the bot's own
-# questions (accept, decline), save (apply the pending menu changes now) and cancel.
-MANAGER = {
-    "runout": "runout(Food): Food (an ingredient, sauce, dish or combo) is out of stock",
-    "restore": "restore(Food): Food is back in stock",
-    "add": "add(Type, Name): a new dish|combo|ingredient; add(Name): something new, type not said; "
-    "add(Name, Property, Value): Name gets Value for Property (category a category, price cents, calories, "
-    "ingredient a name, popular a topping or none, contains (Item, Count))",
-    "edit": "edit(Name, Property, Value): price|calories|category becomes Value; "
-    "edit(Name, Property, Old, New): New instead of Old (ingredient, popular, contains)",
-    "delete": "delete(Name): off the menu; delete(Name, Property, Value): remove one value; "
-    "delete(Name, Property): remove every value (popular)",
-    "save": "save: apply the pending menu changes now",
-    "cancel": "cancel: abandon the item being added",
-    "accept": "accept: yes to the bot's last question",
-    "decline": "decline: no to the bot's last question (for popular toppings: none)",
-    "quit": "quit: the manager leaves; pending menu changes are applied",
-    "irrelevant": "irrelevant: nothing the bot can act on",
+# The manager vocabulary: the paper's administrator predicates (add/1,2,3, edit/3,4,
+# delete/1,2,3 as separate JSON forms) plus save, cancel and the answers to the bot's questions.
+MANAGER: dict[str, Form] = {
+    "runout": form("runout", "food (an ingredient, sauce, dish or combo) is out of stock", food="string"),
+    "restore": form("restore", "food is back in stock", food="string"),
+    "add_new": form("add", "add a new dish, combo or ingredient called name (type null when not said)",
+                    type="dish|combo|ingredient?", name="string"),
+    "add": form("add", "name (a new item being described, or one on the menu) gets a value: category a category "
+                "word; price in dollars; calories a number; ingredient a name; popular a topping people like "
+                "on it, or none; contains a dish or option group of a combo, with count",
+                name="string", property=PROPERTIES, value="string", count="integer?"),
+    "edit": form("edit", "the price (dollars), calories or category of name becomes value",
+                 name="string", property="price|calories|category", value="string"),
+    "edit_swap": form("edit", "new instead of old among the ingredients, popular toppings or contents of name",
+                      name="string", property="ingredient|popular|contains", old="string", new="string"),
+    "delete": form("delete", "take name off the menu", name="string"),
+    "delete_value": form("delete", "remove one value from a property of name", name="string",
+                         property="ingredient|popular|contains", value="string"),
+    "delete_all": form("delete", "remove every value of a property of name (popular toppings)",
+                       name="string", property="popular"),
+    "save": form("save", "apply the pending menu changes now"),
+    "cancel": form("cancel", "abandon the item being added"),
+    "accept": form("accept", "yes to the bot's last question"),
+    "decline": form("decline", "no to the bot's last question (for popular toppings: none)"),
+    "quit": form("quit", "the manager leaves ('bye'); pending menu changes are applied"),
+    "irrelevant": form("irrelevant", "nothing the bot can act on"),
 }
+
+VOCABULARIES = {"customer": CUSTOMER, "manager": MANAGER}
+
+
+class VocabError(ValueError):
+    """An LLM answer outside the vocabulary; the message is sent back to it once."""
+
+
+def describe(vocabulary: dict[str, Form]) -> str:
+    """The vocabulary for a prompt: one line per JSON form."""
+    lines = []
+    for name, spec in vocabulary.items():
+        fields = ", ".join(f'"{f}": {t}' for f, t in spec.fields)
+        lines.append(f'- {{"predicate": "{name}"{", " + fields if fields else ""}}}: {spec.meaning}')
+    return "\n".join(lines)
+
+
+def json_schema(vocabulary: dict[str, Form]) -> dict:
+    """A strict JSON schema (OpenAI structured outputs) of {"predicates": [form, ...]}."""
+
+    def field_schema(kind: str) -> dict:
+        nullable = kind.endswith("?")
+        kind = kind.rstrip("?")
+        if "|" in kind:
+            schema: dict = {"type": "string", "enum": kind.split("|")}
+        else:
+            schema = {"type": kind}
+        if nullable:
+            schema = {"anyOf": [schema, {"type": "null"}]}
+        return schema
+
+    variants = []
+    for name, spec in vocabulary.items():
+        properties = {"predicate": {"type": "string", "enum": [name]}}
+        properties.update({f: field_schema(t) for f, t in spec.fields})
+        variants.append({"type": "object", "properties": properties, "required": list(properties),
+                         "additionalProperties": False})
+    return {"type": "object", "properties": {"predicates": {"type": "array", "items": {"anyOf": variants}}},
+            "required": ["predicates"], "additionalProperties": False}
+
+
+def validate(vocabulary: dict[str, Form], data: Any) -> list[tuple[str, dict[str, Any]]]:
+    """(form name, fields) of each predicate in an LLM answer, or VocabError saying what is wrong."""
+    if not isinstance(data, dict) or not isinstance(data.get("predicates"), list):
+        raise VocabError('the answer must be a JSON object {"predicates": [...]}')
+    out = []
+    for item in data["predicates"]:
+        if not isinstance(item, dict) or item.get("predicate") not in vocabulary:
+            name = item.get("predicate") if isinstance(item, dict) else item
+            raise VocabError(f"{name!r} is not a predicate of the vocabulary; use only: {', '.join(vocabulary)}")
+        spec = vocabulary[item["predicate"]]
+        wanted = dict(spec.fields)
+        extra = set(item) - set(wanted) - {"predicate"}
+        if extra:
+            raise VocabError(f"{item['predicate']} has no field {', '.join(sorted(extra))}")
+        fields = {}
+        for field, kind in wanted.items():
+            value = item.get(field)
+            fields[field] = check(item["predicate"], field, kind, value)
+        out.append((item["predicate"], fields))
+    return out
+
+
+def check(pred: str, field: str, kind: str, value: Any) -> Any:
+    if value is None:
+        if kind.endswith("?"):
+            return None
+        raise VocabError(f"{pred} needs {field}")
+    kind = kind.rstrip("?")
+    if "|" in kind:
+        if str(value) not in kind.split("|"):
+            raise VocabError(f"{pred}.{field} must be one of {kind.replace('|', ', ')}, not {value!r}")
+        return str(value)
+    if kind == "integer":
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or int(value) != value:
+            raise VocabError(f"{pred}.{field} must be a whole number, not {value!r}")
+        return int(value)
+    if not isinstance(value, (str, int, float)) or isinstance(value, bool):
+        raise VocabError(f"{pred}.{field} must be text, not {value!r}")
+    return str(value)

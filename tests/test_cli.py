@@ -17,8 +17,9 @@ from automanager.store import Home
 REPO = Path(__file__).resolve().parents[1]
 
 
-def run(args, text, home):
-    env = {**os.environ, "AUTOMANAGER_HOME": str(home)}
+def run(args, text, home, **extra_env):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+    env.update(AUTOMANAGER_HOME=str(home), **extra_env)
     return subprocess.run([sys.executable, "-m", "automanager", *args], input=text, capture_output=True,
                           text=True, env=env, timeout=120)
 
@@ -90,7 +91,7 @@ def test_ci_runs_the_readme_test_command_verbatim():
 
 
 def test_a_runout_in_the_manager_process_reaches_the_customer_process_at_its_next_turn(tmp_path):
-    env = {**os.environ, "AUTOMANAGER_HOME": str(tmp_path)}
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}, "AUTOMANAGER_HOME": str(tmp_path)}
     customer = subprocess.Popen([sys.executable, "-m", "automanager", "customer", "--json"], stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
 
@@ -149,3 +150,11 @@ def test_customer_session_cannot_be_resumed_as_manager(tmp_path):
     session = re.search(r"--resume (\w+)", first.stderr).group(1)
     result = run(["manager", "--resume", session], "", tmp_path)
     assert result.returncode == 2 and "customer session" in result.stderr
+
+
+def test_without_an_llm_the_chat_is_offline_and_says_how_to_enable_one(tmp_path):
+    result = run(["customer"], "a pepsi\n", tmp_path)
+    assert result.returncode == 0 and "Got it: a Pepsi" in result.stdout
+    assert "no LLM configured" in result.stderr and "OPENAI_API_KEY" in result.stderr
+    forced = run(["manager", "--backend", "openai"], "", tmp_path)
+    assert forced.returncode == 2 and "OPENAI_BASE_URL" in forced.stderr

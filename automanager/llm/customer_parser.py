@@ -138,10 +138,8 @@ class CustomerParser:
             return
         mentions.clear()
         phrase = " ".join(words)
-        match = self.names.match(phrase, "item")
-        if match:
-            name = match.name
-            result.corrected.append((phrase, name, match.how))
+        name = self.names.lookup(phrase, "item", result.corrected)
+        if name:
             start = tokens.index(words[0]) if words[0] in tokens else 0
             mentions.append(Mention(start, start + len(words), "item", name, {"item": name}))
         else:

@@ -153,10 +153,7 @@ class ManagerParser:
     # -- names ---------------------------------------------------------------------------------
     def known(self, phrase: str, kind: str, result: ManagerParse) -> str | None:
         """The KB name a phrase means (exactly, by alias, a close spelling or embeddings), else None."""
-        match = self.names.match(phrase, kind)
-        if match and match.how in ("lexical", "embedding"):
-            result.corrected.append((phrase, match.name, match.how))
-        return match.name if match else None
+        return self.names.lookup(phrase, kind, result.corrected)
 
     def names_in(self, text: str, result: ManagerParse, kind: str) -> list[str]:
         """Every name of `kind` (item | topping) in a list such as 'beef, rice and cheese'; an

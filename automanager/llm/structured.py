@@ -1,0 +1,196 @@
+"""Validated JSON predicates from an LLM -> `Pred`s, every name checked against the KB.
+
+The LLM emits data in the closed vocabulary (vocab.py); here each name is corrected to a KB
+name (names.NameMatcher) or reported as not on the menu, and values get their types (cents,
+constants). The result has the same shape as the offline parsers' output, so the bots cannot
+tell where a parse came from.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..names import NameMatcher
+from ..normalize import normalize
+from ..reasoner import Const
+from ..vocab import VocabError, Pred
+from .customer_parser import Parse
+from .manager_parser import ManagerContext, ManagerParse, cents, new_name
+
+SPECIAL_CONTENT = {"all", "veggie", "chicken", "combo"}
+
+
+class CustomerReader:
+    """JSON forms of the customer vocabulary -> a `Parse`."""
+
+    def __init__(self, names: NameMatcher):
+        self.names = names
+        self.menu = names.menu
+
+    def read(self, forms: list[tuple[str, dict[str, Any]]]) -> Parse:
+        result = Parse([], [], [])
+        lines: dict[str, int] = {}
+        for name, f in forms:
+            pred = self.pred(name, f, result, lines)
+            if pred:
+                result.preds.append(pred)
+        if not result.preds and not result.unknown:
+            result.preds.append(Pred("irrelevant"))
+        return result
+
+    def item(self, said: str, result: Parse) -> str | None:
+        return self.name(said, "item", result)
+
+    def name(self, said: str, kind: str, result: Parse) -> str | None:
+        name = self.names.lookup(said, kind, result.corrected)
+        if name is None:
+            result.unknown.append(said)
+        return name
+
+    def pred(self, name: str, f: dict[str, Any], result: Parse, lines: dict[str, int]) -> Pred | None:
+        if not f:
+            return Pred(name)
+        if name == "order":
+            food = self.item(f["food"], result)
+            if food is None:
+                return None
+            lines[food] = len(lines) + 1
+            return Pred("order", (food, f["quantity"]), lines[food])
+        if name == "specify":
+            combo, dish = self.item(f["combo"], result), self.item(f["dish"], result)
+            return Pred("specify", (combo, dish), lines.get(combo or "", 0)) if combo and dish else None
+        if name == "update":
+            return self.update(f, result, lines)
+        if name == "need_recommend":
+            content = normalize(f["content"])
+            if f["type"] == "upgrade":
+                dish = self.item(f["content"], result)
+                return Pred("need_recommend", (dish, Const("upgrade"))) if dish else None
+            if content not in SPECIAL_CONTENT and content.rstrip("s") in self.menu.categories:
+                content = content.rstrip("s")
+            if content not in SPECIAL_CONTENT | self.menu.categories:
+                raise VocabError(f"need_recommend content {f['content']!r} is not a category, all, veggie, "
+                                 "chicken or combo")
+            return Pred("need_recommend", (content, Const("category")))
+        if name == "query":
+            food = normalize(f["food"])
+            if food == "all" or (f["kind"] == "menu" and food.rstrip("s") in self.menu.categories):
+                food = "all" if food == "all" else food.rstrip("s")
+            else:
+                food = self.item(f["food"], result)
+                if food is None:
+                    return None
+            return Pred("query", (Const(f["kind"]), food))
+        if name == "remove":
+            food = self.item(f["food"], result)
+            quantity = f["quantity"] if f["quantity"] is not None else Const("all")
+            return Pred("remove", (food, quantity)) if food else None
+        if name == "set_quantity":
+            food = self.item(f["food"], result)
+            return Pred("set_quantity", (food, f["quantity"]), lines.get(food or "", 0)) if food else None
+        if name == "replace":
+            old, new = self.item(f["old"], result), self.item(f["new"], result)
+            return Pred("replace", (old, new), len(lines) + 1) if old and new else None
+        raise VocabError(f"{name} takes no fields")
+
+    def update(self, f: dict[str, Any], result: Parse, lines: dict[str, int]) -> Pred | None:
+        dish = self.item(f["dish"], result)
+        if dish is None:
+            return None
+        op, option = f["operation"], normalize(f["option"])
+        line = lines.get(dish, 0)
+        if op in ("fresco", "supreme", "grill"):
+            if option not in ("yes", "no"):
+                raise VocabError(f"update {op} takes option yes or no, not {f['option']!r}")
+            return Pred("update", (dish, Const(op), Const(option)), line)
+        if op == "size":
+            if option not in ("regular", "large"):
+                raise VocabError(f"update size takes option regular or large, not {f['option']!r}")
+            return Pred("update", (dish, Const("size"), Const(option)), line)
+        if op == "change":
+            if not f["new_option"]:
+                raise VocabError("update change needs new_option, the ingredient that replaces option")
+            old, new = self.name(f["option"], "topping", result), self.name(f["new_option"], "topping", result)
+            return Pred("update", (dish, Const("change"), (old, new)), line) if old and new else None
+        topping = self.name(f["option"], "topping", result)
+        return Pred("update", (dish, Const(op), topping), line) if topping else None
+
+
+class ManagerReader:
+    """JSON forms of the manager vocabulary -> a `ManagerParse`."""
+
+    def __init__(self, names: NameMatcher):
+        self.names = names
+        self.menu = names.menu
+        self.groups = {normalize(g): g for g in self.menu.groups}
+
+    def read(self, forms: list[tuple[str, dict[str, Any]]], ctx: ManagerContext) -> ManagerParse:
+        result = ManagerParse([])
+        for name, f in forms:
+            result.preds.append(self.pred(name, f, ctx, result))
+        if not result.preds:
+            result.preds.append(Pred("irrelevant"))
+        return result
+
+    def known(self, said: str, kind: str, result: ManagerParse) -> str | None:
+        return self.names.lookup(said, kind, result.corrected)
+
+    def food(self, said: str, ctx: ManagerContext, result: ManagerParse) -> str:
+        """A KB name, the item being added, or a new name as said (the CKT says if it is unknown)."""
+        if ctx.building and normalize(said) == normalize(ctx.building):
+            return ctx.building
+        found = self.known(said, "item", result) or self.known(said, "topping", result) or new_name(said)
+        if not found:
+            raise VocabError(f"{said!r} is not a name")
+        return found
+
+    def topping(self, said: str, result: ManagerParse) -> str:
+        found = self.known(said, "topping", result) or new_name(said)
+        if not found:
+            raise VocabError(f"{said!r} is not an ingredient name")
+        return found
+
+    def value(self, prop: str, said: str, count: int | None, result: ManagerParse) -> Any:
+        if prop == "price":
+            price = cents(str(said), bare_is_price=True)
+            if price is None:
+                raise VocabError(f"price {said!r} is not an amount in dollars")
+            return price
+        if prop == "calories":
+            try:
+                return int(float(str(said).split()[0]))
+            except (ValueError, IndexError):
+                raise VocabError(f"calories {said!r} is not a number") from None
+        if prop == "category":
+            return normalize(said).rstrip("s") if normalize(said).rstrip("s") in self.menu.categories \
+                else normalize(said)
+        if prop == "popular" and normalize(said) in ("none", "nothing", "no"):
+            return Const("none")
+        if prop == "contains":
+            item = self.groups.get(normalize(said)) or self.groups.get(normalize(said).rstrip("s")) or \
+                self.known(said, "item", result) or new_name(said) or said
+            return item, count or 1
+        return self.topping(said, result)
+
+    def pred(self, name: str, f: dict[str, Any], ctx: ManagerContext, result: ManagerParse) -> Pred:
+        if not f:
+            return Pred(name)
+        if name in ("runout", "restore"):
+            return Pred(name, (self.food(f["food"], ctx, result),))
+        if name == "add_new":
+            said = new_name(f["name"])
+            if not said:
+                raise VocabError(f"{f['name']!r} is not a name for a new item")
+            return Pred("add", (Const(f["type"]), said)) if f["type"] else Pred("add", (said,))
+        if name == "delete":
+            return Pred("delete", (self.food(f["name"], ctx, result),))
+        item = self.food(f["name"], ctx, result)
+        prop = f["property"]
+        if name in ("add", "edit"):
+            return Pred(name, (item, Const(prop), self.value(prop, f["value"], f.get("count"), result)))
+        if name == "edit_swap":
+            old, new = self.value(prop, f["old"], 1, result), self.value(prop, f["new"], 1, result)
+            return Pred("edit", (item, Const(prop), old, new))
+        if name == "delete_value":
+            return Pred("delete", (item, Const(prop), self.value(prop, f["value"], 1, result)))
+        return Pred("delete", (item, Const(prop)))  # delete_all

@@ -1,0 +1,207 @@
+"""The openai backend driven through the real SDK against a fake server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+
+import pytest
+from rich.console import Console
+
+from automanager import paths
+from automanager.llm.openai_backend import LLMConfig, Prompts, unfaithful
+from automanager.menu.model import Menu
+from automanager.repl import run_chat
+from automanager.star import CustomerChat, ManagerChat
+from automanager.store import Home
+from automanager.vocab import CUSTOMER, VOCABULARIES, validate
+
+from fake_openai import FakeOpenAI
+
+
+def preds(*items):
+    return {"predicates": list(items)}
+
+
+def order(food, quantity=1):
+    return {"predicate": "order", "food": food, "quantity": quantity}
+
+
+def update(dish, operation, option, new_option=None):
+    return {"predicate": "update", "dish": dish, "operation": operation, "option": option, "new_option": new_option}
+
+
+def bare(name):
+    return {"predicate": name}
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    with FakeOpenAI() as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.url)
+        monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+        monkeypatch.setenv("AUTOMANAGER_LLM_TIMEOUT", "1")
+        monkeypatch.setenv("AUTOMANAGER_LLM_RETRIES", "0")
+        yield server
+
+
+@pytest.fixture
+def home(tmp_path):
+    return Home(tmp_path / "state")
+
+
+def customer(home):
+    return CustomerChat(home, None, LLMConfig.from_env("fake-model"))
+
+
+def test_a_whole_order_through_the_repl(fake, home):
+    fake.parses.extend([
+        preds(order("soft tacos", 2), order("pepsi"), update("pepsi", "size", "large")),
+        preds(update("soft taco", "add", "beans")),
+        preds(bare("complete")),
+        preds(bare("decline")),  # fresco style for the tacos
+        preds(bare("quit")),
+    ])
+    lines = iter(["two soft tacos and a large pepsi", "beans on the tacos please", "that's all", "no thanks", "bye"])
+    out, err = io.StringIO(), io.StringIO()
+    code = run_chat(customer(home), lambda: next(lines, None), Console(file=out, width=200),
+                    Console(file=err, width=200), as_json=True)
+    assert code == 0, err.getvalue()
+    records = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert len(records) == 5
+    assert records[0]["parsed"] == ["order('Soft Taco', 2)", "order('Pepsi®', 1)", "update('Pepsi®', size, large)"]
+    assert [u["item"] for u in records[-1]["order"]] == ["Soft Taco", "Soft Taco", "Pepsi®"]
+    assert records[-2]["actions"]["total"] == [[2 * (139 + 50) + 100 + 50]]  # priced from the KB's facts
+    for record in records:
+        llm = record["llm"]
+        assert llm["backend"] == "openai" and llm["fallback"] is None and llm["response"] == "llm"
+        assert llm["calls"] == 2 and llm["prompt_tokens"] == 200 and llm["completion_tokens"] == 40
+        assert llm["structured"] == "json_schema"
+        assert [p.split("@")[0] for p in llm["prompts"]] == ["customer_parse", "customer_respond"]
+    request = fake.parse_requests[0]
+    schema = request["response_format"]["json_schema"]
+    assert schema["strict"] is True
+    names = [v["properties"]["predicate"]["enum"][0] for v in schema["schema"]["properties"]["predicates"]
+             ["items"]["anyOf"]]
+    assert names == list(CUSTOMER)
+    assert {k.lower(): v for k, v in fake.headers[0].items()}["authorization"] == "Bearer not-needed"  # a base URL without a key: a dummy key
+
+
+def test_a_manager_runout_through_the_llm(fake, home):
+    fake.parses.append(preds({"predicate": "runout", "food": "slow rosted chicken"},
+                             {"predicate": "runout", "food": "tomatoes"}))
+    chat = ManagerChat(home, None, LLMConfig.from_env())
+    turn = chat.turn("We have no more slow-roasted chicken, and tomatoes are gone")
+    assert turn.parsed == ["runout('Slow-Roasted Chicken')", "runout('Tomatoes')"]
+    assert home.stock_out() == ["Slow-Roasted Chicken", "Tomatoes"]
+    assert turn.corrected == [("slow rosted chicken", "Slow-Roasted Chicken", "lexical")]
+    assert turn.llm["prompts"][0].startswith("manager_parse@")
+
+
+def test_a_new_dish_through_the_llm(fake, home):
+    fake.parses.extend([
+        preds({"predicate": "add_new", "type": "dish", "name": "Grilled Beef Taco"},
+              {"predicate": "add", "name": "Grilled Beef Taco", "property": "category", "value": "taco", "count": None},
+              {"predicate": "add", "name": "Grilled Beef Taco", "property": "price", "value": "$3.49", "count": None},
+              {"predicate": "add", "name": "Grilled Beef Taco", "property": "ingredient", "value": "beef",
+               "count": None},
+              {"predicate": "add", "name": "grilled beef taco", "property": "calories", "value": "450",
+               "count": None},
+              {"predicate": "add", "name": "Grilled Beef Taco", "property": "popular", "value": "none",
+               "count": None}),
+        preds(bare("quit")),
+    ])
+    chat = ManagerChat(home, None, LLMConfig.from_env())
+    assert "Added Grilled Beef Taco as a new dish" in chat.turn("...").reply
+    chat.turn("bye")
+    assert dict(Menu.load(home.menu_files(1)).facts["original_price"])["Grilled Beef Taco"] == 349
+
+
+def test_malformed_json_is_asked_again_once(fake, home):
+    fake.parses.extend(["{not json", preds(order("pepsi"))])
+    turn = customer(home).turn("a pepsi")
+    assert turn.parsed == ["order('Pepsi®', 1)"]
+    assert turn.llm["fallback"] is None and "not valid JSON" in turn.llm["reask"]
+    second = fake.parse_requests[1]["messages"]
+    assert second[-2] == {"role": "assistant", "content": "{not json"}
+    assert "That answer is invalid" in second[-1]["content"]
+
+
+def test_an_invented_predicate_twice_falls_back_to_the_offline_parser(fake, home):
+    invented = preds({"predicate": "give_free_food", "food": "everything"})
+    fake.parses.extend([invented, invented])
+    turn = customer(home).turn("two crunchy tacos")
+    assert "'give_free_food' is not a predicate of the vocabulary" in fake.parse_requests[1]["messages"][-1]["content"]
+    assert "invalid answer after a re-ask" in turn.llm["fallback"]
+    assert turn.parsed == ["order('Crunchy Taco', 2)"]  # the offline parser took the turn
+
+
+def test_a_misspelled_dish_is_corrected_by_name_correction(fake, home):
+    fake.parses.extend([preds(order("crunchy tako")), preds(order("cheesy bean burrito"))])
+    chat = customer(home)
+    first = chat.turn("a crunchy tako")
+    assert first.parsed == ["order('Crunchy Taco', 1)"]
+    assert first.corrected == [("crunchy tako", "Crunchy Taco", "lexical")]
+    second = chat.turn("a cheesy bean burrito")
+    assert second.parsed == ["order('Cheesy Bean and Rice Burrito', 1)"]
+    assert second.corrected[0][2] == "embedding"
+
+
+def test_a_name_not_on_the_menu_is_refused_not_guessed(fake, home):
+    fake.parses.append(preds(order("big mac")))
+    turn = customer(home).turn("a big mac")
+    assert turn.parsed == [] and "isn't on our menu" in turn.reply and turn.order == []
+
+
+@pytest.mark.parametrize("event, reason", [({"status": 500}, "InternalServerError"),
+                                           ({"delay": 2.5, "then": preds(order("pepsi"))}, "APITimeoutError")])
+def test_server_errors_and_timeouts_end_in_the_offline_parser(fake, home, event, reason):
+    fake.parses.append(event)
+    turn = customer(home).turn("a pepsi")
+    assert reason in turn.llm["fallback"]
+    assert turn.parsed == ["order('Pepsi®', 1)"] and "Pepsi" in turn.reply
+
+
+def test_a_server_without_json_schemas_gets_json_mode(fake, home):
+    fake.accept_schema = False
+    fake.parses.extend([preds(order("pepsi")), preds(bare("complete"))])
+    chat = customer(home)
+    first = chat.turn("a pepsi")
+    assert first.parsed == ["order('Pepsi®', 1)"] and first.llm["structured"] == "json_object"
+    chat.turn("that's all")
+    types = [r["response_format"]["type"] for r in fake.parse_requests]
+    assert types == ["json_schema", "json_object", "json_object"]  # asked once, then remembered
+
+
+def test_a_response_that_invents_a_price_is_replaced_by_the_template(fake, home):
+    fake.parses.append(preds(order("pepsi")))
+    fake.rephrase = lambda decided: "One Pepsi for just $0.01, today only! What else?"
+    turn = customer(home).turn("a pepsi")
+    assert turn.reply == "Got it: a Pepsi®. What else can I get for you?"
+    assert turn.llm["response"] == "template" and "$0.01" in turn.llm["response_rejected"]
+
+
+def test_the_guard(home):
+    menu = Menu.load(paths.kb_files())
+    decided = "Here's your order: two Soft Tacos at $1.39 each. The total comes to $2.78."
+    assert unfaithful("Two Soft Tacos at $1.39 each, $2.78 in all.", decided, menu) is None
+    assert "$2.87" in unfaithful("Two Soft Tacos, $2.87 in all.", decided, menu)
+    assert "Pepsi" in unfaithful("Two Soft Tacos and a free Pepsi, $2.78.", decided, menu)
+    assert "3" in unfaithful("3 Soft Tacos at $1.39 each, $2.78.", decided, menu)
+
+
+@pytest.mark.parametrize("role", ["customer", "manager"])
+def test_prompts_are_made_from_the_vocabulary(role):
+    menu = Menu.load(paths.kb_files())
+    text, name = Prompts(menu).render(f"{role}_parse", role)
+    assert re.fullmatch(rf"{role}_parse@[0-9a-f]{{10}}", name)
+    for form_name in VOCABULARIES[role]:
+        assert f'"predicate": "{form_name}"' in text
+    examples = re.findall(r"^JSON: (.+)$", text, re.M)
+    assert len(examples) >= 5
+    for example in examples:  # every example is valid in the vocabulary the validator uses
+        assert validate(VOCABULARIES[role], json.loads(example))
+    respond, _ = Prompts(menu).render(f"{role}_respond", role)
+    assert menu.restaurant in respond and "{restaurant}" not in respond
+
