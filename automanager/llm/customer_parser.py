@@ -53,6 +53,8 @@ REMOVE = re.compile(r"\b(take off|take away|remove|drop|cancel|get rid of|dont w
 SET_QTY = re.compile(r"\b(make (that|it|them|those)|actually|just|only|change (that|it) to)\b")
 REPLACE = re.compile(r"\b(instead|make (it|that) an?|switch (it|that)? ?to|swap (it|that)? ?for|"
                      r"change (it|that) to an?)\b")
+TOPPING_CUES = {"with", "no", "without", "extra", "add", "for", "light", "less", "more", "double", "hold",
+                "swap", "sub", "substitute", "plus"}
 ORDER_WORDS = re.compile(r"\b(want|like|have|get|give|order|take|grab|need|add)\b")
 FILLER = {"i", "id", "would", "like", "want", "can", "could", "may", "please", "get", "have", "give", "me",
           "a", "an", "the", "some", "order", "to", "do", "you", "take", "ill", "im", "lets", "hi", "hello",
@@ -103,7 +105,7 @@ class CustomerParser:
         if DECLINE.match(flat) or (complete and re.match(r"^(no|nope|nah)\b", flat)):
             return Parse([Pred("complete" if complete else "decline")], [], [])
 
-        mentions = find_mentions(self.menu, tokens)
+        mentions = [self.as_topping(tokens, m) for m in find_mentions(self.menu, tokens)]
         self.find_unknown(tokens, mentions, result)
         segments = self.segments(tokens, mentions)
         line = 0
@@ -116,6 +118,16 @@ class CustomerParser:
         if not result.preds and not result.unknown:
             result.preds.append(Pred("irrelevant"))
         return result
+
+    @staticmethod
+    def as_topping(tokens: list[str], m: Mention) -> Mention:
+        """A name that is both a side dish and an ingredient is the ingredient after a word that
+        introduces one: "with <it>", "instead of <it>", "no <it>"."""
+        before = tokens[max(m.start - 2, 0):m.start]
+        if m.kind == "item" and "topping" in m.alternatives and before and \
+                (before[-1] in TOPPING_CUES or before == ["instead", "of"]):
+            return replace(m, kind="topping", name=m.alternatives["topping"])
+        return m
 
     def find_unknown(self, tokens: list[str], mentions: list[Mention], result: Parse) -> None:
         """Words after an ordering verb that match no menu name: corrected if close, else unknown.
@@ -264,6 +276,8 @@ class CustomerParser:
         return None
 
     def recommendation(self, seg: str, items: list[Mention], context_dish: str | None) -> Pred:
+        if items and UPGRADE.search(seg):  # "what do people add to the soft taco?"
+            return Pred("need_recommend", (items[0].name, Const("upgrade")))
         words = seg.split()
         for w in words:
             singular = w[:-1] if w.endswith("s") else w

@@ -48,7 +48,9 @@ class CustomerTemplates:
     def greeting(self) -> str:
         return f"Welcome to {self.menu.restaurant}! What can I get for you today?"
 
-    def render(self, actions: Atoms, unknown: list[str]) -> str:
+    def render(self, actions: Atoms, unknown: list[str], counts: dict[str, int] | None = None) -> str:
+        """counts: units of each dish in the order after the turn ("your taco" or "your tacos")."""
+        self.counts = counts or {}
         parts = self.confirmations(actions, unknown)
         parts.append(self.action(actions))
         return " ".join(p for p in parts if p)
@@ -113,15 +115,15 @@ class CustomerTemplates:
             out.append("Your order is empty so far.")
         return out
 
-    @staticmethod
-    def update_text(d: str, op: str, opt) -> str:
+    def update_text(self, d: str, op: str, opt) -> str:
+        dishes = plural(d, self.counts.get(d, 1))
         if op in OP_WORDS:
-            return {"add": f"I've added {opt} to your {plural(d, 2)}.",
-                    "no": f"No {opt} on your {plural(d, 2)}.",
-                    "less": f"Light on the {opt} for your {plural(d, 2)}.",
-                    "extra": f"Extra {opt} on your {plural(d, 2)}."}[op]
+            return {"add": f"I've added {opt} to your {dishes}.",
+                    "no": f"No {opt} on your {dishes}.",
+                    "less": f"Light on the {opt} for your {dishes}.",
+                    "extra": f"Extra {opt} on your {dishes}."}[op]
         if op == "change":
-            return f"{opt[1]} instead of {opt[0]} on your {plural(d, 2)}."
+            return f"{opt[1]} instead of {opt[0]} on your {dishes}."
         if op == "size":
             return f"A {opt} {d}."
         return f"Your {d} {op} style." if opt == "yes" else f"Okay, your {d} without {op} style."
