@@ -229,3 +229,11 @@ def test_accept_and_the_remaining_questions_and_suggestions(home, menu):
     assert "Soft Taco" in tacos and all(menu.category_of[x] == "taco" for x in tacos)
     assert t[4].actions["answer"] == [("order", "total", price(menu, "original_price", veggie))]
     assert t[5].actions["mode"] in ([("ask",)], [("check",)])
+
+
+def test_a_size_asked_twice_is_settled_as_regular_without_contradiction(home, menu):
+    # the default size given on the third ask must not undo the reason for giving it
+    chat, turns = converse(home, menu, ["a pepsi", "that's all", "hmm", "hmm"])
+    assert confirms(turns[-1], "skipped") == [("Pepsi®", "size")]
+    assert chat.order() == [{"item": "Pepsi®", "size": ["regular"]}]
+    assert turns[-1].actions["total"] == [(100,)]

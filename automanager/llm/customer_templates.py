@@ -97,7 +97,7 @@ class CustomerTemplates:
             out.append({"toppings": f"I'll leave your {t} as it comes.", "size": f"I'll make your {t} a regular."}
                        .get(q, f"No special style for your {t} then."))
         for f, k in by_kind.pop("removed", []):
-            out.append(f"I've taken the {plural(f, 2)} off your order." if k == "all"
+            out.append(f"I've taken the {f} off your order." if k == "all"
                        else f"I've taken {count(f, k)} off your order.")
         for (f,) in by_kind.pop("not_in_order", []):
             out.append(f"There's no {f} in your order.")
