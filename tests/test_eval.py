@@ -1,0 +1,155 @@
+"""`automanager eval`: the scenario suite passes, wrong expectations fail, bad files are refused."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from automanager.cli import app
+from automanager.evaluation.runner import run_scenario
+from automanager.evaluation.scenario import ScenarioError, load_scenarios
+
+REPO = Path(__file__).resolve().parents[1]
+
+BASE = """
+name: probe
+steps:
+  - manager: we are out of tomatoes
+  - manager: the soft taco now costs $1.99
+  - manager: bye
+  - customer: a crunchy taco with tomatoes
+  - customer: two soft tacos
+  - customer: that's all
+  - customer: no
+  - customer: no
+  - customer: no
+  - customer: no
+  - customer: bye
+expect:
+"""
+RIGHT = {
+    "rejected": "[Tomatoes]",
+    "order": "[{item: Crunchy Taco}, {item: Soft Taco, quantity: 2}]",
+    "total": "auto",
+    "stock_out": "[Tomatoes]",
+    "menu": "['original_price(\"Soft Taco\",199)']",
+    "not_menu": "['original_price(\"Soft Taco\",139)']",
+    "say": "[goodbye]",
+    "not_say": "[Traceback]",
+    "ended": "true",
+}
+WRONG = {
+    "rejected": "[Tomatoes, Guacamole]",
+    "order": "[{item: Crunchy Taco, no: [Iceberg Lettuce]}, {item: Soft Taco, quantity: 2}]",  # same price
+    "total": "5.00",
+    "stock_out": "[Tomatoes, Onions]",
+    "menu": "['original_price(\"Soft Taco\",139)']",
+    "not_menu": "['original_price(\"Soft Taco\",199)']",
+    "say": "[free food]",
+    "not_say": "[goodbye]",
+    "ended": "false",
+}
+
+
+def scenario_file(tmp_path, expect: dict[str, str]) -> Path:
+    path = tmp_path / "probe.yaml"
+    path.write_text(BASE + "".join(f"  {k}: {v}\n" for k, v in expect.items()), encoding="utf-8")
+    return path
+
+
+def test_the_right_expectations_pass(tmp_path):
+    [scenario] = load_scenarios([scenario_file(tmp_path, RIGHT)])
+    result = run_scenario(scenario)
+    assert result.passed, result.failures
+    assert len(result.turns) == 11
+
+
+@pytest.mark.parametrize("key", list(WRONG))
+def test_each_wrong_expectation_fails_the_scenario(tmp_path, key):
+    [scenario] = load_scenarios([scenario_file(tmp_path, {**RIGHT, key: WRONG[key]})])
+    result = run_scenario(scenario)
+    assert not result.passed
+    assert [f.key for f in result.failures] == [key]
+
+
+def test_the_scenario_suite_passes_offline():
+    """What CI runs: every scenario in eval/scenarios, offline."""
+    result = CliRunner().invoke(app, ["eval", str(REPO / "eval" / "scenarios"), "--json", "--backend", "offline"])
+    data = json.loads(result.stdout)
+    failed = {r["name"]: r["failures"] or r["error"] for r in data["scenarios"] if not r["passed"]}
+    assert failed == {} and result.exit_code == 0
+    summary = data["aggregate"]
+    assert summary["scenarios"] >= 40 and summary["success_rate"] == 1.0
+    assert set(summary["total_ms"]) == {"p50", "p95", "max"} and summary["llm_calls_per_turn"] == 0
+
+
+def test_a_failing_scenario_exits_1_and_the_report_says_why(tmp_path):
+    path = scenario_file(tmp_path, {**RIGHT, "total": "5.00"})
+    report = tmp_path / "report.md"
+    result = CliRunner().invoke(app, ["eval", str(path), "--report", str(report), "--backend", "offline"])
+    assert result.exit_code == 1
+    assert "FAIL" in result.stdout and "total: expected 500" in result.stdout
+    text = report.read_text(encoding="utf-8")
+    assert "0 of 1 scenarios passed" in text and "`total`: expected `500`" in text and "**customer**" in text
+
+
+@pytest.mark.parametrize("body, line, problem", [
+    ("name: x\nsteps:\n  - customer: hi\n  - customr: typo\n", 4, "unknown key 'customr' in a step"),
+    ("name: x\nsteps: []\n", 2, "steps must be a non-empty list"),
+    ("steps:\n  - customer: hi\n", 1, "a scenario needs 'name'"),
+    ("name: x\nsteps:\n  - customer: hi\n    manager: hello\n", 3, "either 'manager: ...' or 'customer: ...'"),
+    ("name: x\nsteps:\n  - customer: hi\nexpect:\n  total: lots\n", 5, "total must be an amount"),
+    ("name: x\nsteps:\n  - customer: hi\nexpect:\n  menu: ['not a fact(']\n", 5, "is not an ASP fact"),
+    ("name: x\nsteps:\n  - customer: hi\nexpect:\n  order:\n    - {item: Pepsi, size: huge}\n", 6,
+     "size must be regular or large"),
+    ("name: x\nsteps:\n  - customer: [unclosed\n", 4, "not valid YAML"),
+])
+def test_a_malformed_file_is_refused_with_file_line_and_problem(tmp_path, body, line, problem):
+    path = tmp_path / "bad.yaml"
+    path.write_text(body, encoding="utf-8")
+    with pytest.raises(ScenarioError) as caught:
+        load_scenarios([path])
+    assert caught.value.line == line and problem in caught.value.problem
+    result = CliRunner().invoke(app, ["eval", str(path), "--backend", "offline"])
+    assert result.exit_code == 2
+    assert f"bad.yaml:{line}:" in result.stderr.replace("\n", "") and problem in result.stderr.replace("\n", " ")
+
+
+def test_yes_and_no_are_words_in_steps(tmp_path):
+    path = tmp_path / "words.yaml"
+    path.write_text("name: x\nsteps:\n  - customer: no\n  - customer: yes\n  - customer: 2\n", encoding="utf-8")
+    [scenario] = load_scenarios([path])
+    assert [s.text for s in scenario.steps] == ["no", "yes", "2"]
+
+
+def test_judge_needs_an_llm(tmp_path, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    result = CliRunner().invoke(app, ["eval", str(scenario_file(tmp_path, RIGHT)), "--judge"])
+    assert result.exit_code == 2 and "--judge needs an LLM backend" in result.stderr
+
+
+def test_judge_grades_are_averaged_in_the_report(tmp_path, monkeypatch):
+    from fake_openai import FakeOpenAI
+
+    grades = {"understanding": 9, "truthfulness": 10, "coherency": 8, "fluency": 7, "task_ease": 9,
+              "expected_behavior": 10, "total_satisfaction": 8}
+    with FakeOpenAI() as fake:
+        monkeypatch.setenv("OPENAI_BASE_URL", fake.url)
+        monkeypatch.setenv("AUTOMANAGER_LLM_RETRIES", "0")
+        path = tmp_path / "tiny.yaml"
+        path.write_text("name: tiny\nsteps:\n  - customer: a pepsi\nexpect:\n  order: [{item: Pepsi}]\n",
+                        encoding="utf-8")
+        fake.parses.extend([{"predicates": [{"predicate": "order", "food": "pepsi", "quantity": 1}]}, grades])
+        report = tmp_path / "report.md"
+        result = CliRunner().invoke(app, ["eval", str(path), "--judge", "--json", "--report", str(report)])
+    assert result.exit_code == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["aggregate"]["judge"] == {k: float(v) for k, v in grades.items()}
+    assert data["scenarios"][0]["judge"]["prompt"].startswith("judge@")
+    assert "| truthfulness | 10.0 |" in report.read_text(encoding="utf-8")
+    judge_request = fake.parse_requests[-1]
+    assert "Grades:" in judge_request["messages"][-1]["content"] and "a pepsi" in judge_request["messages"][-1]["content"]
