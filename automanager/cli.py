@@ -240,6 +240,42 @@ def evaluate(
         raise typer.Exit(1)
 
 
+@app.command("bench")
+def bench_command(
+    as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
+    quick: Annotated[bool, typer.Option("--quick", help="Fewer rounds: under a minute.")] = False,
+    plot_file: Annotated[Optional[Path], typer.Option("--plot", help="Also draw the curves into this PNG "
+                                                                     "(needs matplotlib).")] = None,
+) -> None:
+    """Time reasoning and whole turns against the paper's Table 1 (p50/p95/max in ms).
+
+    Cases: administrator reasoning; assistant reasoning with 1, 10, 30 and 100 requirements in
+    the order; the menu cloned x1, x4, x10; whole offline turns; REPL start to first prompt.
+    """
+    from . import bench
+
+    with Progress(console=err, disable=not err.is_terminal, transient=True) as progress:
+        task = progress.add_task("bench", total=None)
+        result = bench.run(quick, lambda name: progress.update(task, description=name))
+    if plot_file:
+        try:
+            bench.plot(result, plot_file)
+        except ImportError:
+            raise fail("--plot needs matplotlib", "Install it: pip install matplotlib (or -e \".[bench]\").")
+        err.print(f"plot written to {plot_file}")
+    if as_json:
+        out.print(json.dumps(result), soft_wrap=True, highlight=False)
+        return
+    grid = Table("case", "rounds", "p50 ms", "p95 ms", "max ms", "target", "paper", title="AutoManager bench")
+    for case in result["cases"]:
+        meets = {True: "[green]ok[/]", False: "[red]missed[/]", None: ""}[case["meets"]]
+        grid.add_row(case["name"], str(case["rounds"]), str(case["p50"]), str(case["p95"]), str(case["max"]),
+                     f"<= {case['target']} {meets}" if case["target"] else "", str(case["paper"] or ""))
+    out.print(grid)
+    out.print(f"peak memory: {result['peak_memory_mb']['bench_process']} MB (bench), "
+              f"{result['peak_memory_mb']['repl_process']} MB (REPL)", highlight=False)
+
+
 @kb_app.command("build")
 def kb_build(
     kb: KbOption = None,

@@ -1,9 +1,10 @@
 """The one door to clingo: programs from `.lp` files, instance facts from typed Python values.
 
-Each call builds a fresh `clingo.Control` (simple, no leaked state between turns), adds the
-program files (read once and cached) and the facts, grounds, solves, and copies the shown
-atoms out as plain Python values. Free user text never reaches clingo as program text: facts
-are `clingo.Symbol`s built by `atom()` from str/int values.
+`Reasoner`: each call builds a fresh `clingo.Control`, adds the program files (read once and
+cached) and the facts, grounds, solves, and copies the shown atoms out as plain Python values.
+`TurnReasoner` gives the same answers for the bots' many calls over one KB without parsing and
+grounding the KB each time (that was two thirds of a turn): see its docstring. Free user text
+never reaches clingo as program text: facts are `clingo.Symbol`s built by `atom()`.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import clingo
+from clingo import ast
 
 Value = str | int | tuple  # a Python view of a clingo term: str for strings and constants
 Atoms = dict[str, list[tuple[Value, ...]]]  # predicate name -> argument tuples, sorted
@@ -129,3 +131,170 @@ class Reasoner:
         for sym in shown:
             atoms[sym.name].append(tuple(value(a) for a in sym.arguments))
         return {name: sorted(args, key=repr) for name, args in atoms.items()}
+
+
+STEP = "t"  # the program parameter that keeps each call's atoms apart
+OPEN = "call_open"  # the external atom that shows one call's answer
+
+
+class TurnReasoner:
+    """Many calls of one rule set over one KB, in a single multi-shot `clingo.Control`.
+
+    The KB facts are parsed and grounded once (part `base`). The rules are rewritten so that
+    every predicate that is not a KB predicate takes one more argument, the call number, and
+    go into a part `step(t)`; each call adds its facts with its number, grounds `step(n)` and
+    reads the atoms shown for n. Calls cannot see each other's atoms, so the answers are those
+    of a fresh `Reasoner` (a test compares them). After RECYCLE calls, or any error, the
+    Control is rebuilt, so memory stays bounded.
+    """
+
+    RECYCLE = 32
+    _shared: dict[tuple, TurnReasoner] = {}
+
+    @classmethod
+    def shared(cls, kb_files: Sequence[Path], rules: Sequence[Path]) -> TurnReasoner:
+        """One per KB and rule set in a process: chats of the same menu share the grounded KB."""
+        key = (tuple(map(str, kb_files)), tuple(map(str, rules)))
+        if key not in cls._shared:
+            if len(cls._shared) >= 8:
+                cls._shared.pop(next(iter(cls._shared)))
+            cls._shared[key] = cls(kb_files, rules)
+        return cls._shared[key]
+
+    def __init__(self, kb_files: Sequence[Path], rules: Sequence[Path]):
+        self.kb_files, self.rules = [Path(p) for p in kb_files], [Path(p) for p in rules]
+        self._ctl: clingo.Control | None = None
+        self._rewritten: list[ast.AST] | None = None
+        self._calls = 0
+
+    def _start(self) -> clingo.Control:
+        messages: list[str] = []
+        ctl = clingo.Control(["--warn=none"], logger=lambda _code, msg: messages.append(msg))
+        try:
+            for path in self.kb_files:
+                ctl.add("kb", [], program_text(path))
+            ctl.ground([("kb", [])])
+            if self._rewritten is None:  # the same every time: made once
+                kb = {(name, arity) for name, arity, _positive in ctl.symbolic_atoms.signatures}
+                statements: list[ast.AST] = []
+                for path in self.rules:
+                    ast.parse_string(program_text(path), statements.append)
+                self._rewritten = self._rewrite(statements, kb)
+            with ast.ProgramBuilder(ctl) as builder:
+                for statement in self._rewritten:
+                    builder.add(statement)
+            ctl.ground([("base", [])])
+        except RuntimeError as exc:
+            raise ReasonerError("".join(messages).strip() or str(exc)) from exc
+        self._calls = 0
+        return ctl
+
+    def _rewrite(self, statements: list[ast.AST], kb: set[tuple[str, int]]) -> list[ast.AST]:
+        """Rules that depend on the KB only go to `base` (grounded once); the others go to
+        `step(t)`, their call-dependent predicates taking t as one more argument."""
+        where = statements[0].location
+        step = ast.Function(where, STEP, [], False)
+        rules = [s for s in statements if s.ast_type == ast.ASTType.Rule]
+        static = static_predicates(rules, kb)
+
+        def stepped(symbol: ast.AST) -> ast.AST:
+            if symbol.ast_type == ast.ASTType.Pool:  # p(a;b) is the pool p(a);p(b)
+                return symbol.update(arguments=[stepped(s) for s in symbol.arguments])
+            if symbol.ast_type == ast.ASTType.Function and symbol.name and \
+                    (symbol.name, len(symbol.arguments)) not in static:
+                return symbol.update(arguments=[*symbol.arguments, step])
+            return symbol
+
+        class AddStep(ast.Transformer):
+            def visit_SymbolicAtom(self, node):
+                return node.update(symbol=stepped(node.symbol))
+
+        base = [ast.Program(where, "base", [])]
+        # "#show." hides every atom; only the show terms below are shown, and only while the
+        # call's external `call_open(t)` is true (it is released after the call, so the model
+        # stays as small as one call's answer however many calls the Control has seen)
+        out: list[ast.AST] = []
+        ast.parse_string(f"#program step({STEP}). #show. #external {OPEN}({STEP}).", out.append)
+        for statement in statements:
+            if statement.ast_type == ast.ASTType.Program:
+                continue
+            if statement.ast_type == ast.ASTType.ShowSignature:
+                # #show p/n.  ->  #show (t, p(X1..Xn)) : p(X1..Xn[, t]).
+                args = [ast.Variable(where, f"X{i}") for i in range(statement.arity)]
+                term = ast.Function(where, "", [step, ast.Function(where, statement.name, args, False)], False)
+                body = ast.Literal(where, ast.Sign.NoSign, ast.SymbolicAtom(
+                    stepped(ast.Function(where, statement.name, args, False))))
+                is_open = ast.Literal(where, ast.Sign.NoSign, ast.SymbolicAtom(ast.Function(where, OPEN, [step], False)))
+                out.append(ast.ShowTerm(where, term, [body, is_open]))
+            elif statement.ast_type == ast.ASTType.Rule and heads(statement) | body_atoms(statement) <= static:
+                base.append(statement)
+            else:
+                out.append(AddStep()(statement))
+        return base + out
+
+    def solve(self, facts: Iterable[clingo.Symbol] = ()) -> Atoms:
+        if self._ctl is None or self._calls >= self.RECYCLE:
+            self._ctl = self._start()
+        ctl, self._calls = self._ctl, self._calls + 1
+        number = clingo.Number(self._calls)
+        try:
+            with ctl.backend() as backend:
+                for fact in facts:
+                    stepped = clingo.Function(fact.name, [*fact.arguments, number], fact.positive)
+                    backend.add_rule([backend.add_atom(stepped)])
+            ctl.ground([("step", [number])])
+            is_open = clingo.Function(OPEN, [number])
+            ctl.assign_external(is_open, True)
+            shown: list[clingo.Symbol] | None = None
+            with ctl.solve(yield_=True) as handle:
+                for model in handle:
+                    shown = model.symbols(shown=True)
+            ctl.release_external(is_open)
+        except RuntimeError as exc:
+            self._ctl = None
+            raise ReasonerError(str(exc)) from exc
+        if shown is None:
+            self._ctl = None  # an unsatisfiable call would poison every later one
+            raise ReasonerError("the program has no answer set (an integrity constraint failed)")
+        atoms: Atoms = defaultdict(list)
+        for sym in shown:
+            call, inner = sym.arguments
+            if call == number:
+                atoms[inner.name].append(tuple(value(a) for a in inner.arguments))
+        return {name: sorted(args, key=repr) for name, args in atoms.items()}
+
+
+def atoms_in(node: ast.AST) -> set[tuple[str, int]]:
+    """The predicates (name, arity) of every atom in an AST node."""
+    found: set[tuple[str, int]] = set()
+
+    class Collect(ast.Transformer):
+        def visit_SymbolicAtom(self, atom):
+            symbols = atom.symbol.arguments if atom.symbol.ast_type == ast.ASTType.Pool else [atom.symbol]
+            found.update((s.name, len(s.arguments)) for s in symbols if s.ast_type == ast.ASTType.Function)
+            return atom
+
+    Collect()(node)
+    return found
+
+
+def heads(statement: ast.AST) -> set[tuple[str, int]]:
+    return atoms_in(statement.head) if statement.ast_type == ast.ASTType.Rule else set()
+
+
+def body_atoms(rule: ast.AST) -> set[tuple[str, int]]:
+    return set().union(*(atoms_in(literal) for literal in rule.body))
+
+
+def static_predicates(rules: list[ast.AST], kb: set[tuple[str, int]]) -> set[tuple[str, int]]:
+    """KB predicates, and those whose every rule depends on static predicates only."""
+    defined = {p for rule in rules for p in heads(rule)}
+    static = kb | defined
+    changed = True
+    while changed:
+        changed = False
+        for rule in rules:
+            if heads(rule) & static and not body_atoms(rule) <= static:
+                static -= heads(rule)
+                changed = True
+    return static

@@ -74,3 +74,42 @@ def test_unsupported_values_are_refused():
         atom("x", 1.5)
     with pytest.raises(TypeError):
         atom("x", True)
+
+
+def test_the_turn_reasoner_answers_as_a_fresh_reasoner_call_after_call(monkeypatch):
+    """Same answers over a whole conversation, across Control rebuilds, after an error too."""
+    from automanager import paths
+    from automanager.bots.assistant import PROGRAM
+    from automanager.bots.base import new_facts, split_next, state_symbols
+    from automanager.llm.customer_parser import CustomerParser
+    from automanager.bots.assistant import context
+    from automanager.menu.model import Menu
+    from automanager.reasoner import Reasoner, TurnReasoner, atom
+
+    monkeypatch.setattr(TurnReasoner, "RECYCLE", 3)
+    rules = [paths.data_dir("crs") / "crs.lp", PROGRAM]
+    fresh, turn = Reasoner([*paths.kb_files(), *rules]), TurnReasoner(paths.kb_files(), rules)
+    parser = CustomerParser(Menu.load(paths.kb_files()))
+    state: list[str] = []
+    lines = ["two soft tacos and a large pepsi", "no onions on the taco", "what do people add to the soft taco?",
+             "yes", "a crunchwrap supreme combo", "that's all", "no", "no", "a mountain dew", "bye"]
+    for line in lines:
+        preds = parser.parse(line, context(state)).preds
+        facts = [atom("runout", "Tomatoes"), *state_symbols(state),
+                 *new_facts(preds, lambda _i, p: p.line if p.name in ("order", "update", "specify") else None)]
+        expected = fresh.solve(facts)
+        assert turn.solve(facts) == expected, line
+        state = split_next(expected).state
+
+
+def test_an_unsatisfiable_call_does_not_poison_the_next(tmp_path):
+    from automanager.reasoner import TurnReasoner
+
+    kb, rules = tmp_path / "kb.lp", tmp_path / "rules.lp"
+    kb.write_text("item(1). item(2).\n", encoding="utf-8")
+    rules.write_text("ok(X) :- item(X), x. :- bad.\n#show ok/1.\n", encoding="utf-8")
+    reasoner = TurnReasoner([kb], [rules])
+    with pytest.raises(ReasonerError, match="no answer set"):
+        reasoner.solve([atom("bad")])
+    assert reasoner.solve([atom("x")]) == {"ok": [(1,), (2,)]}
+    assert reasoner.solve([]) == {}

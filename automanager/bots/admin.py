@@ -12,7 +12,7 @@ from pathlib import Path
 import clingo
 
 from .. import paths
-from ..reasoner import Reasoner, atom
+from ..reasoner import TurnReasoner, atom
 from ..vocab import Pred
 from .base import Decision, new_facts, split_next, state_symbols
 
@@ -22,7 +22,7 @@ VIEW = paths.PACKAGE / "menu" / "view.lp"
 
 class Administrator:
     def __init__(self, kb_files: list[Path]):
-        self.reasoner = Reasoner([*kb_files, paths.data_dir("crs") / "crs.lp", VIEW, PROGRAM])
+        self.reasoner = TurnReasoner.shared(kb_files, [paths.data_dir("crs") / "crs.lp", VIEW, PROGRAM])
 
     def decide(self, preds: list[Pred], state: list[str], runout: list[str]) -> Decision:
         facts = [atom("runout", name) for name in runout]

@@ -12,7 +12,7 @@ import clingo
 
 from .. import paths
 from ..llm.customer_parser import Context
-from ..reasoner import Reasoner, atom
+from ..reasoner import TurnReasoner, atom
 from ..vocab import Pred
 from .base import Decision, new_facts, split_next, state_symbols
 
@@ -22,7 +22,7 @@ LINED = {"order", "update", "specify", "replace", "set_quantity"}  # facts that 
 
 class Assistant:
     def __init__(self, kb_files: list[Path]):
-        self.reasoner = Reasoner([*kb_files, paths.data_dir("crs") / "crs.lp", PROGRAM])
+        self.reasoner = TurnReasoner.shared(kb_files, [paths.data_dir("crs") / "crs.lp", PROGRAM])
 
     def decide(self, preds: list[Pred], state: list[str], runout: list[str], unknown: int = 0) -> Decision:
         facts = [atom("runout", name) for name in runout]

@@ -1,0 +1,27 @@
+"""`automanager bench --json --quick`: every figure is there (no timing is asserted)."""
+
+from __future__ import annotations
+
+import json
+
+from typer.testing import CliRunner
+
+from automanager.cli import app
+
+CASES = {"admin_reasoning", "assistant_reasoning_1", "assistant_reasoning_10", "assistant_reasoning_30",
+         "assistant_reasoning_100", "menu_x1_reasoning_10", "menu_x4_reasoning_10", "menu_x10_reasoning_10",
+         "customer_turn", "manager_turn", "customer_turn_with_save", "first_prompt"}
+
+
+def test_bench_quick_json_has_every_figure():
+    result = CliRunner().invoke(app, ["bench", "--json", "--quick"])
+    assert result.exit_code == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert {c["name"] for c in data["cases"]} == CASES
+    for case in data["cases"]:
+        assert set(case) == {"name", "rounds", "p50", "p95", "max", "target", "paper", "meets"}
+        assert case["rounds"] >= 3 and 0 < case["p50"] <= case["p95"] <= case["max"]
+        assert (case["meets"] is None) == (case["target"] is None)
+    assert {c["name"]: c["paper"] for c in data["cases"] if c["paper"]} == {
+        "admin_reasoning": 9.9, "assistant_reasoning_1": 115.4, "assistant_reasoning_10": 886.5}
+    assert data["peak_memory_mb"]["bench_process"] > 0 and data["quick"] is True
