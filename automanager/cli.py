@@ -97,6 +97,7 @@ def chat_loop(kind: type[Chat], state_dir: Optional[Path], resume: Optional[str]
     except (StateError, ReasonerError) as exc:
         raise fail(str(exc))
     interactive = sys.stdin.isatty()
+    sys.stdin.reconfigure(errors="replace")  # bytes that are not UTF-8 are a bad line, not a crash
 
     def read_line() -> str | None:
         try:
@@ -231,7 +232,7 @@ def evaluate(
         err.print(f"report written to {report}")
     if as_json:
         out.print(json.dumps({"scenarios": [r.as_dict() for r in results], "aggregate": summary},
-                             ensure_ascii=False), soft_wrap=True, highlight=False)
+                             ensure_ascii=False), soft_wrap=True, highlight=False, markup=False)
     else:
         out.print(table(results))
         out.print(f"{summary['passed']}/{summary['scenarios']} passed; per turn p50 {summary['total_ms']['p50']} ms, "
@@ -264,7 +265,7 @@ def bench_command(
             raise fail("--plot needs matplotlib", "Install it: pip install matplotlib (or -e \".[bench]\").")
         err.print(f"plot written to {plot_file}")
     if as_json:
-        out.print(json.dumps(result), soft_wrap=True, highlight=False)
+        out.print(json.dumps(result), soft_wrap=True, highlight=False, markup=False)
         return
     grid = Table("case", "rounds", "p50 ms", "p95 ms", "max ms", "target", "paper", title="AutoManager bench")
     for case in result["cases"]:

@@ -12,6 +12,7 @@ from dataclasses import asdict
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from .llm.customer_templates import dollars
 from .llm.manager_templates import describe
@@ -35,7 +36,7 @@ def run_chat(chat: Chat, read_line: Callable[[], str | None], out: Console, err:
     """Run the conversation until goodbye or end of input; return the exit code."""
     speaker = "assistant" if isinstance(chat, CustomerChat) else "admin"
     if not as_json:
-        out.print(f"[bold green]{speaker}>[/] {chat.greeting()}", highlight=False, soft_wrap=True)
+        say(out, speaker, chat.greeting())
     err.print(f"{chat.role} session {chat.session_id} (resume with --resume {chat.session_id}), "
               f"menu version {chat.menu_version}", style="dim")
     while not chat.ended:
@@ -60,10 +61,16 @@ def run_chat(chat: Chat, read_line: Callable[[], str | None], out: Console, err:
             return 3
         if as_json:
             record = {"session": chat.session_id, "role": chat.role, **asdict(turn)}
-            out.print(json.dumps(record, ensure_ascii=False), highlight=False, soft_wrap=True)
+            out.print(json.dumps(record, ensure_ascii=False), markup=False, highlight=False, soft_wrap=True)
         else:
-            out.print(f"[bold green]{speaker}>[/] {turn.reply}", highlight=False, soft_wrap=True)
+            say(out, speaker, turn.reply)
     return 0
+
+
+def say(out: Console, speaker: str, reply: str) -> None:
+    """A reply as plain text: words a user typed (echoed in "X isn't on our menu") are never
+    read as rich markup."""
+    out.print(Text.assemble((f"{speaker}>", "bold green"), " ", reply), highlight=False, soft_wrap=True)
 
 
 def slash_command(text: str, chat: Chat, out: Console, speaker: str) -> str | None:

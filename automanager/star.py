@@ -91,6 +91,7 @@ class Chat:
 
     def turn(self, text: str) -> Turn:
         start = time.perf_counter()
+        text = printable(text)
         turn = self.step(text[:MAX_INPUT])
         if len(text) > MAX_INPUT:
             turn.reply = f"(I only read the first {MAX_INPUT} characters.) " + turn.reply
@@ -107,6 +108,12 @@ class Chat:
 
     def step(self, text: str) -> Turn:
         raise NotImplementedError
+
+
+def printable(text: str) -> str:
+    """What a person could have typed: broken characters replaced, control characters dropped."""
+    text = text.encode("utf-8", "replace").decode("utf-8", "replace")
+    return "".join(ch if ch.isprintable() else " " for ch in text)
 
 
 def timed(since: float) -> float:

@@ -307,7 +307,8 @@ class CustomerParser:
             return Pred("query", (Const("ingredients"), food or dish))
         if re.match(r"^(what|which)\b", seg) and AVAILABLE.search(seg) and self.category_in(seg):
             return Pred("query", (Const("menu"), self.category_in(seg)))
-        if AVAILABLE.search(seg) and is_question:
+        # "(we're / you're) out of tomatoes" is about availability, never a request to add them
+        if AVAILABLE.search(seg) and (is_question or re.search(r"\b(out of|sold out|ran out|run out)\b", seg)):
             target = food or (toppings[0].name if toppings else None)
             if target:
                 return Pred("query", (Const("available"), target))

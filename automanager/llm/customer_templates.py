@@ -202,7 +202,7 @@ class CustomerTemplates:
             elif prop == "item":
                 out.append(f"Our {plural(f, 2)}: {join(sorted(values))}.")
             elif prop == "available":
-                out.append(f"Yes, the {f} is available.")
+                out.append(f"Yes, we have {f} right now.")
             elif prop == "unavailable" and f == "all":
                 out.append(f"Not available right now: {join(sorted(values))}.")
             elif prop == "unavailable":
