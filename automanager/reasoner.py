@@ -73,13 +73,22 @@ def value(symbol: clingo.Symbol) -> Value:
     return str(symbol)
 
 
-@lru_cache(maxsize=None)
 def program_text(path: Path) -> str:
-    """Each `.lp` file is read from disk once per process, and checked on its own first.
+    """Each `.lp` file is read from disk once per process (again if it changes on disk), and
+    checked on its own first.
 
     The check loads the file by path so that clingo's syntax and safety errors name the
     file and line; later calls add the cached text.
     """
+    try:
+        stat = path.stat()
+    except OSError as exc:
+        raise ReasonerError(f"cannot read ASP program {path}: {exc.strerror}") from exc
+    return _program_text(path, stat.st_mtime_ns, stat.st_size)
+
+
+@lru_cache(maxsize=64)
+def _program_text(path: Path, _mtime: int, _size: int) -> str:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:

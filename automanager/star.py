@@ -26,7 +26,7 @@ from .llm.structured import CustomerReader, ManagerReader
 from .menu.commit import CommitError, next_version_text
 from .menu.model import Menu
 from .names import NameMatcher
-from .reasoner import value
+from .reasoner import ReasonerError, value
 from .store import Home, StateError
 from .vocab import VocabError
 
@@ -68,7 +68,14 @@ class Chat:
         self.load_menu()
 
     def load_menu(self) -> None:
-        self.menu = Menu.load(self.home.menu_files(self.menu_version))
+        files = self.home.menu_files(self.menu_version)
+        try:
+            self.menu = Menu.load(files)
+        except ReasonerError as exc:
+            if self.menu_version == 0:
+                raise
+            raise StateError(f"menu version {self.menu_version} ({files[0]}) is damaged: {exc}. Restore it from "
+                             "a backup, or run `automanager state reset --yes` to start from the shipped menu.") from exc
         self.names = NameMatcher(self.menu, self.home.root / "cache")
         self.llm = OpenAIBackend(self.llm_config, self.menu) if self.llm_config else None
 

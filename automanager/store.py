@@ -98,7 +98,7 @@ class Home:
             with closing(self.db()) as conn:
                 return conn.execute(query, params).fetchall()
         except sqlite3.Error as exc:
-            raise StateError(f"cannot read {self.root / 'shared.db'}: {exc}") from exc
+            raise StateError(f"cannot read {self.root / 'shared.db'}: {exc}. {DB_HINT}") from exc
 
     def _write(self, work: Callable[[sqlite3.Connection], object]):
         """Run `work` in one write transaction (BEGIN IMMEDIATE): all of it lands, or none."""
@@ -114,7 +114,10 @@ class Home:
                 return result
         except sqlite3.Error as exc:
             raise StateError(f"cannot write {self.root / 'shared.db'}: {exc}. Check that the state dir is "
-                             "writable and has free space.") from exc
+                             f"writable and has free space. {DB_HINT}") from exc
+        except OSError as exc:  # a menu version file: nothing was published
+            raise StateError(f"cannot write in {self.root}: {exc.strerror}. Check that the state dir is writable "
+                             "and has free space; nothing was changed.") from exc
 
     # -- the shared stock list ---------------------------------------------------------------
     def stock_out(self) -> list[str]:
@@ -208,6 +211,8 @@ class Home:
             path.unlink(missing_ok=True)
 
 
+DB_HINT = ("If the file is damaged, move it (and shared.db-wal, shared.db-shm) away: the stock list, menu "
+           "versions and audit log then start afresh; sessions are kept.")
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS stock_out (ingredient TEXT PRIMARY KEY, since TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS menu_version (version INTEGER PRIMARY KEY, base TEXT NOT NULL, at TEXT NOT NULL,

@@ -1,3 +1,4 @@
+import os
 from pathlib import Path
 
 import pytest
@@ -56,12 +57,14 @@ def test_unsatisfiable_program_is_an_error(tmp_path):
         Reasoner([rules]).solve([atom("a")])
 
 
-def test_program_files_are_read_once(tmp_path):
+def test_program_files_are_read_once_and_again_when_changed(tmp_path):
     path = write(tmp_path, "once.lp", "a.\n#show a/0.")
     assert Reasoner([path]).solve() == {"a": [()]}
+    assert program_text(path) is program_text(path)  # cached while the file is unchanged
     path.write_text("b.\n#show b/0.", encoding="utf-8")
-    assert program_text(path) == "a.\n#show a/0."
-    assert Reasoner([path]).solve() == {"a": [()]}
+    stat = path.stat()
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))
+    assert Reasoner([path]).solve() == {"b": [()]}
 
 
 def test_missing_program_file_is_a_clear_error(tmp_path):
