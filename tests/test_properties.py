@@ -1,0 +1,99 @@
+"""Property-based tests (hypothesis) of the assistant's reasoning over random conversations:
+totals are the sum of their parts, an order never holds what ran out, a refused update changes
+nothing, and no order passes the caps."""
+
+from __future__ import annotations
+
+import clingo
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from automanager import paths
+from automanager.bots.assistant import Assistant
+from automanager.menu.model import Menu
+from automanager.reasoner import Const
+from automanager.vocab import Pred
+
+MENU = Menu.load(paths.kb_files())
+ASSISTANT = Assistant(MENU.files)
+TOPPINGS: dict[str, list[str]] = {}
+for _dish, _topping in MENU.facts["available_topping"]:
+    TOPPINGS.setdefault(_dish, []).append(_topping)
+DISHES = sorted(TOPPINGS)[:25]
+DRINKS = sorted(d for (d,) in MENU.facts["size_changable_drink"])[:5]
+ITEMS = DISHES + DRINKS + sorted(MENU.names("combo"))[:4]
+INCLUDED: dict[str, set[str]] = {}
+for _dish, _ingredient in MENU.facts["included_ingredient"]:
+    INCLUDED.setdefault(_dish, set()).add(_ingredient)
+OUT_CANDIDATES = sorted({i for items in INCLUDED.values() for i in items})[:12]
+POLICY = {name: rows[0][0] for name, rows in MENU.facts.items() if name.startswith("max_")}
+
+quantities = st.integers(min_value=-2, max_value=30)
+dishes = st.sampled_from(DISHES)
+
+
+@st.composite
+def updates(draw):
+    dish = draw(dishes)
+    op = draw(st.sampled_from(["add", "no", "less", "extra"]))
+    return Pred("update", (dish, Const(op), draw(st.sampled_from(TOPPINGS[dish] + OUT_CANDIDATES[:3]))))
+
+
+preds = st.one_of(
+    st.builds(lambda f, n, line: Pred("order", (f, n), line), st.sampled_from(ITEMS), quantities,
+              st.integers(1, 3)),
+    updates(),
+    st.builds(lambda d: Pred("update", (d, Const("size"), Const("large"))), st.sampled_from(DRINKS)),
+    st.builds(lambda f, n: Pred("remove", (f, n)), st.sampled_from(ITEMS), st.one_of(st.integers(1, 3),
+                                                                                     st.just(Const("all")))),
+    st.builds(lambda f, n: Pred("set_quantity", (f, n), 1), st.sampled_from(ITEMS), quantities),
+    st.sampled_from([Pred("complete"), Pred("decline"), Pred("accept"), Pred("stop"), Pred("cancel")]),
+)
+turns = st.lists(st.tuples(st.lists(preds, min_size=1, max_size=3),
+                           st.lists(st.sampled_from(OUT_CANDIDATES), max_size=2, unique=True)),
+                 min_size=1, max_size=8)
+
+
+def units(state: list[str]) -> tuple[dict[int, str], set[tuple]]:
+    items, details = {}, set()
+    for sym in map(clingo.parse_term, state):
+        if sym.name == "unit":
+            items[sym.arguments[0].number] = sym.arguments[1].string
+        elif sym.name == "has":
+            details.add((sym.arguments[0].number, str(sym.arguments[1]), str(sym.arguments[2])))
+    return items, details
+
+
+def topping_names(details: set[tuple]) -> set[str]:
+    return {value.strip('"') for _, kind, value in details if kind in ("add", "extra")}
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(turns)
+def test_random_conversations_keep_every_invariant(conversation):
+    state: list[str] = []
+    for said, runout in conversation:
+        before = units(state)
+        decision = ASSISTANT.decide(said, state, runout)
+        state = decision.state
+        items, details = units(state)
+        # quantities never exceed the caps
+        assert len(items) <= POLICY["max_order_quantity"]
+        # an order never holds an item or a topping that ran out
+        for item in items.values():
+            assert not (INCLUDED.get(item, set()) & set(runout)), (item, runout)
+            assert item not in runout
+        assert not (topping_names(details) & set(runout))
+        # a priced total is the sum of its parts
+        if "total" in decision.actions:
+            checks = decision.actions.get("check", [])
+            assert decision.actions["total"][0][0] == sum(price for _, _, price in checks)
+            prices = dict(MENU.facts["original_price"])
+            assert all(price >= prices[food] for _, food, price in checks)
+        # a refused update changes nothing (units that ran out this turn leave for that reason)
+        refused = [c for c in decision.actions.get("confirm", []) if c[0] == "rejected_update"]
+        ran_out = [c for c in decision.actions.get("confirm", []) if c[0] == "ran_out"]
+        if refused and not ran_out and all(p.name == "update" for p in said):
+            accepted = [c for c in decision.actions.get("confirm", []) if c[0] == "update"]
+            if not accepted:
+                assert (items, details) == before, said
