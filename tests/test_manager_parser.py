@@ -31,6 +31,8 @@ def asked(question, name="Grilled Beef Taco", kind="dish"):
     ("Add a new dish called Grilled Beef Taco", None, ["add(dish, 'Grilled Beef Taco')"]),
     ("add Grilled Beef Taco", None, ["add('Grilled Beef Taco')"]),
     ("add ingredient Pickled Onions", None, ["add(ingredient, 'Pickled Onions')"]),
+    ("add a nacho fries dish for 2.49", None, ["add(dish, 'Nacho Fries')", "add('Nacho Fries', price, 249)"]),
+    ("add guacamole as a popular topping for the soft taco", None, ["add('Soft Taco', popular, 'Guacamole')"]),
     ("a dish", asked("type", kind="unknown"), ["add(dish, 'Grilled Beef Taco')"]),
     ("it's a taco", asked("category"), ["add('Grilled Beef Taco', category, 'taco')"]),
     ("$3.49", asked("price"), ["add('Grilled Beef Taco', price, 349)"]),

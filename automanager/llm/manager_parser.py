@@ -46,6 +46,13 @@ NEW_NAME = re.compile(
     r"\bon the menu\b|\bcosting\b|\bpriced\b|\$|\d|$))",
     re.IGNORECASE,
 )
+NAME_THEN_TYPE = re.compile(  # "add a nacho fries dish for 2.49"
+    r"\b(?:add|introduce|create|launch)\s+(?:(?:a|an|the|new)\s+)*(?!(?:a|an|the|new)\s)"
+    r"(?P<name>(?:(?!\b(?:called|named|as|popular)\b)[^,;:$\d])+?)"
+    r"\s+(?P<type>dish|combo|meal|box|bundle|ingredient|topping|sauce)\b(?=\s*(?:$|[,;.$\d]|for\b|at\b|with\b|"
+    r"priced\b|costing\b|that\b|which\b|it\b))",
+    re.IGNORECASE,
+)
 POPULAR = re.compile(r"\b((people|customers|folks|everyone) (usually |often |really )?(like|love|add|get|order|want)s?"
                      r"( it| them)? with|popular (toppings? |add ons? |extras? )?(is |are |include |with |for it )?|"
                      r"goes (well|great) with|go (well|great) with|top(ped)? (it )?with|recommend(ed)?( adding)?|"
@@ -241,8 +248,9 @@ class ManagerParser:
             names = said if set(said) - set(kitchen + items) else list(dict.fromkeys(kitchen + items))
             preds += [Pred("runout", (name,)) for name in names]
             return target
-        m = NEW_NAME.search(clause)
-        if m and not (items and re.search(r"\b(to|on|in|for)\b", flat) and not m.group("type")):
+        m = NAME_THEN_TYPE.search(clause) or NEW_NAME.search(clause)
+        adds_to_item = items and re.search(r"\b(to|on|in|into|onto)\b|\bfor (the |a |an |my )?[a-z]", flat)
+        if m and not (adds_to_item and not m.group("type")):
             name = new_name(m.group("name"))
             typed = TYPE_WORDS.get((m.group("type") or "").lower())
             if name and (fold(name) in TYPE_WORDS or fold(name) in ("one", "thing", "something")):
@@ -378,7 +386,8 @@ class ManagerParser:
             if m:
                 preds.append(Pred(verb, (name, Const("calories"), int(m.group()))))
                 return
-        price = cents(folded, bare_is_price=asked == "price")
+        price = cents(folded, bare_is_price=asked == "price" or bool(re.search(
+            r"\b(for|at|costing|priced|costs?)\s+\$?\d", folded)))
         if price is not None:
             preds.append(Pred(verb, (name, Const("price"), price)))
             folded = MONEY.sub(" ", folded)
