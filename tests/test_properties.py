@@ -95,7 +95,8 @@ def test_random_conversations_keep_every_invariant(conversation):
         refused = [c for c in decision.actions.get("confirm", []) if c[0] == "rejected_update"]
         # (units that ran out, or a question settled by default after its third ask, change it
         # for their own reasons)
-        other = [c for c in decision.actions.get("confirm", []) if c[0] in ("ran_out", "skipped")]
+        own_reasons = ("ran_out", "skipped", "default_choice")
+        other = [c for c in decision.actions.get("confirm", []) if c[0] in own_reasons]
         if refused and not other and all(p.name == "update" for p in said):
             accepted = [c for c in decision.actions.get("confirm", []) if c[0] == "update"]
             if not accepted:
