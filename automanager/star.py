@@ -89,6 +89,19 @@ class Chat:
                 usage.fallback = f"offline parser used: {exc}"
         return self.parser.parse(text, ctx)
 
+    def think(self, text: str, ctx, decide) -> tuple:
+        """Parse (LLM or offline) and let the bot's ASP decide, timing each; the state moves on."""
+        start, usage = time.perf_counter(), Usage()
+        parse = self.understand(text, ctx, usage)
+        parse_ms = timed(start)
+        decided_at = time.perf_counter()
+        decision = decide(parse)
+        self.state = decision.state
+        return parse, decision, usage, {"parse_ms": parse_ms, "reasoning_ms": timed(decided_at)}
+
+    def greeting(self) -> str:
+        return self.templates.greeting()
+
     def respond(self, decided: str, actions: dict, usage: Usage) -> str:
         return self.llm.rephrase(self.role, decided, actions, usage) if self.llm else decided
 
@@ -152,23 +165,14 @@ class CustomerChat(Chat):
                 ctx.recommended_items + [topping for _, topping in ctx.recommended_toppings]))
         return "; ".join(said)
 
-    def greeting(self) -> str:
-        return self.templates.greeting()
-
     def step(self, text: str) -> Turn:
-        start, usage = time.perf_counter(), Usage()
-        parse = self.understand(text, context(self.state), usage)
-        parse_ms = timed(start)
-        decided_at = time.perf_counter()
-        decision = self.assistant.decide(parse.preds, self.state, self.home.stock_out(), len(parse.unknown))
-        reasoning_ms = timed(decided_at)
-        self.state = decision.state
+        parse, decision, usage, timings = self.think(text, context(self.state), lambda parse: self.assistant.decide(
+            parse.preds, self.state, self.home.stock_out(), len(parse.unknown)))
         order = self.order()
         counts = Counter(unit["item"] for unit in order)
         reply = self.respond(self.templates.render(decision.actions, parse.unknown, counts), decision.actions, usage)
         return Turn(text=text, reply=reply, parsed=[str(p) for p in parse.preds], actions=decision.actions,
-                    corrected=parse.corrected, order=order, llm=usage.as_dict(),
-                    timings={"parse_ms": parse_ms, "reasoning_ms": reasoning_ms})
+                    corrected=parse.corrected, order=order, llm=usage.as_dict(), timings=timings)
 
     def order(self) -> list[dict]:
         """The order so far, one entry per unit, from the saved state."""
@@ -198,9 +202,6 @@ class ManagerChat(Chat):
                   if name in ("max_item_price", "max_item_calories") and rows}
         self.templates = ManagerTemplates(self.menu.categories, policy.get("max_item_price", 0),
                                           policy.get("max_item_calories", 0), self.menu.example_dish)
-
-    def greeting(self) -> str:
-        return self.templates.greeting()
 
     def read(self, forms: list, ctx: ManagerContext):
         return self.reader.read(forms, ctx)
@@ -234,20 +235,15 @@ class ManagerChat(Chat):
         if latest != self.menu_version:  # another manager published a version: work on the newest
             self.menu_version = latest
             self.load_menu()
-        start, usage = time.perf_counter(), Usage()
-        parse = self.understand(text, self.context(), usage)
-        parse_ms = timed(start)
-        decided_at = time.perf_counter()
-        decision = self.admin.decide(parse.preds, self.state, self.home.stock_out())
-        reasoning_ms = timed(decided_at)
-        self.state = decision.state
+        parse, decision, usage, timings = self.think(text, self.context(), lambda parse: self.admin.decide(
+            parse.preds, self.state, self.home.stock_out()))
         for change, name in decision.actions.get("stock", []):
             self.home.set_stock(name, change == "out", self.session_id)
         note = self.commit() if "commit" in decision.actions else ""
         reply = self.respond(self.templates.render(decision.actions, note, parse.hint), decision.actions, usage)
         return Turn(text=text, reply=reply, parsed=[str(p) for p in parse.preds], actions=decision.actions,
                     corrected=parse.corrected, pending=[describe(*row) for row in self.staged()], llm=usage.as_dict(),
-                    timings={"parse_ms": parse_ms, "reasoning_ms": reasoning_ms})
+                    timings=timings)
 
     def commit(self) -> str:
         """Publish the staged changes as the next menu version, all or nothing."""

@@ -122,7 +122,7 @@ class Home:
     # -- the shared stock list ---------------------------------------------------------------
     def stock_out(self) -> list[str]:
         """Ingredients (or items) the manager said are out, read fresh at every turn."""
-        return [row[0] for row in self._read("SELECT ingredient FROM stock_out ORDER BY ingredient")]
+        return [name for name, _since in self.stock_list()]
 
     def stock_list(self) -> list[tuple[str, str]]:
         """(name, since) of everything out of stock."""

@@ -12,12 +12,12 @@ from pathlib import Path
 import clingo
 
 from .. import paths
+from ..menu.commit import VIEW
 from ..reasoner import TurnReasoner, atom
 from ..vocab import Pred
 from .base import Decision, new_facts, split_next, state_symbols
 
 PROGRAM = Path(__file__).with_name("admin.lp")
-VIEW = paths.PACKAGE / "menu" / "view.lp"
 
 
 class Administrator:

@@ -12,6 +12,7 @@ import json
 import tempfile
 from collections import Counter
 from dataclasses import asdict, dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -154,14 +155,15 @@ class Checker:
     def actual_stock_out(self, _expected) -> list[str]:
         return sorted(self.home.stock_out())
 
+    @cached_property
     def latest_facts(self) -> set[str]:
         return {str(s) for s in kb_facts(self.home.menu_files(self.home.latest_version()))}
 
     def actual_menu(self, expected) -> list[str]:
-        return sorted(str(s) for s in expected if str(s) in self.latest_facts())
+        return sorted(str(s) for s in expected if str(s) in self.latest_facts)
 
     def actual_not_menu(self, expected) -> list[str]:
-        return sorted(str(s) for s in expected if str(s) not in self.latest_facts())
+        return sorted(str(s) for s in expected if str(s) not in self.latest_facts)
 
     def replies(self) -> list[str]:
         return [t["reply"].casefold() for t in self.turns]

@@ -16,7 +16,8 @@ from ..bots.base import state_symbols
 from ..reasoner import Reasoner, ReasonerError
 from .check import check_kb
 
-RULES = [Path(__file__).with_name("view.lp"), Path(__file__).with_name("commit.lp")]
+VIEW = Path(__file__).with_name("view.lp")  # the menu with the staged changes (also read by the admin CKT)
+RULES = [VIEW, Path(__file__).with_name("commit.lp")]
 HEADER = """\
 % A menu version made by `automanager manager` from the previous version and the manager's
 % changes (see the audit log: `automanager state history`). Do not edit by hand.
