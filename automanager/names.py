@@ -93,21 +93,37 @@ class NameMatcher:
 
     def match(self, phrase: str, kind: str) -> Match | None:
         """The KB name of `kind` (item | topping) that `phrase` means, and how it was found."""
-        key = normalize(phrase)
-        if not key:
-            return None
-        entry = self.menu.lexicon.get(key, {})
-        if kind in entry:
-            exact = normalize(entry[kind]) in (key, key + "s", key[:-1])
-            return Match(entry[kind], "exact" if exact else "alias")
-        return self.by_spelling(key, kind) or self.by_embedding(key, kind)
+        return self.match_many([phrase], kind)[0]
+
+    def match_many(self, phrases: list[str], kind: str) -> list[Match | None]:
+        """`match` for each phrase; the phrases that need embeddings share one model call."""
+        found: dict[str, Match | None] = {}
+        for key in map(normalize, phrases):
+            if key in found:
+                continue
+            entry = self.menu.lexicon.get(key, {})
+            if not key:
+                found[key] = None
+            elif kind in entry:
+                exact = normalize(entry[kind]) in (key, key + "s", key[:-1])
+                found[key] = Match(entry[kind], "exact" if exact else "alias")
+            else:
+                found[key] = self.by_spelling(key, kind)
+        found.update(self.by_embedding([key for key, match in found.items() if key and match is None], kind))
+        return [found[normalize(phrase)] for phrase in phrases]
 
     def lookup(self, said: str, kind: str, corrected: list) -> str | None:
         """The KB name `said` means, or None; a misspelling fixed is noted in `corrected`."""
-        match = self.match(said, kind)
-        if match and match.how in ("lexical", "embedding"):
-            corrected.append((said, match.name, match.how))
-        return match.name if match else None
+        return self.lookup_many([said], kind, corrected)[0]
+
+    def lookup_many(self, said: list[str], kind: str, corrected: list) -> list[str | None]:
+        """`lookup` for each phrase, with one embedding call for all of them."""
+        names = []
+        for phrase, match in zip(said, self.match_many(said, kind)):
+            if match and match.how in ("lexical", "embedding"):
+                corrected.append((phrase, match.name, match.how))
+            names.append(match.name if match else None)
+        return names
 
     def by_spelling(self, key: str, kind: str) -> Match | None:
         """A close spelling of a whole name, alias or plural ('crunchy tako')."""
@@ -118,18 +134,28 @@ class NameMatcher:
                 return Match(candidates[close], "lexical")
         return None
 
-    def by_embedding(self, key: str, kind: str) -> Match | None:
-        """The name most similar in meaning among those that contain every word said."""
-        said = [w for w in key.split() if w not in IGNORED]
-        candidates = [n for n in self.names(kind) if said and covers(said, n)]
-        if not candidates:
-            return None  # nothing contains what was said: no model needed to say no
+    def by_embedding(self, keys: list[str], kind: str) -> dict[str, Match | None]:
+        """For each key, the name most similar in meaning among those that contain every word
+        said; every comparison of every key is one batch for the model."""
+        pairs = []  # (key, candidate name)
+        for key in keys:
+            said = [w for w in key.split() if w not in IGNORED]
+            pairs += [(key, name) for name in self.names(kind) if said and covers(said, name)]
+        if not pairs:
+            return {}  # nothing contains what was said: no model needed to say no
         names, vectors = self.vectors(kind)
         # each candidate is compared with the words said as they are spelled in it ("tako" -> "taco")
-        queries = Embedder.encode([repaired(said, name) for name in candidates])
-        scores = {name: float(vectors[names.index(name)] @ query) for name, query in zip(candidates, queries)}
-        best = max(scores, key=lambda n: (scores[n], -len(n)))
-        return Match(best, "embedding", round(scores[best], 3)) if scores[best] >= EMBEDDING_FLOOR else None
+        queries = Embedder.encode([repaired([w for w in key.split() if w not in IGNORED], name)
+                                   for key, name in pairs])
+        scores: dict[str, dict[str, float]] = {}
+        for (key, name), query in zip(pairs, queries):
+            scores.setdefault(key, {})[name] = float(vectors[names.index(name)] @ query)
+        found = {}
+        for key, by_name in scores.items():
+            best = max(by_name, key=lambda n: (by_name[n], -len(n)))
+            found[key] = Match(best, "embedding", round(by_name[best], 3)) if by_name[best] >= EMBEDDING_FLOOR \
+                else None
+        return found
 
     def vectors(self, kind: str) -> tuple[list[str], np.ndarray]:
         """Embeddings of every KB name of `kind`: from memory, the disk cache, or the model."""

@@ -8,6 +8,7 @@ its staged menu changes as one new version when it saves or says goodbye.
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -19,7 +20,7 @@ from .bots.admin import Administrator, without_staged
 from .bots.assistant import Assistant, context
 from .llm.customer_parser import Context, CustomerParser
 from .llm.customer_templates import CustomerTemplates
-from .llm.manager_parser import ManagerContext, ManagerParser
+from .llm.manager_parser import MAX_LIST, ManagerContext, ManagerParser
 from .llm.manager_templates import ManagerTemplates, describe
 from .llm.openai_backend import LLMConfig, LLMError, OpenAIBackend, Usage
 from .llm.structured import CustomerReader, ManagerReader
@@ -27,9 +28,10 @@ from .menu.commit import CommitError, next_version_text
 from .menu.model import Menu
 from .names import NameMatcher
 from .reasoner import ReasonerError, value
-from .store import Home, StateError
+from .store import Home, StateError, VersionMoved
 from .vocab import VocabError
 
+MAX_COMMIT_ATTEMPTS = 5  # a manager turn decided again when other managers publish meanwhile
 MAX_INPUT = 2000  # characters of one turn that are read; the rest is ignored, and said so
 
 
@@ -55,8 +57,9 @@ class Chat:
     def __init__(self, home: Home, session_id: str | None = None, llm: LLMConfig | None = None):
         self.home = home
         self.llm_config = llm
+        self.saved = bool(session_id)  # a new session's first save must not replace another's file
         if session_id:
-            data = home.load_session(session_id)
+            data = home.load_session(session_id, self.role)
             if data.get("role", "customer") != self.role:
                 raise StateError(f"session '{session_id}' is a {data.get('role', 'customer')} session, not a "
                                  f"{self.role} one; resume it with `automanager {data.get('role', 'customer')}`")
@@ -124,10 +127,20 @@ class Chat:
     def save(self) -> None:
         self.home.save_session(self.session_id, {"session": self.session_id, "role": self.role,
                                                  "menu_version": self.menu_version, "state": self.state,
-                                                 "turns": self.history})
+                                                 "turns": self.history}, new=not self.saved)
+        self.saved = True
 
     def step(self, text: str) -> Turn:
         raise NotImplementedError
+
+
+def batch(state: list[str]) -> str:
+    """The fingerprint of the changes staged in a manager state. The version row that publishes
+    them keeps the one of the state its turn started from: a session resumed from that state
+    (its process stopped after the commit, before the save) is then known to be published.
+    Staged ids carry their turn number, so one session never stages the same batch twice."""
+    staged = sorted(t for t in state if clingo.parse_term(t).name in ("staged", "effect"))
+    return hashlib.sha256("\n".join(staged).encode()).hexdigest()[:16]
 
 
 def printable(text: str) -> str:
@@ -193,6 +206,12 @@ class ManagerChat(Chat):
 
     role = "manager"
 
+    def __init__(self, home: Home, session_id: str | None = None, llm: LLMConfig | None = None):
+        super().__init__(home, session_id, llm)
+        if self.staged() and home.published(self.session_id, batch(self.state)):
+            # the process stopped after publishing these changes but before saving the session
+            self.state = without_staged(self.state)
+
     def load_menu(self) -> None:
         super().load_menu()
         self.admin = Administrator(self.menu.files)
@@ -231,26 +250,43 @@ class ManagerChat(Chat):
         return rows
 
     def step(self, text: str) -> Turn:
-        latest = self.home.latest_version()
-        if latest != self.menu_version:  # another manager published a version: work on the newest
-            self.menu_version = latest
-            self.load_menu()
-        parse, decision, usage, timings = self.think(text, self.context(), lambda parse: self.admin.decide(
-            parse.preds, self.state, self.home.stock_out()))
-        for change, name in decision.actions.get("stock", []):
-            self.home.set_stock(name, change == "out", self.session_id)
-        note = self.commit() if "commit" in decision.actions else ""
+        before = self.state
+        for _attempt in range(MAX_COMMIT_ATTEMPTS):
+            self.sync_menu()
+            parse, decision, usage, timings = self.think(text, self.context(), lambda parse: self.admin.decide(
+                parse.preds, self.state, self.home.stock_out()))
+            for change, name in decision.actions.get("stock", []):
+                self.home.set_stock(name, change == "out", self.session_id)
+            try:
+                note = self.commit(batch(before)) if "commit" in decision.actions else ""
+                break
+            except VersionMoved:  # another manager published while this turn was decided: decide again
+                self.state = before
+        else:
+            raise StateError("other managers kept publishing menu versions; nothing of yours was applied. "
+                             "Say it again.")
         reply = self.respond(self.templates.render(decision.actions, note, parse.hint), decision.actions, usage)
+        if parse.skipped:
+            reply = f"(I read the first {MAX_LIST} names of that list; say the other {parse.skipped} again.) " + reply
         return Turn(text=text, reply=reply, parsed=[str(p) for p in parse.preds], actions=decision.actions,
                     corrected=parse.corrected, pending=[describe(*row) for row in self.staged()], llm=usage.as_dict(),
                     timings=timings)
 
-    def commit(self) -> str:
-        """Publish the staged changes as the next menu version, all or nothing."""
+    def sync_menu(self) -> None:
+        """Work on the newest menu version (another manager may have published one)."""
+        latest = self.home.latest_version()
+        if latest != self.menu_version:
+            self.menu_version = latest
+            self.load_menu()
+
+    def commit(self, batch: str) -> str:
+        """Publish the staged changes as the next menu version, all or nothing; VersionMoved when
+        another manager published after this turn was decided."""
         records = self.staged()
         staged = [t for t in self.state if clingo.parse_term(t).name in ("staged", "effect")]
         try:
-            version = self.home.commit_menu(self.session_id, records, lambda files: next_version_text(files, staged))
+            version = self.home.commit_menu(self.session_id, batch, self.menu_version, records,
+                                            lambda files: next_version_text(files, staged))
         except CommitError as exc:
             return (f"I could not apply the changes: {exc}. Nothing was changed; the changes stay pending "
                     f"(/pending shows them).")

@@ -17,7 +17,7 @@ import json
 import os
 import sqlite3
 import tempfile
-import uuid
+import secrets
 from collections.abc import Callable, Iterable
 from contextlib import closing
 from datetime import datetime, timezone
@@ -31,6 +31,10 @@ class StateError(Exception):
     """Saved state cannot be read or written; the message names the file and what to do."""
 
 
+class VersionMoved(Exception):
+    """Another manager published a menu version after this turn was decided."""
+
+
 def default_home() -> Path:
     """$AUTOMANAGER_HOME, else state/ of a checkout, else ~/.automanager."""
     if os.environ.get("AUTOMANAGER_HOME"):
@@ -39,7 +43,9 @@ def default_home() -> Path:
     return checkout if checkout.is_dir() else Path.home() / ".automanager"
 
 
-def write_atomic(path: Path, text: str) -> None:
+def write_atomic(path: Path, text: str, exclusive: bool = False) -> None:
+    """Write a temporary file, fsync it, then put it in place in one step. `exclusive`: only if
+    no file is there yet (FileExistsError otherwise), so a new file never replaces another."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
     try:
@@ -47,50 +53,72 @@ def write_atomic(path: Path, text: str) -> None:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
+        if exclusive:
+            os.link(tmp, path)  # atomic, and fails if the name is taken
+        else:
+            os.replace(tmp, path)
+    finally:
         Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 class Home:
     def __init__(self, root: Path | None = None):
         self.root = Path(root) if root else default_home()
         self.sessions = self.root / "sessions"
+        self.schema_ready = False
 
     # -- sessions ------------------------------------------------------------------------
     def new_session_id(self) -> str:
-        return uuid.uuid4().hex[:8]
+        """64 random bits, and never the id of a session already saved."""
+        while True:
+            session_id = secrets.token_hex(8)
+            if not self.session_path(session_id).exists():
+                return session_id
 
     def session_path(self, session_id: str) -> Path:
         if not session_id.isalnum():
             raise StateError(f"'{session_id}' is not a session id (letters and digits only)")
         return self.sessions / f"{session_id}.json"
 
-    def save_session(self, session_id: str, data: dict) -> None:
+    def save_session(self, session_id: str, data: dict, new: bool = False) -> None:
+        """Replace the session file atomically; a `new` session never replaces an existing file."""
         try:
-            write_atomic(self.session_path(session_id), json.dumps(data, ensure_ascii=False, indent=1))
+            write_atomic(self.session_path(session_id), json.dumps(data, ensure_ascii=False, indent=1),
+                         exclusive=new)
+        except FileExistsError as exc:
+            raise StateError(f"a session '{session_id}' already exists in {self.sessions}; it was left "
+                             "untouched. Start the chat again for a new session.") from exc
         except OSError as exc:
             raise StateError(f"cannot save the session to {self.session_path(session_id)}: {exc.strerror}. "
                              "Check that the state dir is writable (--state-dir).") from exc
 
-    def load_session(self, session_id: str) -> dict:
+    def load_session(self, session_id: str, role: str = "customer") -> dict:
         path = self.session_path(session_id)
         try:
             return json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError as exc:
-            raise StateError(f"no session '{session_id}' in {self.sessions}; "
-                             "`automanager customer` without --resume starts a new one") from exc
+            raise StateError(f"no session '{session_id}' in {self.sessions}; `automanager {role}` without "
+                             "--resume starts a new one") from exc
         except (OSError, ValueError) as exc:
             raise StateError(f"session file {path} is damaged ({exc}). Move it away to start afresh; "
                              "nothing else was changed.") from exc
 
     # -- the shared database ----------------------------------------------------------------
     def db(self) -> sqlite3.Connection:
-        self.root.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(self.root / "shared.db", timeout=30, isolation_level=None)
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.executescript(SCHEMA)
+        """A connection to shared.db. A new database is made complete (WAL mode, schema) under a
+        temporary name and then linked into place, so processes starting at once on a new state
+        dir never race to switch its journal mode (which fails with "database is locked")."""
+        path = self.root / "shared.db"
+        if not path.exists():
+            create_db(path)
+        conn = sqlite3.connect(path, timeout=30, isolation_level=None)
+        if not self.schema_ready:
+            try:
+                upgrade(conn)
+            except BaseException:
+                conn.close()
+                raise
+            self.schema_ready = True
         return conn
 
     def _read(self, query: str, params: tuple = ()) -> list[tuple]:
@@ -99,6 +127,9 @@ class Home:
                 return conn.execute(query, params).fetchall()
         except sqlite3.Error as exc:
             raise StateError(f"cannot read {self.root / 'shared.db'}: {exc}. {DB_HINT}") from exc
+        except OSError as exc:
+            raise StateError(f"cannot open the state dir {self.root}: {exc.strerror}. Check that it is a "
+                             "writable folder (--state-dir or $AUTOMANAGER_HOME).") from exc
 
     def _write(self, work: Callable[[sqlite3.Connection], object]):
         """Run `work` in one write transaction (BEGIN IMMEDIATE): all of it lands, or none."""
@@ -166,19 +197,31 @@ class Home:
                              "or run `automanager state reset` to start from the shipped menu.")
         return [path]
 
-    def commit_menu(self, session: str, records: Iterable[tuple], make: Callable[[list[Path]], str]) -> int:
+    def published(self, session: str, batch: str) -> int | None:
+        """The version that published this session's staged batch, if one did."""
+        rows = self._read("SELECT version FROM menu_version WHERE session = ? AND batch = ?", (session, batch))
+        return rows[0][0] if rows else None
+
+    def commit_menu(self, session: str, batch: str, based_on: int, records: Iterable[tuple],
+                    make: Callable[[list[Path]], str]) -> int:
         """Publish the next menu version: `make(files of the latest version)` returns its text.
 
-        records are audit rows (action, item, property, old, new). Returns the new version.
+        records are audit rows (action, item, property, old, new); batch is the fingerprint of
+        the session's staged changes (see `published`). based_on is the version the changes were
+        decided on: if another manager published since, nothing is written and VersionMoved is
+        raised. Returns the new version.
         """
 
         def work(conn: sqlite3.Connection) -> int:
             latest = conn.execute("SELECT max(version) FROM menu_version WHERE base = ?",
                                   (self.base_digest,)).fetchone()[0] or 0
+            if latest != based_on:
+                raise VersionMoved(latest)
             text = make(self.menu_files(latest))
             version = (conn.execute("SELECT max(version) FROM menu_version").fetchone()[0] or 0) + 1
             write_atomic(self.root / "menu" / f"v{version}.lp", text)
-            conn.execute("INSERT INTO menu_version VALUES (?, ?, ?, ?)", (version, self.base_digest, now(), session))
+            conn.execute("INSERT INTO menu_version (version, base, at, session, batch) VALUES (?, ?, ?, ?, ?)",
+                         (version, self.base_digest, now(), session, batch))
             for record in records:
                 log(conn, session, version, *record)
             return version
@@ -216,11 +259,52 @@ DB_HINT = ("If the file is damaged, move it (and shared.db-wal, shared.db-shm) a
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS stock_out (ingredient TEXT PRIMARY KEY, since TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS menu_version (version INTEGER PRIMARY KEY, base TEXT NOT NULL, at TEXT NOT NULL,
-                                         session TEXT NOT NULL);
+                                         session TEXT NOT NULL, batch TEXT);
 CREATE TABLE IF NOT EXISTS audit (id INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, session TEXT NOT NULL,
                                   version INTEGER, action TEXT NOT NULL, item TEXT NOT NULL, property TEXT,
                                   old TEXT, new TEXT);
 """
+
+# The schema's version (PRAGMA user_version). 1: menu_version.batch, which staged batch of its
+# session a version published.
+SCHEMA_VERSION = 1
+
+
+def upgrade(conn: sqlite3.Connection) -> None:
+    """Bring a shared.db made by an older release up to SCHEMA_VERSION, under the write lock."""
+    if conn.execute("PRAGMA user_version").fetchone()[0] >= SCHEMA_VERSION:
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for statement in filter(str.strip, SCHEMA.split(";")):
+            conn.execute(statement)
+        if "batch" not in {row[1] for row in conn.execute("PRAGMA table_info(menu_version)")}:
+            conn.execute("ALTER TABLE menu_version ADD COLUMN batch TEXT")
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def create_db(path: Path) -> None:
+    """Make shared.db complete under a temporary name, then link it into place (a process that
+    loses the race keeps the winner's file)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix="shared.db.", suffix=".new")
+    os.close(fd)
+    try:
+        with closing(sqlite3.connect(tmp, isolation_level=None)) as conn:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.executescript(SCHEMA)
+            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            pass
+    finally:
+        for leftover in (tmp, tmp + "-wal", tmp + "-shm"):
+            Path(leftover).unlink(missing_ok=True)
 
 
 def now() -> str:

@@ -9,6 +9,7 @@ form says which ASP predicate it becomes.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,6 +45,26 @@ class Form:
 
 def form(pred: str, meaning: str, **fields: str) -> Form:
     return Form(pred, meaning, tuple(fields.items()))
+
+
+# Every number of the vocabulary (quantities, cents, calories) lies within +-MAX_NUMBER: clingo's
+# numbers are 32-bit, and this is far above any cap the KB sets, so a huge number said is
+# refused by the usual cap rule instead of overflowing.
+MAX_NUMBER = 10**9
+
+
+def bounded(number: str | float | int) -> int:
+    """A number as said ('12', '3.5', '1e999', '-99999999999999999999') as an int within
+    +-MAX_NUMBER, rounded toward zero; anything that is not a finite number is clamped too."""
+    if isinstance(number, str) and re.fullmatch(r"\s*-?\d+\s*", number):
+        number = int(number)  # exact, however long: float() would overflow
+    try:
+        value = number if isinstance(number, int) else float(number)
+    except (TypeError, ValueError):
+        raise ValueError(f"{number!r} is not a number") from None
+    if value != value:  # NaN
+        raise ValueError(f"{number!r} is not a number")
+    return int(max(-MAX_NUMBER, min(MAX_NUMBER, value)))
 
 
 UPDATE_OPS = "add|no|less|extra|change|fresco|supreme|grill|size"
@@ -182,9 +203,10 @@ def check(pred: str, field: str, kind: str, value: Any) -> Any:
             raise VocabError(f"{pred}.{field} must be one of {kind.replace('|', ', ')}, not {value!r}")
         return str(value)
     if kind == "integer":
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or int(value) != value:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or (
+                isinstance(value, float) and not value.is_integer()):
             raise VocabError(f"{pred}.{field} must be a whole number, not {value!r}")
-        return int(value)
+        return bounded(value)
     if not isinstance(value, (str, int, float)) or isinstance(value, bool):
         raise VocabError(f"{pred}.{field} must be text, not {value!r}")
     return str(value)

@@ -24,7 +24,7 @@ def menu():
     ("chiken quesadila", "Chicken Quesadilla"),
 ])
 def test_real_names_are_corrected_by_the_embedding_stage_alone(menu, said, name):
-    match = NameMatcher(menu).by_embedding(said, "item")
+    match = NameMatcher(menu).by_embedding([said], "item").get(said)
     assert match is not None and match.name == name and match.how == "embedding"
 
 

@@ -10,6 +10,7 @@ from collections import Counter, defaultdict
 
 from ..menu.model import Menu
 from ..reasoner import Atoms
+from ..vocab import MAX_NUMBER
 
 NUMBERS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten"}
 OP_WORDS = {"add": "add", "no": "leave off", "less": "go light on", "extra": "add extra"}
@@ -73,7 +74,8 @@ class CustomerTemplates:
         for d, t in by_kind.pop("topping_ran_out", []):
             out.append(f"We've just run out of {t}, so it's off your {d}.")
         for f, n, m in by_kind.pop("too_many", []):
-            out.append(f"I can't put {n:,} of the {f} on one order: the most is {m} per item. How many would you like?")
+            amount = "that many" if n >= MAX_NUMBER else f"{n:,}"  # clamped: not the number said
+            out.append(f"I can't put {amount} of the {f} on one order: the most is {m} per item. How many would you like?")
         for f, n in by_kind.pop("bad_quantity", []):
             out.append(f"{n} isn't a quantity I can take for the {f}.")
         for (m,) in by_kind.pop("order_limit", []):

@@ -14,12 +14,13 @@ from __future__ import annotations
 import re
 import string
 from dataclasses import dataclass, field
+from decimal import Decimal
 
 from ..menu.model import Menu
 from ..names import NameMatcher
 from ..normalize import normalize
 from ..reasoner import Const
-from ..vocab import Pred
+from ..vocab import Pred, bounded
 from .text import ACCEPT, DECLINE, find_mentions, fold, number_at, tokenize
 
 QUIT = re.compile(r"^(bye|goodbye|good bye|see you|see ya|thats all|that is all|thats it|im done|were done|"
@@ -64,6 +65,7 @@ MONEY = re.compile(r"(-?)\s*\$\s*(-?\d+(?:\.\d{1,2})?)|(-?\d+(?:\.\d{1,2})?)\s*(
                    r"(-?\d+)\s*cents?\b")
 NAME_CHARS = re.compile(r"[^\w\s'&®™\-]")
 MAX_NAME = 60
+MAX_LIST = 30  # names read from one list in one turn: a turn's cost stays bounded
 FILLER = {"a", "an", "the", "some", "any", "our", "more", "of", "with", "extra", "one", "two", "three", "four",
           "five", "six", "now", "today", "anymore", "left", "all", "stock", "in", "please"}
 SPLIT = re.compile(r"(?<!\d)[.;!?](?!\d)|\bbut\b|\balso\b")
@@ -85,6 +87,7 @@ class ManagerParse:
     unknown: list[str] = field(default_factory=list)
     corrected: list[tuple[str, str, str]] = field(default_factory=list)  # (said, KB name, how)
     hint: str = ""  # what to say when the sentence was almost understood
+    skipped: int = 0  # names of a list past MAX_LIST, not read
 
 
 def new_name(raw: str) -> str | None:
@@ -106,24 +109,27 @@ def cents(text: str, bare_is_price: bool = False) -> int | None:
     m = MONEY.search(text)
     if m:
         if m.group(2) is not None:
-            value = float(m.group(2)) * (-1 if m.group(1) else 1)
-        elif m.group(3) is not None:
-            value = float(m.group(3))
-        else:
-            return int(m.group(5))
-        return round(value * 100)
+            return in_cents(m.group(2), negative=bool(m.group(1)))
+        if m.group(3) is not None:
+            return in_cents(m.group(3))
+        return bounded(m.group(5))
     words = re.search(r"\b([a-z]+(?: [a-z]+)?) (?:dollars?|bucks)\b", text)
     if words:
         tokens = words.group(1).split()
         for start in range(len(tokens)):
             got = number_at(tokens, start)
             if got and start + got[1] == len(tokens):
-                return got[0] * 100
+                return bounded(got[0] * 100)
     if bare_is_price:
         m = re.search(r"-?\d+(?:\.\d{1,2})?", text)
         if m:
-            return round(float(m.group()) * 100)
+            return in_cents(m.group())
     return None
+
+
+def in_cents(dollars: str, negative: bool = False) -> int:
+    """'3.49' -> 349, exactly (no float rounding), within the vocabulary's number bound."""
+    return bounded(Decimal(dollars).scaleb(2) * (-1 if negative else 1))
 
 
 class ManagerParser:
@@ -165,26 +171,34 @@ class ManagerParser:
     def names_in(self, text: str, result: ManagerParse, kind: str) -> list[str]:
         """Every name of `kind` (item | topping) in a list such as 'beef, rice and cheese'; an
         unknown topping comes back as said (the bot offers to add it)."""
-        found = []
-        for chunk in re.split(r",|\band\b|\bor\b|&|\bplus\b|/", text, flags=re.IGNORECASE):
-            words = [w for w in chunk.split() if fold(w) not in ("a", "an", "the", "some", "extra", "with", "of")]
-            phrase = " ".join(words)
-            if not normalize(phrase):
-                continue
+        found: list[str | list[str]] = []  # a name, or the phrase still to look up
+        chunks = [" ".join(w for w in chunk.split() if fold(w) not in ("a", "an", "the", "some", "extra", "with", "of"))
+                  for chunk in re.split(r",|\band\b|\bor\b|&|\bplus\b|/", text, flags=re.IGNORECASE)]
+        phrases = [phrase for phrase in chunks if normalize(phrase)]
+        if len(phrases) > MAX_LIST:  # a turn reads a bounded list, and says so
+            result.skipped += len(phrases) - MAX_LIST
+            phrases = phrases[:MAX_LIST]
+        for phrase in phrases:
             hits = self.whole_names(phrase, kind)
             if hits:
                 found += hits
             elif kind == "item" and self.group(phrase):
                 found.append(self.group(phrase))
             else:
-                close = self.known(phrase, kind, result)
-                if close:
-                    found.append(close)
-                elif kind == "topping" and (name := new_name(phrase)):
-                    found.append(name)
-                else:
-                    result.unknown.append(phrase)
-        return list(dict.fromkeys(found))
+                found.append([phrase])
+        said = [entry[0] for entry in found if isinstance(entry, list)]
+        close = dict(zip(said, self.names.lookup_many(said, kind, result.corrected)))
+        names = []
+        for entry in found:
+            if not isinstance(entry, list):
+                names.append(entry)
+            elif close[entry[0]]:
+                names.append(close[entry[0]])
+            elif kind == "topping" and (name := new_name(entry[0])):
+                names.append(name)
+            else:
+                result.unknown.append(entry[0])
+        return list(dict.fromkeys(names))
 
     def whole_names(self, phrase: str, kind: str) -> list[str]:
         """The names of `kind` in a phrase, when they account for every word of it (so that
@@ -378,13 +392,13 @@ class ManagerParser:
         folded = fold(text)
         calories = CALORIES.search(folded)
         if calories:
-            value = int(float(calories.group(1) or calories.group(2)))
+            value = bounded(calories.group(1) or calories.group(2))
             preds.append(Pred(verb, (name, Const("calories"), value)))
             folded = folded[:calories.start()] + " " + folded[calories.end():]
         elif asked == "calories":
             m = re.search(r"-?\d+", folded)
             if m:
-                preds.append(Pred(verb, (name, Const("calories"), int(m.group()))))
+                preds.append(Pred(verb, (name, Const("calories"), bounded(m.group()))))
                 return
         price = cents(folded, bare_is_price=asked == "price" or bool(re.search(
             r"\b(for|at|costing|priced|costs?)\s+\$?\d", folded)))

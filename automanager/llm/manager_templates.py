@@ -7,6 +7,7 @@ name and value comes from the predicates; nothing here decides anything.
 from __future__ import annotations
 
 from ..reasoner import Atoms
+from ..vocab import MAX_NUMBER
 from .customer_templates import dollars, join
 
 PROPERTY_NAMES = {"price": "price", "calories": "calories", "category": "category", "ingredient": "ingredients",
@@ -54,6 +55,8 @@ def show_value(prop: str, value) -> str:
     """A property value for people: prices in dollars, combo contents as 'count x item'."""
     if prop in ("price", "calories") and isinstance(value, str) and value.lstrip("-").isdigit():
         value = int(value)  # values read back from the audit log are text
+    if prop in ("price", "calories") and isinstance(value, int) and abs(value) >= MAX_NUMBER:
+        return "That amount" if prop == "price" else "That many"  # clamped: not the number said
     if prop == "price" and isinstance(value, int):
         return dollars(value) if value >= 0 else "-" + dollars(-value)
     if prop == "contains" and isinstance(value, tuple):
@@ -95,12 +98,20 @@ class ManagerTemplates:
                 f"{join(values)}" for prop, values in noted.items()) + ".")
         parts.append(note)
         for name, question in actions.get("ask", []):
-            parts.append(QUESTIONS[question].format(name, **self.limits))
+            if question == "stale":
+                parts.append(self.stale_question(*actions["stale"][0]))
+            else:
+                parts.append(QUESTIONS[question].format(name, **self.limits))
         if ("quit",) in actions.get("mode", []):
             parts.append("Thanks, bye!")
         elif not any(parts):
             parts.append("Anything else? You can report stock, or add, change or remove menu items.")
         return " ".join(p for p in parts if p)
+
+    @staticmethod
+    def stale_question(name: str, prop: str, now, new) -> str:
+        return (f"The {PROPERTY_NAMES[prop]} of {name} was changed to {show_value(prop, now)} by another manager "
+                f"since you asked; still set it to {show_value(prop, new)}? Nothing is applied until you say.")
 
     def rejection(self, reason: str, args: list) -> str:
         if reason in ("bad_price", "price_over_limit"):
@@ -144,6 +155,12 @@ class ManagerTemplates:
             return "There is nothing being added to cancel."
         if kind == "declined":
             return f"All right, I won't add {args[0]}."
+        if kind == "rebased":
+            name, prop, now, new = args
+            return f"The {PROPERTY_NAMES[prop]} of {name} goes from {show_value(prop, now)} to {show_value(prop, new)}."
+        if kind == "kept_theirs":
+            name, prop, now = args
+            return f"All right, the {PROPERTY_NAMES[prop]} of {name} stays {show_value(prop, now)}."
         if kind == "nothing_to_save":
             return "There are no pending changes to save."
         if kind == "abandoned":

@@ -4,8 +4,9 @@ Parsing asks for structured output with the JSON schema of the closed vocabulary
 data, never ASP text); a server that rejects schemas gets JSON mode instead. An invalid answer
 is sent back once with what is wrong; after that, or on any server error or timeout, the
 offline parser takes the turn and the turn record says why. Responses: the LLM may rephrase the
-decided reply, and a check keeps its text only when every price, number and menu name in it is
-in the decided reply. The SDK does the retrying (max_retries); nothing is stacked on it.
+decided reply, and a check (`unfaithful`) keeps its text only when it keeps the decision (every
+price and name, a refusal as a refusal) and adds nothing (no price, number, name or promise).
+The SDK does the retrying (max_retries); nothing is stacked on it.
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ import json
 import os
 import re
 import time
+import tomllib
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 
 from .. import paths
 from ..menu.model import Menu
@@ -179,15 +182,39 @@ NUMBER = re.compile(r"(?<![\w.$])\d+(?:\.\d+)?(?![\w.])")
 
 
 def unfaithful(text: str, decided: str, menu: Menu) -> str | None:
-    """Why `text` may not replace `decided` (a price, number or menu name it adds), or None."""
+    """Why `text` may not replace `decided`, or None. It must keep the decision: every price
+    and menu name of the decided reply, and a refusal as a refusal; and add nothing: no price,
+    number or menu name, and no promise (free, on its way, ...) the decided reply does not make."""
     if not text or len(text) > 4 * len(decided) + 200:
         return "empty or far too long"
     for pattern, what in ((MONEY, "price"), (NUMBER, "number")):
         added = set(pattern.findall(text)) - set(pattern.findall(decided))
         if added:
             return f"{what} {sorted(added)[0]} is not in the decided reply"
-    names = {m.name for m in find_mentions(menu, tokenize(text))}
-    added = names - {m.name for m in find_mentions(menu, tokenize(decided))}
-    if added:
-        return f"{sorted(added)[0]} is not in the decided reply"
+    said, meant = ({m.name for m in find_mentions(menu, tokenize(t))} for t in (text, decided))
+    if said - meant:
+        return f"{sorted(said - meant)[0]} is not in the decided reply"
+    if meant - said:
+        return f"{sorted(meant - said)[0]} of the decided reply is missing"
+    dropped = set(MONEY.findall(decided)) - set(MONEY.findall(text))
+    if dropped:
+        return f"price {sorted(dropped)[0]} of the decided reply is missing"
+    guard = rephrase_guard()
+    if phrases_in(decided, guard["refusal"]) and not phrases_in(text, guard["refusal"]):
+        return "the decided reply refuses something and the rephrasing does not"
+    promised = phrases_in(text, guard["promises"]) - phrases_in(decided, guard["promises"])
+    if promised:
+        return f"'{sorted(promised)[0]}' promises what was not decided"
     return None
+
+
+@lru_cache(maxsize=1)
+def rephrase_guard() -> dict[str, list[str]]:
+    """The phrase lists of prompts/guard.toml."""
+    return tomllib.loads((paths.data_dir("prompts") / "guard.toml").read_text(encoding="utf-8"))
+
+
+def phrases_in(text: str, phrases: list[str]) -> set[str]:
+    """The phrases that occur in `text` as whole words (folded, as the parsers see text)."""
+    words = " " + " ".join(tokenize(text)) + " "
+    return {phrase for phrase in phrases if f" {phrase} " in words}

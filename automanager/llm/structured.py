@@ -13,7 +13,7 @@ from typing import Any
 from ..names import NameMatcher
 from ..normalize import normalize
 from ..reasoner import Const
-from ..vocab import VocabError, Pred
+from ..vocab import VocabError, Pred, bounded
 from .customer_parser import Parse
 from .manager_parser import ManagerContext, ManagerParse, cents, new_name
 
@@ -158,7 +158,7 @@ class ManagerReader:
             return price
         if prop == "calories":
             try:
-                return int(float(str(said).split()[0]))
+                return bounded(str(said).split()[0])
             except (ValueError, IndexError):
                 raise VocabError(f"calories {said!r} is not a number") from None
         if prop == "category":

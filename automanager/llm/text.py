@@ -7,6 +7,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from ..menu.model import Menu
+from ..vocab import bounded
 
 NUMBER_WORDS = {
     "a": 1, "an": 1, "one": 1, "single": 1, "two": 2, "both": 2, "three": 3, "four": 4, "five": 5,
@@ -46,7 +47,7 @@ def number_at(tokens: list[str], i: int) -> tuple[int, int] | None:
     """(value, tokens used) of a number starting at tokens[i]: '2', 'two', 'a couple of', '18 thousand'."""
     word = tokens[i]
     if re.fullmatch(r"-?\d+(\.\d+)?(e\d+)?", word):
-        value, used = int(float(word)), 1
+        value, used = bounded(word), 1
     elif word in ("couple", "pair") or tokens[i:i + 2] in (["a", "couple"], ["a", "pair"]):
         skip = 2 if word == "a" else 1
         return 2, skip + (1 if tokens[i + skip:i + skip + 1] == ["of"] else 0)
@@ -61,7 +62,7 @@ def number_at(tokens: list[str], i: int) -> tuple[int, int] | None:
     while i + used < len(tokens) and tokens[i + used] in MULTIPLIERS and value < MULTIPLIERS[tokens[i + used]]:
         value *= MULTIPLIERS[tokens[i + used]]
         used += 1
-    return value, used
+    return bounded(value), used
 
 
 def find_mentions(menu: Menu, tokens: list[str]) -> list[Mention]:
