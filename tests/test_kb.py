@@ -87,6 +87,7 @@ available_topping("Plain Taco", "Sparkles"). upgrade_price("Plain Taco", "Sparkl
 ingredient("Cheese"). ingredient("cheese!").
 combo("Ghost Combo"). original_price("Ghost Combo", 500). combo_contain("Ghost Combo", "Nothing Burger").
 dish("Gold Taco"). original_price("Gold Taco", 999999). category("Gold Taco", "taco").
+original_price("Gold Taco", 4000).
 included_ingredient("Gold Taco", "Cheese"). max_item_price(5000).
 alias("ghost", "Spirit Burrito").
 """
@@ -105,6 +106,7 @@ def test_broken_kb_gets_every_violation_in_plain_words(tmp_path):
         "combo Ghost Combo contains Nothing Burger, which is neither a dish nor an option group",
         "'Cheese' and 'cheese!' differ only by case or punctuation",
         "Gold Taco costs 999999 cents, over the policy maximum (max_item_price)",
+        "Gold Taco has more than one price",
         "alias 'ghost' points to Spirit Burrito, which is not on the menu",
     ]
     for message in expected:

@@ -28,6 +28,7 @@ MESSAGES = {
     "bad_combo_content": "combo {0} contains {1}, which is neither a dish nor an option group",
     "bad_group_member": "option group {0} lists {1}, which is not a dish",
     "empty_combo": "combo {0} contains nothing",
+    "several_values": "{0} has more than one {1}",
     "dish_and_combo": "{0} is both a dish and a combo",
     "bad_alias": "alias '{0}' points to {1}, which is not on the menu",
     "similar_names": "'{0}' and '{1}' differ only by case or punctuation",
