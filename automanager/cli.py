@@ -12,8 +12,10 @@ from typing import Annotated, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import Progress
 from rich.table import Table
+from rich.text import Text
 
 from . import paths
 from .menu.build import BuildError, build_kb
@@ -23,10 +25,10 @@ from .llm.manager_templates import describe
 from .evaluation.report import aggregate, markdown, table
 from .evaluation.runner import run_scenario
 from .evaluation.scenario import ScenarioError, load_scenarios
-from .llm.openai_backend import ENABLE_HINT, LLMConfig, OpenAIBackend
+from .llm.openai_backend import ENABLE_HINT, ConfigError, LLMConfig, OpenAIBackend
 from .menu.model import Menu
 from .repl import run_chat
-from .star import Chat, CustomerChat, ManagerChat
+from .star import MAX_INPUT, Chat, CustomerChat, ManagerChat
 from .store import Home, StateError
 
 app = typer.Typer(
@@ -41,8 +43,11 @@ state_app = typer.Typer(help="Show or reset the shared state: stock list, menu c
                         no_args_is_help=True)
 app.add_typer(state_app, name="state")
 
-out = Console()
-err = Console(stderr=True)
+# Names, ids, paths and settings printed come from users: none is read as rich markup or emoji codes.
+out = Console(markup=False, emoji=False)
+err = Console(stderr=True, markup=False, emoji=False)
+HISTORY_MAX = 1_000_000  # rows `state history` shows at most
+DISCARD_CHUNK = 1 << 16  # characters read at a time of the part of a line that is dropped
 
 KbOption = Annotated[
     Optional[Path],
@@ -52,7 +57,7 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON for scripts
 
 
 def fail(message: str, hint: str = "", code: int = 2) -> typer.Exit:
-    err.print(f"[red]error:[/red] {message}", soft_wrap=True, highlight=False)
+    err.print(Text.assemble(("error:", "red"), " ", message), soft_wrap=True, highlight=False)
     if hint:
         err.print(hint)
     return typer.Exit(code)
@@ -78,7 +83,10 @@ def llm_config(backend: str, model: Optional[str]) -> LLMConfig | None:
     """The LLM to use, or None for the offline backend; says on stderr which it is."""
     if backend not in ("auto", "offline", "openai"):
         raise fail(f"unknown backend '{backend}'", "Use --backend auto, offline or openai.")
-    config = LLMConfig.from_env(model) if backend != "offline" else None
+    try:
+        config = LLMConfig.from_env(model) if backend != "offline" else None
+    except ConfigError as exc:
+        raise fail(str(exc))
     if backend == "openai" and config is None:
         raise fail("the openai backend needs a server to talk to", ENABLE_HINT)
     if config:
@@ -89,11 +97,33 @@ def llm_config(backend: str, model: Optional[str]) -> LLMConfig | None:
     return config
 
 
+def open_home(state_dir: Optional[Path]) -> Home:
+    """The state dir; one that is a file is refused here, before a command half works on it."""
+    home = Home(state_dir)
+    if home.root.exists() and not home.root.is_dir():
+        raise fail(f"the state dir {home.root} is a file, not a folder: set --state-dir (or $AUTOMANAGER_HOME) "
+                   "to a folder")
+    return home
+
+
+def read_piped() -> str | None:
+    """The next line of stdin, at most MAX_INPUT + 1 characters of it (so the chat can say it cut):
+    the rest of a longer line is read and dropped in bounded pieces, never held."""
+    line = sys.stdin.readline(MAX_INPUT + 1)
+    if len(line) > MAX_INPUT and not line.endswith("\n"):
+        while (rest := sys.stdin.readline(DISCARD_CHUNK)) and not rest.endswith("\n"):
+            pass
+    return line or None
+
+
 def chat_loop(kind: type[Chat], state_dir: Optional[Path], resume: Optional[str], as_json: bool,
               backend: str, model: Optional[str]) -> None:
+    if resume == "":
+        raise fail("--resume '' names no session: give the id a chat printed when it started, or leave out "
+                   "--resume for a new session")
     config = llm_config(backend, model)
     try:
-        chat = kind(Home(state_dir), resume, config)
+        chat = kind(open_home(state_dir), resume, config)
     except (StateError, ReasonerError) as exc:
         raise fail(str(exc))
     interactive = sys.stdin.isatty()
@@ -101,7 +131,7 @@ def chat_loop(kind: type[Chat], state_dir: Optional[Path], resume: Optional[str]
 
     def read_line() -> str | None:
         try:
-            return out.input("[bold]you>[/] ") if interactive else (sys.stdin.readline() or None)
+            return out.input("[bold]you>[/] ") if interactive else read_piped()
         except (EOFError, KeyboardInterrupt):
             return None
 
@@ -163,6 +193,8 @@ def state_pending(state_dir: StateDirOption = None, as_json: JsonOption = False)
 def state_history(state_dir: StateDirOption = None, as_json: JsonOption = False,
                   limit: Annotated[int, typer.Option(help="How many changes, newest first.")] = 50) -> None:
     """Applied changes, newest first: stock and menu, with old and new values (the audit log)."""
+    if not 1 <= limit <= HISTORY_MAX:
+        raise fail(f"--limit {limit} is out of range: give a number of changes from 1 to {HISTORY_MAX}")
     rows = load(lambda home: home.history(limit), state_dir)
     if as_json:
         out.print_json(json.dumps(rows))
@@ -179,7 +211,7 @@ def state_reset(state_dir: StateDirOption = None,
                 yes: Annotated[bool, typer.Option("--yes", help="Really delete; without it, nothing happens.")] = False,
                 ) -> None:
     """Delete every session, menu version, the stock list and the audit log of a state dir."""
-    home = Home(state_dir)
+    home = open_home(state_dir)
     if not yes:
         raise fail(f"this deletes all sessions, menu changes and the stock list in {home.root}",
                    "Run again with --yes to do it.", code=1)
@@ -189,7 +221,7 @@ def state_reset(state_dir: StateDirOption = None,
 
 def load(read, state_dir: Optional[Path]):
     try:
-        return read(Home(state_dir))
+        return read(open_home(state_dir))
     except (StateError, ReasonerError) as exc:
         raise fail(str(exc))
 
@@ -223,7 +255,7 @@ def evaluate(
     with Progress(console=err, disable=not err.is_terminal, transient=True) as progress:
         task = progress.add_task("scenarios", total=len(scenarios))
         for scenario in scenarios:
-            progress.update(task, description=scenario.name)
+            progress.update(task, description=escape(scenario.name))  # the column reads markup
             results.append(run_scenario(scenario, config, judge_backend))
             progress.advance(task)
     summary = aggregate(results)
@@ -269,9 +301,10 @@ def bench_command(
         return
     grid = Table("case", "rounds", "p50 ms", "p95 ms", "max ms", "target", "paper", title="AutoManager bench")
     for case in result["cases"]:
-        meets = {True: "[green]ok[/]", False: "[red]missed[/]", None: ""}[case["meets"]]
+        meets = {True: Text("ok", "green"), False: Text("missed", "red"), None: ""}[case["meets"]]
         grid.add_row(case["name"], str(case["rounds"]), str(case["p50"]), str(case["p95"]), str(case["max"]),
-                     f"<= {case['target']} {meets}" if case["target"] else "", str(case["paper"] or ""))
+                     Text.assemble(f"<= {case['target']} ", meets) if case["target"] else "",
+                     str(case["paper"] or ""))
     out.print(grid)
     out.print(f"peak memory: {result['peak_memory_mb']['bench_process']} MB (bench), "
               f"{result['peak_memory_mb']['repl_process']} MB (REPL)", highlight=False)

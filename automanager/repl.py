@@ -1,7 +1,16 @@
 """The chat loop, with injected input and output so whole conversations can be tested.
 
 Interactive: a rich prompt. Piped: one line a turn, replies on stdout, exit at EOF or goodbye.
-With --json every turn is one JSON object on stdout; diagnostics always go to stderr.
+Diagnostics always go to stderr. Nothing is printed as rich markup or emoji codes: replies
+repeat what users typed, and show it as the session holds it.
+
+With --json every stdout line is one JSON object with the session and role: a turn adds the
+fields of `Turn` (text, reply, parsed, actions, timings, ...); a slash command adds "command",
+the command that ran, and what it shows under one key:
+  /order "order" (as in a turn), /menu "items" ({"item", "category", "price"}, price in cents),
+  /stock "stock" ({"name", "since"}), /pending "pending" (as in a turn), /history "history"
+  (the 20 newest changes, as `state history --json`), /help "help" (also for an unknown command).
+/quit is the turn "bye".
 """
 
 from __future__ import annotations
@@ -10,7 +19,7 @@ import json
 from collections.abc import Callable
 from dataclasses import asdict
 
-from rich.console import Console
+from rich.console import Console, RenderableType
 from rich.table import Table
 from rich.text import Text
 
@@ -37,8 +46,8 @@ def run_chat(chat: Chat, read_line: Callable[[], str | None], out: Console, err:
     speaker = "assistant" if isinstance(chat, CustomerChat) else "admin"
     if not as_json:
         say(out, speaker, chat.greeting())
-    err.print(f"{chat.role} session {chat.session_id} (resume with --resume {chat.session_id}), "
-              f"menu version {chat.menu_version}", style="dim")
+    show(err, Text(f"{chat.role} session {chat.session_id} (resume with --resume {chat.session_id}), "
+                   f"menu version {chat.menu_version}", style="dim"))
     while not chat.ended:
         line = read_line()
         if line is None:
@@ -47,64 +56,85 @@ def run_chat(chat: Chat, read_line: Callable[[], str | None], out: Console, err:
         if not text:
             continue
         try:
-            if text.startswith("/"):
-                text = slash_command(text, chat, out, speaker)
-                if text is None:
-                    continue
+            if text.split()[0].lower() == "/quit":
+                text = "bye"  # a turn like any other: the manager's pending changes are applied
+            elif text.startswith("/"):
+                shown = command(text, chat)
+                if as_json:
+                    show(out, record(chat, shown))
+                else:
+                    show(out, as_text(shown))
+                continue
             turn = chat.turn(text)
         except (ReasonerError, StateError) as exc:
-            err.print(f"[red]error:[/] {exc}", soft_wrap=True, highlight=False)
+            show(err, Text.assemble(("error:", "red"), f" {exc}"))
             return 2
         except Exception as exc:  # a bug must not show a traceback to a user; the last turn is saved
-            err.print(f"[red]internal error:[/] {type(exc).__name__}: {exc}. Everything up to the last reply is "
-                      f"saved: resume with --resume {chat.session_id}.", soft_wrap=True, highlight=False)
+            show(err, Text.assemble(("internal error:", "red"), f" {type(exc).__name__}: {exc}. Everything up to "
+                                    f"the last reply is saved: resume with --resume {chat.session_id}."))
             return 3
         if as_json:
-            record = {"session": chat.session_id, "role": chat.role, **asdict(turn)}
-            out.print(json.dumps(record, ensure_ascii=False), markup=False, highlight=False, soft_wrap=True)
+            show(out, record(chat, asdict(turn)))
         else:
             say(out, speaker, turn.reply)
     return 0
 
 
+def show(console: Console, what: RenderableType) -> None:
+    """Print as it is: no markup, emoji codes or highlighting are read into what users typed."""
+    console.print(what, markup=False, emoji=False, highlight=False, soft_wrap=True)
+
+
 def say(out: Console, speaker: str, reply: str) -> None:
-    """A reply as plain text: words a user typed (echoed in "X isn't on our menu") are never
-    read as rich markup."""
-    out.print(Text.assemble((f"{speaker}>", "bold green"), " ", reply), highlight=False, soft_wrap=True)
+    show(out, Text.assemble((f"{speaker}>", "bold green"), " ", reply))
 
 
-def slash_command(text: str, chat: Chat, out: Console, speaker: str) -> str | None:
-    """Show what a command asks for; return the text to say to the bot instead, if any."""
-    command = text.split()[0].lower()
-    if command == "/quit":
-        return "bye"  # a turn like any other: the manager's pending changes are applied
-    if isinstance(chat, CustomerChat) and command == "/order":
-        order = chat.order()
-        if not order:
-            out.print("Your order is empty.")
-        for unit in order:
-            extras = "; ".join(f"{k} {', '.join(v)}" for k, v in unit.items() if k != "item")
-            out.print(f"- {unit['item']}" + (f" ({extras})" if extras else ""), highlight=False)
-    elif isinstance(chat, CustomerChat) and command == "/menu":
-        table = Table("item", "category", "price")
+def record(chat: Chat, fields: dict) -> str:
+    """One line of the --json stream."""
+    return json.dumps({"session": chat.session_id, "role": chat.role, **fields}, ensure_ascii=False)
+
+
+def command(text: str, chat: Chat) -> dict:
+    """What a slash command shows, as data: its --json object without session and role."""
+    name = text.split()[0].lower()
+    if isinstance(chat, CustomerChat) and name == "/order":
+        return {"command": name, "order": chat.order()}
+    if isinstance(chat, CustomerChat) and name == "/menu":
         prices = dict(chat.menu.facts.get("original_price", []))
-        for name in sorted(chat.menu.items):
-            table.add_row(name, chat.menu.category_of.get(name, "combo"), dollars(prices.get(name, 0)))
-        out.print(table)
-    elif isinstance(chat, ManagerChat) and command == "/stock":
-        rows = chat.home.stock_list()
-        out.print("Nothing is out of stock." if not rows else
-                  "\n".join(f"- {name} (since {since})" for name, since in rows), highlight=False)
-    elif isinstance(chat, ManagerChat) and command == "/pending":
-        rows = chat.staged()
-        out.print("No pending changes." if not rows else "\n".join(f"- {describe(*row)}" for row in rows),
-                  highlight=False)
-    elif isinstance(chat, ManagerChat) and command == "/history":
-        rows = chat.home.history(20)
-        out.print("No changes applied yet." if not rows else "\n".join(
-            f"- {r['at']} {describe(r['action'], r['item'], r['property'], r['old'], r['new'])}"
-            + (f" (menu v{r['version']})" if r["version"] else "") for r in rows), highlight=False)
-    else:
-        help_text = CUSTOMER_HELP if isinstance(chat, CustomerChat) else MANAGER_HELP
-        out.print(help_text.format(dish=chat.menu.example_dish), highlight=False)
-    return None
+        return {"command": name, "items": [{"item": item, "category": chat.menu.category_of.get(item, "combo"),
+                                             "price": prices.get(item, 0)} for item in sorted(chat.menu.items)]}
+    if isinstance(chat, ManagerChat) and name == "/stock":
+        return {"command": name, "stock": [{"name": item, "since": since} for item, since in chat.home.stock_list()]}
+    if isinstance(chat, ManagerChat) and name == "/pending":
+        return {"command": name, "pending": [describe(*row) for row in chat.staged()]}
+    if isinstance(chat, ManagerChat) and name == "/history":
+        return {"command": name, "history": chat.home.history(20)}
+    help_text = CUSTOMER_HELP if isinstance(chat, CustomerChat) else MANAGER_HELP
+    return {"command": "/help", "help": help_text.format(dish=chat.menu.example_dish)}
+
+
+def as_text(shown: dict) -> RenderableType:
+    """A slash command's data as a person reads it."""
+    name = shown["command"]
+    if name == "/order":
+        return "\n".join(map(unit_line, shown["order"])) or "Your order is empty."
+    if name == "/menu":
+        table = Table("item", "category", "price")
+        for row in shown["items"]:
+            table.add_row(*map(Text, (row["item"], row["category"], dollars(row["price"]))))
+        return table
+    if name == "/stock":
+        return "\n".join(f"- {row['name']} (since {row['since']})" for row in shown["stock"]) or \
+            "Nothing is out of stock."
+    if name == "/pending":
+        return "\n".join(f"- {change}" for change in shown["pending"]) or "No pending changes."
+    if name == "/history":
+        return "\n".join(f"- {r['at']} {describe(r['action'], r['item'], r['property'], r['old'], r['new'])}"
+                         + (f" (menu v{r['version']})" if r["version"] else "") for r in shown["history"]) or \
+            "No changes applied yet."
+    return shown["help"]
+
+
+def unit_line(unit: dict) -> str:
+    extras = "; ".join(f"{k} {', '.join(v)}" for k, v in unit.items() if k != "item")
+    return f"- {unit['item']}" + (f" ({extras})" if extras else "")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import re
 import time
@@ -34,6 +35,24 @@ class LLMError(Exception):
     """The LLM could not give a usable answer this turn (server error, timeout, invalid twice)."""
 
 
+class ConfigError(ValueError):
+    """A setting in the environment cannot be used; the message names it and what to set."""
+
+
+def setting(name: str, kind: type, default: float, wanted: str, usable) -> float:
+    """A number from the environment (unset or empty: `default`), refused when not `usable`."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        number = kind(raw)
+    except ValueError:
+        number = None
+    if number is None or not usable(number):
+        raise ConfigError(f"{name}={raw!r} is not {wanted}: set it to one (the default is {default}), or unset it")
+    return number
+
+
 @dataclass
 class LLMConfig:
     model: str
@@ -44,14 +63,17 @@ class LLMConfig:
 
     @classmethod
     def from_env(cls, model: str | None = None) -> LLMConfig | None:
-        """The configuration from the environment, or None when no LLM is configured."""
+        """The configuration from the environment, or None when no LLM is configured;
+        ConfigError when a setting is unusable (found at start, not at the first turn)."""
         key, base = os.environ.get("OPENAI_API_KEY"), os.environ.get("OPENAI_BASE_URL")
         if not key and not base:
             return None
         return cls(model=model or os.environ.get("AUTOMANAGER_MODEL") or DEFAULT_MODEL, base_url=base,
                    api_key=key or "not-needed",  # local servers take any key
-                   timeout=float(os.environ.get("AUTOMANAGER_LLM_TIMEOUT", "20")),
-                   max_retries=int(os.environ.get("AUTOMANAGER_LLM_RETRIES", "2")))
+                   timeout=setting("AUTOMANAGER_LLM_TIMEOUT", float, 20.0, "a number of seconds above 0",
+                                   lambda seconds: 0 < seconds < math.inf),
+                   max_retries=setting("AUTOMANAGER_LLM_RETRIES", int, 2, "a whole number of retries, 0 or more",
+                                       lambda retries: retries >= 0))
 
 
 @dataclass

@@ -20,6 +20,15 @@ from .manager_parser import ManagerContext, ManagerParse, cents, new_name
 SPECIAL_CONTENT = {"all", "veggie", "chicken", "combo"}
 
 
+def tidy(said: str) -> str:
+    """A name the LLM gave, tidied to be said back ("X isn't on our menu"); VocabError when no name
+    is left in it ("!!!", "123"): a reply repeats names, never the LLM's noise."""
+    name = new_name(said)
+    if not name:
+        raise VocabError(f"{said!r} is not a name")
+    return name
+
+
 class CustomerReader:
     """JSON forms of the customer vocabulary -> a `Parse`."""
 
@@ -44,7 +53,7 @@ class CustomerReader:
     def name(self, said: str, kind: str, result: Parse) -> str | None:
         name = self.names.lookup(said, kind, result.corrected)
         if name is None:
-            result.unknown.append(said)
+            result.unknown.append(tidy(said))
         return name
 
     def pred(self, name: str, f: dict[str, Any], result: Parse, lines: dict[str, int]) -> Pred | None:
@@ -162,13 +171,13 @@ class ManagerReader:
             except (ValueError, IndexError):
                 raise VocabError(f"calories {said!r} is not a number") from None
         if prop == "category":
-            return normalize(said).rstrip("s") if normalize(said).rstrip("s") in self.menu.categories \
-                else normalize(said)
+            category = normalize(tidy(said))
+            return category.rstrip("s") if category.rstrip("s") in self.menu.categories else category
         if prop == "popular" and normalize(said) in ("none", "nothing", "no"):
             return Const("none")
         if prop == "contains":
             item = self.groups.get(normalize(said)) or self.groups.get(normalize(said).rstrip("s")) or \
-                self.known(said, "item", result) or new_name(said) or said
+                self.known(said, "item", result) or tidy(said)
             return item, count or 1
         return self.topping(said, result)
 
