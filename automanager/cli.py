@@ -27,6 +27,7 @@ from .evaluation.runner import run_scenario
 from .evaluation.scenario import ScenarioError, load_scenarios
 from .llm.openai_backend import ENABLE_HINT, ConfigError, LLMConfig, OpenAIBackend
 from .menu.model import Menu
+from .names import Embedder
 from .repl import run_chat
 from .star import MAX_INPUT, Chat, CustomerChat, ManagerChat
 from .store import Home, StateError
@@ -127,6 +128,8 @@ def chat_loop(kind: type[Chat], state_dir: Optional[Path], resume: Optional[str]
     except (StateError, ReasonerError) as exc:
         raise fail(str(exc))
     interactive = sys.stdin.isatty()
+    if interactive:
+        Embedder.warm_in_background()  # so the first misspelled name costs no wait
     sys.stdin.reconfigure(errors="replace")  # bytes that are not UTF-8 are a bad line, not a crash
 
     def read_line() -> str | None:

