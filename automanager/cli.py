@@ -21,7 +21,7 @@ from . import paths
 from .menu.build import BuildError, build_kb
 from .menu.check import check_kb, kb_stats
 from .reasoner import ReasonerError
-from .llm.manager_templates import describe
+from .language.manager_templates import describe
 from .evaluation.report import aggregate, markdown, table
 from .evaluation.runner import run_scenario
 from .evaluation.scenario import ScenarioError, load_scenarios

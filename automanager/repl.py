@@ -23,8 +23,8 @@ from rich.console import Console, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from .llm.customer_templates import dollars
-from .llm.manager_templates import describe
+from .language.customer_templates import dollars
+from .language.manager_templates import describe
 from .reasoner import ReasonerError
 from .star import Chat, CustomerChat, ManagerChat
 from .store import StateError

@@ -18,10 +18,10 @@ import clingo
 
 from .bots.admin import Administrator, without_staged
 from .bots.assistant import Assistant, context
-from .llm.customer_parser import Context, CustomerParser
-from .llm.customer_templates import CustomerTemplates
-from .llm.manager_parser import MAX_LIST, ManagerContext, ManagerParser
-from .llm.manager_templates import ManagerTemplates, describe
+from .language.customer_parser import Context, CustomerParser
+from .language.customer_templates import CustomerTemplates
+from .language.manager_parser import MAX_LIST, ManagerContext, ManagerParser
+from .language.manager_templates import ManagerTemplates, describe
 from .llm.openai_backend import LLMConfig, LLMError, OpenAIBackend, Usage
 from .llm.structured import CustomerReader, ManagerReader
 from .menu.commit import CommitError, next_version_text

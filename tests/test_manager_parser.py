@@ -8,7 +8,7 @@ import pytest
 
 from automanager import paths
 from automanager.bots.admin import PROGRAM
-from automanager.llm.manager_parser import ManagerContext, ManagerParser
+from automanager.language.manager_parser import ManagerContext, ManagerParser
 from automanager.menu.model import Menu
 from automanager.vocab import MANAGER
 

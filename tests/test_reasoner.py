@@ -84,7 +84,7 @@ def test_the_turn_reasoner_answers_as_a_fresh_reasoner_call_after_call(monkeypat
     from automanager import paths
     from automanager.bots.assistant import PROGRAM
     from automanager.bots.base import new_facts, split_next, state_symbols
-    from automanager.llm.customer_parser import CustomerParser
+    from automanager.language.customer_parser import CustomerParser
     from automanager.bots.assistant import context
     from automanager.menu.model import Menu
     from automanager.reasoner import Reasoner, TurnReasoner, atom

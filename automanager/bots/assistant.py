@@ -11,7 +11,7 @@ from pathlib import Path
 import clingo
 
 from .. import paths
-from ..llm.customer_parser import Context
+from ..language.customer_parser import Context
 from ..reasoner import TurnReasoner, atom
 from ..vocab import Pred
 from .base import Decision, new_facts, split_next, state_symbols

@@ -24,7 +24,7 @@ from functools import lru_cache
 from .. import paths
 from ..menu.model import Menu
 from ..vocab import VOCABULARIES, VocabError, describe, json_schema, validate
-from .text import find_mentions, tokenize
+from ..language.text import find_mentions, tokenize
 
 DEFAULT_MODEL = "gpt-4o-mini"
 ENABLE_HINT = ("Set OPENAI_API_KEY (OpenAI), or OPENAI_BASE_URL for a local server such as Ollama or vLLM "

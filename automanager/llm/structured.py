@@ -14,8 +14,8 @@ from ..names import NameMatcher
 from ..normalize import normalize
 from ..reasoner import Const
 from ..vocab import VocabError, Pred, bounded
-from .customer_parser import Parse
-from .manager_parser import ManagerContext, ManagerParse, cents, new_name
+from ..language.customer_parser import Parse
+from ..language.manager_parser import ManagerContext, ManagerParse, cents, new_name
 
 SPECIAL_CONTENT = {"all", "veggie", "chicken", "combo"}
 
