@@ -68,7 +68,7 @@ def bounded(number: str | float | int) -> int:
 
 
 UPDATE_OPS = "add|no|less|extra|change|fresco|supreme|grill|size"
-QUERY_KINDS = "price|calories|ingredients|toppings|available|menu|total"
+QUERY_KINDS = "price|calories|ingredients|toppings|available|menu|total|sizes"
 
 # The customer vocabulary: the paper's predicates plus corrections (remove, set_quantity,
 # replace, cancel, stop) and the answers to the bot's own questions (accept, decline).

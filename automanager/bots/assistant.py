@@ -46,6 +46,8 @@ def context(state: list[str]) -> Context:
             ctx.recommended_items.append(args[1].string)
         elif sym.name == "recommended":
             ctx.recommended_toppings.append((args[0].arguments[0].string, args[1].string))
+        elif sym.name == "discussed":
+            ctx.discussed = args[0].string
         elif sym.name == "unit":
             units.append((args[0].number, args[1].string))
     ctx.ordered = list(dict.fromkeys(food for _, food in sorted(units)))

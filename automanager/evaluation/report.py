@@ -6,6 +6,7 @@ import json
 
 import numpy as np
 from rich.table import Table
+from rich.text import Text
 
 from .runner import CRITERIA, Result
 
@@ -40,7 +41,8 @@ def table(results: list[Result]) -> Table:
     for r in results:
         wrong = r.error or "; ".join(f"{f.key}: expected {short(f.expected)}, got {short(f.actual)}"
                                      for f in r.failures)
-        grid.add_row(r.name, "[green]pass[/]" if r.passed else "[red]FAIL[/]", str(len(r.turns)), wrong)
+        result = Text("pass", "green") if r.passed else Text("FAIL", "red")
+        grid.add_row(Text(r.name), result, str(len(r.turns)), Text(wrong))  # Text: names are never markup
     return grid
 
 

@@ -1,9 +1,17 @@
 """The offline customer parser: text -> customer predicates, deterministically.
 
-It is the "mock LLM" of the offline backend and must hold a real conversation: menu names
-come from the KB lexicon (names, aliases, plurals, close spellings), quantities from digits
-and number words, and short answers ("no thanks", "regular", "two") take their meaning from
-the bot's last question, passed in as `Context`.
+It is the "mock LLM" of the offline backend and must hold a real conversation. It works in
+steps, as dialogue systems do:
+  1. normalize: folded tokens, numbers in words (text2num), menu names from the KB lexicon;
+  2. split into clauses and give each its dialogue act (order, change, remove, replace,
+     question, suggestion, a short answer to the bot's last question): a question never
+     changes the order;
+  3. find what each clause mentions: items, ingredients, sizes, styles, quantities and words
+     that refer back ("it", "those", "one of them"); words that look like a name but match none
+     are corrected (close spelling, then sentence embeddings) or said back as not on the menu;
+  4. attach each modifier to the item of its clause, or to the item the context means;
+  5. refer back to the order (passed in as `Context`): "the pepsi" is the ordered Pepsi.
+The cue phrases live in `phrases.toml`, not here, and no menu word appears in this file.
 """
 
 from __future__ import annotations
@@ -12,66 +20,29 @@ import re
 from dataclasses import dataclass, field, replace
 
 from ..menu.model import Menu
-from ..names import NameMatcher
+from ..names import NameMatcher, covers
 from ..reasoner import Const
 from ..vocab import Pred
-from .text import ACCEPT, DECLINE, NUMBER_WORDS, Mention, find_mentions, number_at, tokenize
+from .phrases import phrases
+from .text import Mention, find_mentions, number_at, tokenize
 
-SPLITTERS = {",", ".", ";", "!", "?", "and", "plus", "also", "then"}
-
-OPERATORS = [  # (words before a topping, operation); longest phrases first
-    (("easy", "on"), "less"), (("light", "on"), "less"), (("hold", "the"), "no"),
-    (("a", "little"), "less"), (("lots", "of"), "extra"), (("no",), "no"), (("without",), "no"),
-    (("hold",), "no"), (("minus",), "no"), (("less",), "less"), (("light",), "less"),
-    (("extra",), "extra"), (("double",), "extra"), (("more",), "extra"), (("add",), "add"),
-    (("with",), "add"), (("some",), "add"), (("plus",), "add"), (("have",), "add"),
-]
-SIZE_WORDS = {"large": "large", "big": "large", "regular": "regular", "small": "regular", "medium": "regular"}
-STYLE_WORDS = {"fresco": "fresco", "supreme": "supreme", "grilled": "grill", "grill": "grill"}
-CATEGORY_WORDS = {"vegan": "veggie", "vegetarian": "veggie", "veggie": "veggie", "chicken": "chicken",
-                  "combo": "combo", "combos": "combo", "meal": "combo", "meals": "combo", "box": "combo"}
-
-QUIT = re.compile(r"\b(bye|goodbye|see you|see ya|here it is|have a (good|nice|great) (day|night))\b")
-COMPLETE = re.compile(r"\b(thats (all|it|everything)|that is (all|it|everything)|nothing else|"
-                      r"im (done|all set|finished)|all set|that ll be all|thatll be all|that will be all|"
-                      r"done ordering|no more|ready to pay|finish( my order)?|check out|complete)\b")
-CANCEL = re.compile(r"\b(cancel|scrap|forget|clear)\b.*\b(order|everything|all)\b|\bstart over\b|\bcancel\b$")
-STOP = re.compile(r"^(please )?(stop|halt|wait)( \w+){0,3}$|\bstop (adding|it|that)\b")
-RECOMMEND = re.compile(r"\b(recommend|suggest|whats good|what is good|popular|best seller|"
-                       r"what do people|what should i|any good|favorite|favourite)\b")
-UPGRADE = re.compile(r"\b(add|top|topping|toppings|put on|goes well|go with)\b")
-PRICE = re.compile(r"\b(how much|price|cost|costs)\b")
-CALORIES = re.compile(r"\b(calorie|calories|cal|kcal)\b")
-INGREDIENTS = re.compile(r"\b(whats in|what is in|ingredients|made with|made of|comes? (on|in|with)|inside)\b")
-TOPPINGS = re.compile(r"\b(what toppings|which toppings|what can i (add|put)|add ons|addons|extras|"
-                      r"toppings|sauces (do|can))\b")
-AVAILABLE = re.compile(r"\b(do you (have|still have|sell)|is there|are there|available|out of|sold out)\b")
-MENU = re.compile(r"\b(menu|what (kinds?|sorts?|types?) of|which|what) \w*\b")
-TOTAL = re.compile(r"\b(total|how much (is|do) (my|i|it all)|what do i owe|my bill)\b")
-REMOVE = re.compile(r"\b(take off|take away|remove|drop|cancel|get rid of|dont want|do not want|"
-                    r"no more|scratch)\b")
-SET_QTY = re.compile(r"\b(make (that|it|them|those)|actually|just|only|change (that|it) to)\b")
-REPLACE = re.compile(r"\b(instead|make (it|that) an?|switch (it|that)? ?to|swap (it|that)? ?for|"
-                     r"change (it|that) to an?)\b")
-TOPPING_CUES = {"with", "no", "without", "extra", "add", "for", "light", "less", "more", "double", "hold",
-                "swap", "sub", "substitute", "plus"}
-ORDER_WORDS = re.compile(r"\b(want|like|have|get|give|order|take|grab|need|add)\b")
-FILLER = {"i", "id", "would", "like", "want", "can", "could", "may", "please", "get", "have", "give", "me",
-          "a", "an", "the", "some", "order", "to", "do", "you", "take", "ill", "im", "lets", "hi", "hello",
-          "hey", "uh", "um", "and", "of", "for", "with", "my", "just", "also", "one", "two", "three", "x",
-          "size", "style", "it", "that", "them", "thanks", "thank", "too", "more", "as", "well", "now", "is",
-          "are", "there", "any", "your", "our", "this", "be", "go", "what", "all", "something", "those"}
+OPENERS = {"oh", "ok", "okay", "so", "um", "uh", "umm", "hmm", "well", "hi", "hey", "hello", "and", "but",
+           "wait", "actually", "sorry", "yeah", "yes", "sure", "cool", "alright", "great", "sweet", "nah",
+           "no", "then", "also", "hi there", "there", "guys", "oops", "shoot", "dang", "eh", "ah", "right"}
+ARTICLES = {"a", "an", "some", "any", "another"}
 
 
 @dataclass
 class Context:
-    """What the bot said last: the question, the suggestions, and the order so far."""
+    """What the bot said last: the question, the suggestions, the order so far, and the food
+    the customer last asked about (what "one of those" means)."""
 
     ask_target: str | None = None
     ask_topic: str | None = None  # toppings | style(S) | size | choice(...) | else
     recommended_items: list[str] = field(default_factory=list)
     recommended_toppings: list[tuple[str, str]] = field(default_factory=list)  # (dish, topping)
     ordered: list[str] = field(default_factory=list)  # foods in order of first unit
+    discussed: str | None = None
 
 
 @dataclass
@@ -81,155 +52,371 @@ class Parse:
     corrected: list[tuple[str, str, str]]  # (what was said, the menu name it was read as, how)
 
 
+@dataclass
+class Clause:
+    tokens: list[str]
+    mentions: list[Mention]
+    act: str = "order"
+
+    @property
+    def text(self) -> str:
+        return " ".join(t for t in self.tokens if t.isalnum())
+
+    def items(self) -> list[Mention]:
+        return [m for m in self.mentions if m.kind == "item"]
+
+    def toppings(self) -> list[Mention]:
+        return [m for m in self.mentions if m.kind == "topping"]
+
+
 class CustomerParser:
     def __init__(self, menu: Menu, names: NameMatcher | None = None):
         self.menu = menu
         self.names = names or NameMatcher(menu)
+        self.p = phrases()
+        self.styles = {**{s: s for s in menu.styles}, **self.p.style_words}
 
+    # -- the whole line ------------------------------------------------------------------
     def parse(self, text: str, ctx: Context | None = None) -> Parse:
         ctx = ctx or Context()
         tokens = tokenize(text)
         flat = " ".join(t for t in tokens if t.isalnum())
-        result = Parse([], [], [])
+        acts = self.p.acts
         if not flat:
             return Parse([Pred("irrelevant")], [], [])
-        if QUIT.search(flat):
+        if acts["quit"].search(flat):
             return Parse([Pred("quit")], [], [])
-        if CANCEL.search(flat) and not find_mentions(self.menu, tokens):
-            return Parse([Pred("cancel")], [], [])
-        if STOP.search(flat):
-            return Parse([Pred("stop")], [], [])
-        complete = bool(COMPLETE.search(flat))
-        if ACCEPT.match(flat):
-            return Parse([Pred("accept")], [], [])
-        if DECLINE.match(flat) or (complete and re.match(r"^(no|nope|nah)\b", flat)):
-            return Parse([Pred("complete" if complete else "decline")], [], [])
-
         mentions = [self.as_topping(tokens, m) for m in find_mentions(self.menu, tokens)]
-        self.find_unknown(tokens, mentions, result)
-        segments = self.segments(tokens, mentions)
-        line = 0
-        last_item: str | None = None
-        for seg_tokens, seg_mentions in segments:
-            seg = " ".join(t for t in seg_tokens if t.isalnum())
-            line, last_item = self.segment(seg, seg_tokens, seg_mentions, ctx, result, line, last_item, flat)
+        if not any(m.kind == "item" for m in mentions) and self.cancels_all(flat):
+            return Parse([Pred("cancel")], [], [])
+        if acts["stop"].starts(self.opened(flat)) and len(flat.split()) <= 5:
+            return Parse([Pred("stop")], [], [])
+        complete = bool(acts["complete"].search(flat))
+        reply = self.p.reply(flat)
+        if reply == "yes" and not mentions:
+            return Parse([Pred("accept")], [], [])
+        if reply == "no" and not mentions:
+            return Parse([Pred("decline")], [], [])
+        if complete and not mentions and (re.match(r"^(no|nope|nah)\b", flat) or self.only_cues(flat)):
+            return Parse([Pred("complete")], [], [])
+
+        result = Parse([], [], [])
+        clauses = self.clauses(tokens, mentions)
+        for clause in clauses:
+            self.find_unknown(clause, result)
+        self.give_acts(clauses, ctx)
+        state = {"line": 0, "last": None}
+        for clause in clauses:
+            self.clause(clause, ctx, result, state)
         if complete:
             result.preds.append(Pred("complete"))
         if not result.preds and not result.unknown:
             result.preds.append(Pred("irrelevant"))
         return result
 
+    def cancels_all(self, flat: str) -> bool:
+        cue = self.p.acts["cancel"]
+        return flat in ("cancel", "cancel it", "cancel that", "start over") or \
+            bool(cue.search(flat) and self.p.acts["cancel_scope"].search(flat))
+
+    def only_cues(self, flat: str) -> bool:
+        """A line of nothing but a closing phrase and polite words ("ok thats it thanks")."""
+        rest = self.p.acts["complete"].pattern.sub(" ", flat)
+        rest = self.p.polite.pattern.sub(" ", rest)
+        return all(w in self.p.filler or w in OPENERS for w in rest.split())
+
     @staticmethod
-    def as_topping(tokens: list[str], m: Mention) -> Mention:
+    def opened(text: str) -> str:
+        """The clause without the words people start with ("oh", "ok so", "hi there")."""
+        words = text.split()
+        while words and words[0] in OPENERS:
+            words.pop(0)
+        return " ".join(words)
+
+    def as_topping(self, tokens: list[str], m: Mention) -> Mention:
         """A name that is both a side dish and an ingredient is the ingredient after a word that
-        introduces one: "with <it>", "instead of <it>", "no <it>"."""
+        introduces one: "with <it>", "no <it>", "sub <it>", "<it> instead of"."""
         before = tokens[max(m.start - 2, 0):m.start]
-        if m.kind == "item" and "topping" in m.alternatives and before and \
-                (before[-1] in TOPPING_CUES or before == ["instead", "of"]):
+        after = tokens[m.end:m.end + 2]
+        cue = before and (before[-1] in self.p.operator_words or self.p.substitute.search(" ".join(before)))
+        if m.kind == "item" and "topping" in m.alternatives and (cue or after == ["instead", "of"]):
             return replace(m, kind="topping", name=m.alternatives["topping"])
         return m
 
-    def find_unknown(self, tokens: list[str], mentions: list[Mention], result: Parse) -> None:
-        """Words after an ordering verb that match no menu name: corrected if close, else unknown.
-
-        Toppings alone ("can I have tomatoes") are an update; toppings inside an unknown name
-        ("a bean burrito" once it is off the menu) are not."""
-        if any(m.kind == "item" for m in mentions):
-            return
-        flat = " ".join(t for t in tokens if t.isalnum())
-        m = re.search(r"\b(want|like|have|get|give me|order|take)\b (.+)$", flat) or \
-            re.match(r"^(and |also |plus )?(a|an|\d+|one|two|three|four|five) (.+)$", flat)
-        if not m or RECOMMEND.search(flat) or "?" in tokens and re.match(r"^(what|how|which|is|are|do)\b", flat):
-            return
-        words = [w for w in m.group(m.lastindex).split()
-                 if w not in FILLER and not w.isdigit() and w not in NUMBER_WORDS]
-        if all(w in SIZE_WORDS or w in STYLE_WORDS or w in ("size", "style") for w in words):
-            return
-        covered = {tokens[i] for m in mentions for i in range(m.start, m.end)}
-        if not words or all(w in covered for w in words):
-            return
-        mentions.clear()
-        phrase = " ".join(words)
-        name = self.names.lookup(phrase, "item", result.corrected)
-        if name:
-            start = tokens.index(words[0]) if words[0] in tokens else 0
-            mentions.append(Mention(start, start + len(words), "item", name, {"item": name}))
-        else:
-            result.unknown.append(phrase)
-
-    def segments(self, tokens: list[str], mentions: list[Mention]) -> list[tuple[list[str], list[Mention]]]:
+    def clauses(self, tokens: list[str], mentions: list[Mention]) -> list[Clause]:
         inside = {i for m in mentions for i in range(m.start, m.end)}
         cuts, start = [], 0
         for i, tok in enumerate(tokens):
-            if tok in SPLITTERS and i not in inside:
-                # "and" between two toppings of one dish keeps the segment ("with beans and cheese")
+            if tok in self.p.splitters and i not in inside:
+                # "and" between two toppings of one dish keeps the clause ("with beans and cheese")
                 nxt = next((m for m in mentions if m.start > i), None)
                 if tok in ("and", ",") and nxt and nxt.kind == "topping" and nxt.start == i + 1:
                     continue
                 cuts.append((start, i))
                 start = i + 1
         cuts.append((start, len(tokens)))
-        return [(tokens[a:b], [replace(m, start=m.start - a, end=m.end - a) for m in mentions if a <= m.start < b])
-                for a, b in cuts if b > a]
+        return [Clause(tokens[a:b], [replace(m, start=m.start - a, end=m.end - a) for m in mentions if a <= m.start < b])
+                for a, b in cuts if b > a and any(t.isalnum() for t in tokens[a:b])]
 
-    # -- one clause ----------------------------------------------------------------------
-    def segment(self, seg: str, toks: list[str], mentions: list[Mention], ctx: Context, result: Parse,
-                line: int, last_item: str | None, whole: str) -> tuple[int, str | None]:
+    # -- words that look like a name -------------------------------------------------------
+    def plain_word(self, word: str) -> bool:
+        """A word that is not part of a name: filler, a cue, a size, a style, a modifier."""
+        p = self.p
+        return (word in p.filler or word in p.cue_words or word in p.size_words or word in self.styles
+                or word in p.operator_words or word in OPENERS or word in p.drink or not word.isalpha()
+                or word in p.category_words)
+
+    def find_unknown(self, clause: Clause, result: Parse) -> None:
+        """Words of a clause that match no menu name: corrected when close to one, else said back.
+
+        They never vanish and never swallow the next item: each clause is read on its own."""
+        toks = clause.tokens
+        covered = {i for m in clause.mentions for i in range(m.start, m.end)}
+        numbers = set()
+        for i in range(len(toks)):
+            got = number_at(toks, i)
+            if got and toks[i] not in ("a", "an"):
+                numbers.update(range(i, i + got[1]))
+        content = [i for i, t in enumerate(toks) if i not in covered and i not in numbers and not self.plain_word(t)]
+        if not content or clause.items() or self.p.acts["recommend"].search(clause.text):
+            return
+        question = self.p.is_question(self.opened(clause.text)) or "?" in toks
+        first = content[0]  # the name may start with words that are not names alone ("big", "spicy")
+        while first > 0 and first - 1 not in numbers and toks[first - 1].isalpha() and \
+                toks[first - 1] not in self.p.filler and toks[first - 1] not in OPENERS:
+            first -= 1
+        span = [t for i, t in enumerate(toks[first:content[-1] + 1], start=first)
+                if i not in numbers and t not in self.p.filler and t.isalnum()]
+        phrase = " ".join(span)
+        if question and not (set(toks[max(0, first - 2):first]) & ARTICLES):
+            return  # "what's the difference between ...": words of a question, not a name
+        said = " ".join(t for t in span if t not in self.p.size_words) or phrase
+        name = self.names.lookup(said, "item", result.corrected)
+        if name:
+            kept = [m for m in clause.mentions if m.end <= first or m.start > content[-1]]
+            clause.mentions = sorted(kept + [Mention(first, content[-1] + 1, "item", name, {"item": name}, phrase)],
+                                     key=lambda m: m.start)
+        else:
+            result.unknown.append(phrase)
+            clause.act = "unknown"
+            clause.mentions = []
+
+    # -- dialogue acts ---------------------------------------------------------------------
+    def give_acts(self, clauses: list[Clause], ctx: Context) -> None:
+        """Each clause's act; a clause with no cue of its own (just "the pepsi") carries on the
+        act of the one before ("take off the nachos and the pepsi")."""
+        previous = None
+        for clause in clauses:
+            if clause.act == "unknown":
+                continue
+            own = self.act_of(clause, ctx)
+            if own is None:
+                carried = previous if previous in ("remove", "question") else "order"
+                own = carried
+            clause.act = own
+            previous = own
+
+    def act_of(self, clause: Clause, ctx: Context) -> str | None:
+        text = self.opened(clause.text)
+        acts, q = self.p.acts, self.p.questions
+        items = clause.items()
+        if acts["recommend"].search(text) and not q["ordering"].starts(text):
+            return "recommend"
+        if self.p.is_question(text) or ("?" in clause.tokens and not q["ordering"].starts(text)):
+            return "question"
+        if any(cue.search(text) for cue in (q["price"], q["calories"], q["total"])) and not items:
+            return "question"
+        if re.search(r"\b(out of|sold out|ran out|run out)\b", text):
+            return "question"
+        if acts["remove"].search(text) and (items or self.refers_back(text)) and \
+                not re.search(r"\b(instead|add)\b", text) and not clause.toppings():
+            return "remove"
+        if re.match(r"^(no|not) (the |my |more )?", text) and items and all(m.name in ctx.ordered or
+                                                                           self.ordered_named(m, ctx) for m in items):
+            return "remove"
+        if acts["replace"].search(text) and (len(items) >= 2 or (items and ("instead" in text or self.refers_back(text)))):
+            if not (clause.toppings() and len(items) < 2):
+                return "replace"
+        if acts["replace_with"].search(text) and len(items) == 1 and not self.ordered_named(items[0], ctx) \
+                and ctx.ordered and self.number_in(clause) is None:
+            return "replace"
+        if items and acts["set_quantity"].search(text) and all(self.ordered_named(m, ctx) for m in items) \
+                and not clause.toppings() and not self.style_in(clause) and \
+                not any(t in self.p.size_words for t in clause.tokens):
+            return "set"
+        if self.resizes(clause, ctx):
+            return "resize"
+        if not items and not clause.toppings() and not self.style_in(clause) and self.number_in(clause) is not None:
+            return "quantity"
+        if not items and self.refers_back(text) and re.search(r"\b(take|have|get|do|order|want|try|grab)\b", text):
+            return "quantity"
+        return None
+
+    def refers_back(self, text: str) -> bool:
+        return bool(self.p.pronouns.search(text))
+
+    def number_in(self, clause: Clause) -> int | None:
+        for i in range(len(clause.tokens)):
+            got = number_at(clause.tokens, i)
+            if got and clause.tokens[i] not in ("a", "an"):
+                return got[0]
+        return None
+
+    def resizes(self, clause: Clause, ctx: Context) -> bool:
+        """'make the pepsi a large', 'upsize my drink', 'make it a regular': the size of an
+        ordered drink changes; nothing new is ordered."""
+        text = clause.text
+        said_size = any(t in self.p.size_words for t in clause.tokens) or \
+            self.p.acts["upsize"].search(text) or self.p.acts["downsize"].search(text)
+        if not said_size:
+            return False
+        items = clause.items()
+        if items:
+            ordered = all(self.ordered_named(m, ctx) for m in items)
+            definite = any(t in ("the", "my", "that", "this") for t in clause.tokens[:items[0].start])
+            changing = re.search(r"\b(make|change|switch|upsize|supersize|instead|can you|could you)\b", text)
+            return ordered and bool(definite or changing) and self.number_in(clause) is None
+        return bool(set(clause.tokens) & self.p.drink or self.refers_back(text)
+                    or self.p.acts["upsize"].search(text) or self.p.acts["downsize"].search(text)) \
+            and re.search(r"\b(make|change|switch|upsize|supersize|downsize|size|go|can you|could you)\b", text) is not None
+
+    # -- one clause ------------------------------------------------------------------------
+    def clause(self, clause: Clause, ctx: Context, result: Parse, state: dict) -> None:
         preds = result.preds
-        targets = [m for m in mentions if m.kind == "item" and self.is_target(toks, m)]
-        items = [m for m in mentions if m.kind == "item" and m not in targets]
-        if targets and not last_item:
-            last_item = self.ordered_like(targets[0].name, ctx)
-        toppings = [m for m in mentions if m.kind == "topping"]
-        qty = self.quantity_before(toks, items[0].start if items else len(toks), mentions)
-        context_dish = self.context_dish(ctx, last_item)
-
-        if RECOMMEND.search(seg):
-            preds.append(self.recommendation(seg, items + targets, context_dish))
-            return line, last_item
-        query = self.query(seg, items + targets, toppings, context_dish)
-        if query:
-            preds.append(query)
-            return line, last_item
-        if REMOVE.search(seg) and items and not re.search(r"\b(instead|add)\b", seg):
+        toks, text = clause.tokens, clause.text
+        targets = [m for m in clause.items() if self.is_target(toks, m)]
+        items = [m for m in clause.items() if m not in targets]
+        if targets and not state["last"]:
+            state["last"] = self.ordered_named(targets[0], ctx) or targets[0].name
+        dish = self.context_dish(ctx, state["last"])
+        act = clause.act
+        if act == "unknown":
+            return
+        if act == "recommend":
+            preds.append(self.recommendation(text, items + targets, dish))
+        elif act == "question":
+            query = self.query(text, items + targets, clause.toppings(), dish, ctx)
+            if query:
+                preds.append(query)
+        elif act == "remove":
+            foods = [self.ordered_named(m, ctx) or m.name for m in items] or \
+                ([ctx.ordered[-1]] if ctx.ordered else [])
+            for m, food in zip(items or [None], foods):
+                n = self.quantity_before(toks, m.start, clause.mentions) if m else None
+                preds.append(Pred("remove", (food, n if n else Const("all"))))
+        elif act == "replace":
+            self.replacement(clause, items, ctx, result, state)
+        elif act == "resize":
+            size = self.size_in(clause)
+            target = (self.ordered_named(items[0], ctx) if items else None) or self.context_drink(ctx) or dish
+            if target:
+                preds.append(Pred("update", (target, Const("size"), Const(size)), 0))
+        elif act == "set":
             for m in items:
-                n = self.quantity_before(toks, m.start, mentions, default=None)
-                preds.append(Pred("remove", (m.name, n if n else Const("all"))))
-            return line, last_item
-        if REPLACE.search(seg) and items:
-            new = items[0].name
-            old = items[1].name if len(items) > 1 and "instead of" in seg else self.ordered_like(new, ctx, exact=False)
-            if old and old != new:
-                preds.append(Pred("replace", (old, new)))
-                return line + 1, new
-        if not items and qty is not None and not toppings and not result.unknown:
-            if ctx.recommended_items and not SET_QTY.search(seg):
-                preds.append(Pred("order", (ctx.recommended_items[0], qty)))
-                return line + 1, ctx.recommended_items[0]
-            target = last_item or (ctx.ordered[-1] if ctx.ordered else None)
-            if target and SET_QTY.search(seg):
-                preds.append(Pred("set_quantity", (target, qty)))
-                return line, last_item
-        if items and SET_QTY.search(seg) and re.search(r"\b(make|actually|just|only|change)\b", seg) \
-                and items[0].name in ctx.ordered and not REPLACE.search(seg):
-            preds.append(Pred("set_quantity", (items[0].name, qty if qty is not None else 1)))
-            return line, items[0].name
+                n = self.quantity_before(toks, m.start, clause.mentions)
+                preds.append(Pred("set_quantity", (self.ordered_named(m, ctx), n if n is not None else 1)))
+                state["last"] = self.ordered_named(m, ctx)
+        elif act == "quantity":
+            self.quantity(clause, ctx, result, state)
+        else:
+            self.order(clause, items, ctx, result, state)
 
+    def order(self, clause: Clause, items: list[Mention], ctx: Context, result: Parse, state: dict) -> None:
+        toks = clause.tokens
+        preds = result.preds
+        one = self.one_of_them(clause, items)
         for m in items:
-            choice_combo = self.combo_for_choice(m.name, ctx, last_item)
+            choice_combo = self.combo_for_choice(m.name, ctx, state["last"])
             if choice_combo:
                 preds.append(Pred("specify", (choice_combo, m.name)))
                 continue
-            n = self.quantity_before(toks, m.start, mentions, default=1)
-            line += 1
-            preds.append(Pred("order", (m.name, n), line))
-            last_item = m.name
-        if result.unknown and not items and not toppings:
-            return line, last_item  # words of a name we do not sell are not size or style answers
-        dish = items[-1].name if items else context_dish
-        line_of = line if items else 0
-        self.updates(seg, toks, mentions, toppings, dish, line_of, ctx, preds)
-        return line, last_item
+            n = self.quantity_before(toks, m.start, clause.mentions, default=1)
+            if one and m is items[-1] and n > 1:  # "three tacos, one with no lettuce": two lines
+                state["line"] += 1
+                preds.append(Pred("order", (m.name, n - 1), state["line"]))
+                n = 1
+            state["line"] += 1
+            preds.append(Pred("order", (m.name, n), state["line"]))
+            state["last"] = m.name
+        dish = items[-1].name if items else self.context_dish(ctx, state["last"])
+        line = state["line"] if items else 0
+        if not items and one:
+            line = self.line_of_one(preds, state) or line
+        self.updates(clause, dish, line, ctx, result.preds)
+
+    @staticmethod
+    def line_of_one(preds: list[Pred], state: dict) -> int | None:
+        """'three tacos, one with no onions, one with extra cheese': the last order line of this
+        sentence gives up one unit to a line of its own for each "one with"; the modifiers go
+        on that line. The last unit left takes the last "one with"."""
+        orders = [i for i, p in enumerate(preds) if p.name == "order"]
+        if not orders:
+            return None
+        index = orders[-1] if preds[orders[-1]].args[1] > 1 or "rest" not in state else state["rest"]
+        last = preds[index]
+        food, n = last.args
+        if n < 2:
+            state.pop("rest", None)
+            return last.line
+        preds[index] = Pred("order", (food, n - 1), last.line)
+        state["line"] += 1
+        preds.append(Pred("order", (food, 1), state["line"]))
+        state["rest"] = index
+        return state["line"]
+
+    def one_of_them(self, clause: Clause, items: list[Mention]) -> bool:
+        """Do the modifiers of this clause go on one unit only ("..., one with no onions")?"""
+        return bool(clause.toppings() or self.style_in(clause)) and \
+            bool(self.p.some_units.search(clause.text)) and not self.p.every_unit.search(clause.text) and \
+            (not items or clause.toppings() and clause.toppings()[0].start > items[-1].end)
+
+    def quantity(self, clause: Clause, ctx: Context, result: Parse, state: dict) -> None:
+        """A number or "one of those" with no name: the food the customer asked about, the
+        suggestion, or (with "make it", "I meant") the last food ordered."""
+        n = self.number_in(clause)
+        text = clause.text
+        target = state["last"] or (ctx.ordered[-1] if ctx.ordered else None)
+        if state["line"] and not ctx.discussed:
+            return  # "a pepsi, two": the number was read with the order before it
+        if ctx.discussed and (not self.p.acts["set_quantity"].search(text) or ctx.discussed not in ctx.ordered):
+            food = ctx.discussed
+        elif ctx.recommended_items and not self.p.acts["set_quantity"].search(text):
+            food = ctx.recommended_items[0]
+        elif target and (self.p.acts["set_quantity"].search(text) or n is not None):
+            result.preds.append(Pred("set_quantity", (target, n if n is not None else 1)))
+            return
+        else:
+            return
+        state["line"] += 1
+        result.preds.append(Pred("order", (food, n if n is not None else 1), state["line"]))
+        state["last"] = food
+        self.updates(clause, food, state["line"], ctx, result.preds)
+
+    def replacement(self, clause: Clause, items: list[Mention], ctx: Context, result: Parse, state: dict) -> None:
+        text = clause.text
+        if len(items) >= 2:
+            first, second = items[0], items[1]
+            new, old = (first, second) if re.search(r"\b(instead of|rather than|in place of)\b", text) else (second, first)
+            old_name = self.ordered_named(old, ctx) or old.name
+            new_name = new.name
+        else:
+            new_name = items[0].name
+            old_name = self.ordered_like(new_name, ctx, exact=False)
+        if old_name and old_name != new_name:
+            state["line"] += 1
+            result.preds.append(Pred("replace", (old_name, new_name), state["line"]))
+            state["last"] = new_name
+            self.updates(clause, new_name, state["line"], ctx, result.preds)
+
+    # -- references to the order ------------------------------------------------------------
+    def ordered_named(self, m: Mention, ctx: Context) -> str | None:
+        """The ordered food a mention means: itself, or the ordered food whose name holds every
+        word said ("the wrap" is an ordered Grilled Wrap)."""
+        if m.name in ctx.ordered:
+            return m.name
+        said = [w for w in m.said.split() if w not in self.p.filler] if m.said else []
+        matching = [f for f in ctx.ordered if said and covers(said, f)]
+        return matching[-1] if matching else None
 
     def ordered_like(self, name: str, ctx: Context, exact: bool = True) -> str | None:
         """The ordered food a name refers to: itself if ordered, else the last of its category."""
@@ -244,7 +431,8 @@ class CustomerParser:
     @staticmethod
     def is_target(toks: list[str], m: Mention) -> bool:
         """'add beans to my burrito': the item after to/on/onto is what changes, not an order."""
-        before = [t for t in toks[max(0, m.start - 3):m.start] if t not in ("my", "the", "your", "both", "all", "those")]
+        before = [t for t in toks[max(0, m.start - 4):m.start]
+                  if t not in ("my", "the", "your", "both", "all", "those", "of", "one", "just", "only", "each")]
         return bool(before) and before[-1] in ("to", "on", "onto", "in")
 
     def quantity_before(self, toks: list[str], end: int, mentions: list[Mention], default: int | None = None):
@@ -254,6 +442,8 @@ class CustomerParser:
             if got and not (toks[i] in ("a", "an") and i + got[1] < end - 2):
                 return got[0]
         for i in range(end, len(toks)):  # "pepsi, two of them" / "x3"
+            if any(m.start <= i < m.end for m in mentions):
+                continue
             got = number_at(toks, i)
             if got and toks[i] not in ("a", "an", "one") and i > end:
                 return got[0]
@@ -267,6 +457,12 @@ class CustomerParser:
         dishes = [f for f in ctx.ordered if f in self.menu.items]
         return dishes[-1] if dishes else None
 
+    def context_drink(self, ctx: Context) -> str | None:
+        if ctx.ask_topic == "size" and ctx.ask_target:
+            return ctx.ask_target
+        drinks = [f for f in ctx.ordered if self.menu.is_drink(f)]
+        return drinks[-1] if drinks else None
+
     def combo_for_choice(self, name: str, ctx: Context, last_item: str | None) -> str | None:
         combos = ([last_item] if last_item else []) + (
             [ctx.ask_target] if ctx.ask_topic and ctx.ask_topic.startswith("choice") else [])
@@ -275,99 +471,103 @@ class CustomerParser:
                 return combo
         return None
 
-    def recommendation(self, seg: str, items: list[Mention], context_dish: str | None) -> Pred:
-        if items and UPGRADE.search(seg):  # "what do people add to the soft taco?"
+    # -- suggestions and questions ----------------------------------------------------------
+    def recommendation(self, text: str, items: list[Mention], context_dish: str | None) -> Pred:
+        upgrade = self.p.acts["upgrade"].search(text)
+        if items and upgrade:  # "what do people add to the soft taco?"
             return Pred("need_recommend", (items[0].name, Const("upgrade")))
-        words = seg.split()
-        for w in words:
-            singular = w[:-1] if w.endswith("s") else w
-            if w in CATEGORY_WORDS:
-                return Pred("need_recommend", (CATEGORY_WORDS[w], Const("category")))
-            for cand in (w, singular, w[:-2] if w.endswith("es") else w):
-                if cand in self.menu.categories:
-                    return Pred("need_recommend", (cand, Const("category")))
+        category = self.category_in(text)
+        if category:
+            return Pred("need_recommend", (category, Const("category")))
         if items:
             return Pred("need_recommend", (items[0].name, Const("upgrade")))
-        if UPGRADE.search(seg) and context_dish:
+        if (upgrade or self.refers_back(text)) and context_dish:
             return Pred("need_recommend", (context_dish, Const("upgrade")))
         return Pred("need_recommend", ("all", Const("category")))
 
-    def query(self, seg: str, items: list[Mention], toppings: list[Mention], dish: str | None) -> Pred | None:
+    def query(self, text: str, items: list[Mention], toppings: list[Mention], dish: str | None,
+              ctx: Context) -> Pred | None:
+        q = self.p.questions
         food = items[0].name if items else None
-        is_question = "?" in seg or re.match(r"^(what|whats|how|hows|which|is|are|do|does|can|could)\b", seg)
-        if TOTAL.search(seg) and not food:
+        about = food or (ctx.discussed if self.refers_back(text) else None) or dish
+        if q["total"].search(text) and not food:
             return Pred("query", (Const("total"), "all"))
-        if PRICE.search(seg):
-            return Pred("query", (Const("price"), food or dish or "all"))
-        if CALORIES.search(seg):
-            return Pred("query", (Const("calories"), food or dish or "all"))
-        if TOPPINGS.search(seg) and not toppings:
-            return Pred("query", (Const("toppings"), food or dish or "all"))
-        if INGREDIENTS.search(seg) and is_question and (food or dish):
-            return Pred("query", (Const("ingredients"), food or dish))
-        if re.match(r"^(what|which)\b", seg) and AVAILABLE.search(seg) and self.category_in(seg):
-            return Pred("query", (Const("menu"), self.category_in(seg)))
-        # "(we're / you're) out of tomatoes" is about availability, never a request to add them
-        if AVAILABLE.search(seg) and (is_question or re.search(r"\b(out of|sold out|ran out|run out)\b", seg)):
+        if q["price"].search(text):
+            return Pred("query", (Const("price"), about or "all"))
+        if q["calories"].search(text):
+            return Pred("query", (Const("calories"), about or "all"))
+        if q["toppings"].search(text) and not toppings:
+            return Pred("query", (Const("toppings"), about or "all"))
+        if q["sizes"].search(text):
+            return Pred("query", (Const("sizes"), food or self.context_drink(ctx) or "all"))
+        category = self.category_in(text)
+        kinds_of = re.match(r"^(what|which|any)\b", self.opened(text))
+        if category and (kinds_of or not food) and (q["menu"].search(text) or q["available"].search(text)):
+            return Pred("query", (Const("menu"), category))
+        if q["available"].search(text):
             target = food or (toppings[0].name if toppings else None)
-            if target:
-                return Pred("query", (Const("available"), target))
-            category = self.category_in(seg)
-            return Pred("query", (Const("menu"), category)) if category else Pred("query", (Const("available"), "all"))
-        if is_question and MENU.search(seg) and not food:
-            category = self.category_in(seg)
-            if category:
-                return Pred("query", (Const("menu"), category))
+            return Pred("query", (Const("available"), target or "all"))
+        if food or (about and q["ingredients"].search(text)):
+            return Pred("query", (Const("ingredients"), food or about))
+        if toppings:
+            return Pred("query", (Const("available"), toppings[0].name))
         return None
 
-    def category_in(self, seg: str) -> str | None:
-        for w in seg.split():
+    def category_in(self, text: str) -> str | None:
+        for w in text.split():
+            if w in self.p.category_words:
+                return self.p.category_words[w]
             for cand in (w, w[:-1], w[:-2]):
                 if cand in self.menu.categories:
                     return cand
         return None
 
-    def updates(self, seg: str, toks: list[str], mentions: list[Mention], toppings: list[Mention],
-                dish: str | None, line: int, ctx: Context, preds: list[Pred]) -> None:
+    # -- modifiers ---------------------------------------------------------------------------
+    def size_in(self, clause: Clause) -> str:
+        for t in clause.tokens:
+            if t in self.p.size_words:
+                return self.p.size_words[t]
+        return "regular" if self.p.acts["downsize"].search(clause.text) else "large"
+
+    def style_in(self, clause: Clause) -> str | None:
+        return next((self.styles[t] for t in clause.tokens if t in self.styles), None)
+
+    def updates(self, clause: Clause, dish: str | None, line: int, ctx: Context, preds: list[Pred]) -> None:
         if dish is None:
             return
-        swap = re.search(r"\b(change|swap|replace|sub|substitute)\b", seg)
+        toks, text = clause.tokens, clause.text
+        toppings = clause.toppings()
+        swap = self.p.substitute.search(text)
         if swap and len(toppings) >= 2:
-            preds.append(Pred("update", (dish, Const("change"), (toppings[0].name, toppings[1].name)), line))
-            toppings = toppings[2:]
-        elif "instead of" in seg and len(toppings) >= 2:
-            preds.append(Pred("update", (dish, Const("change"), (toppings[1].name, toppings[0].name)), line))
+            old, new = (toppings[1], toppings[0]) if re.search(r"\b(instead of|rather than|in place of)\b", text) \
+                or re.search(r"\b(sub|substitute)\b", text) else (toppings[0], toppings[1])
+            preds.append(Pred("update", (dish, Const("change"), (old.name, new.name)), line))
             toppings = toppings[2:]
         operation = None
         for m in toppings:
-            operation = self.operator_before(toks, m, mentions) or operation or "add"
+            operation = self.operator_before(toks, m, clause.mentions) or operation or "add"
             preds.append(Pred("update", (dish, Const(operation), m.name), line))
-        if not toppings and re.search(r"\b(add|put) (them|it|those|that)\b", seg) and ctx.recommended_toppings:
+        if not toppings and re.search(r"\b(add|put|throw) (them|it|those|that)\b", text) and ctx.recommended_toppings:
             for rec_dish, topping in ctx.recommended_toppings:
                 preds.append(Pred("update", (rec_dish, Const("add"), topping)))
-        inside = {i for m in mentions for i in range(m.start, m.end)}
+        inside = {i for m in clause.mentions for i in range(m.start, m.end)}
         for i, tok in enumerate(toks):
             if i in inside:
                 continue
             negated = any(t in ("no", "not", "without", "dont", "nope") for t in toks[max(0, i - 3):i])
-            if tok in STYLE_WORDS:
-                preds.append(Pred("update", (dish, Const(STYLE_WORDS[tok]), Const("no" if negated else "yes")), line))
-            elif tok in SIZE_WORDS:
+            if tok in self.styles:
+                preds.append(Pred("update", (dish, Const(self.styles[tok]), Const("no" if negated else "yes")), line))
+            elif tok in self.p.size_words:
+                size = self.p.size_words[tok]
                 target = dish if self.menu.is_drink(dish) or line else self.context_drink(ctx) or dish
-                preds.append(Pred("update", (target, Const("size"), Const(SIZE_WORDS[tok])), line if target == dish else 0))
+                preds.append(Pred("update", (target, Const("size"), Const(size)), line if target == dish else 0))
 
     def operator_before(self, toks: list[str], m: Mention, mentions: list[Mention]) -> str | None:
         prev_end = max([x.end for x in mentions if x.end <= m.start], default=0)
         window = toks[max(prev_end, m.start - 4):m.start]
-        for words, op in OPERATORS:
+        for words, op in self.p.operators:
             n = len(words)
             for i in range(len(window) - n, -1, -1):
                 if tuple(window[i:i + n]) == words:
                     return op
         return None
-
-    def context_drink(self, ctx: Context) -> str | None:
-        if ctx.ask_topic == "size" and ctx.ask_target:
-            return ctx.ask_target
-        drinks = [f for f in ctx.ordered if self.menu.is_drink(f)]
-        return drinks[-1] if drinks else None

@@ -203,6 +203,11 @@ class CustomerTemplates:
                 out.append(f"On the {f} you can add {join(sorted(values))}.")
             elif prop == "item":
                 out.append(f"Our {plural(f, 2)}: {join(sorted(values))}.")
+            elif prop == "size" and values == ["one"]:
+                out.append(f"The {f} comes in one size.")
+            elif prop == "size":
+                sizes = sorted(values, key=lambda z: z != "regular")
+                out.append(f"Our {f} come in {join(sizes)}." if f == "drinks" else f"The {f} comes in {join(sizes)}.")
             elif prop == "available":
                 out.append(f"Yes, we have {f} right now.")
             elif prop == "unavailable" and f == "all":

@@ -21,7 +21,8 @@ from ..names import NameMatcher
 from ..normalize import normalize
 from ..reasoner import Const
 from ..vocab import Pred, bounded
-from .text import ACCEPT, DECLINE, find_mentions, fold, number_at, tokenize
+from .phrases import phrases
+from .text import find_mentions, fold, number_at, tokenize
 
 QUIT = re.compile(r"^(bye|goodbye|good bye|see you|see ya|thats all|that is all|thats it|im done|were done|"
                   r"all done|done|exit|quit|nothing else|no more changes)\b|\b(bye|goodbye)\W*$")
@@ -150,9 +151,10 @@ class ManagerParser:
             return ManagerParse([Pred("quit")])
         if CANCEL.match(flat):
             return ManagerParse([Pred("cancel")])
-        if ACCEPT.match(flat):
+        reply = phrases().reply(flat)
+        if reply == "yes":
             return ManagerParse([Pred("accept")])
-        if DECLINE.match(flat) or flat in ("no popular toppings", "nothing popular"):
+        if reply == "no" or flat in ("no popular toppings", "nothing popular"):
             return ManagerParse([Pred("decline")])
         result = ManagerParse([])
         target = ctx.building

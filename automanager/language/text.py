@@ -5,22 +5,17 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
+
+from text_to_num import text2num
 
 from ..menu.model import Menu
 from ..vocab import bounded
 
-NUMBER_WORDS = {
-    "a": 1, "an": 1, "one": 1, "single": 1, "two": 2, "both": 2, "three": 3, "four": 4, "five": 5,
-    "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "dozen": 12,
-    "fifteen": 15, "twenty": 20, "thirty": 30, "fifty": 50, "hundred": 100, "thousand": 1000,
-    "million": 1_000_000, "billion": 1_000_000_000, "zero": 0, "none": 0,
-}
-MULTIPLIERS = {"hundred": 100, "thousand": 1000, "million": 1_000_000, "billion": 1_000_000_000}
-ACCEPT = re.compile(r"^(yes|yeah|yep|yup|sure|ok|okay|please|sounds good|great|perfect|alright|"
-                    r"of course|definitely|absolutely|lets do (it|that)|id like that|ill take (it|that)|"
-                    r"why not|go ahead|do it)( please| thanks| thank you)*$")
-DECLINE = re.compile(r"^(no|nope|nah|no thanks|no thank you|none|not really|im good|im fine|"
-                     r"thats fine|nothing|no need|not today|leave it|as is|its fine|keep it)( thanks| thank you)*$")
+# Number words text2num does not read: articles and counting words of ordering.
+NUMBER_WORDS = {"a": 1, "an": 1, "single": 1, "both": 2, "none": 0}
+MULTIPLIERS = {"dozen": 12, "hundred": 100, "thousand": 1000, "million": 1_000_000, "billion": 1_000_000_000}
+LONGEST_NUMBER = 8  # words read as one number at most ("two hundred and twenty five thousand ...")
 
 
 @dataclass
@@ -30,6 +25,7 @@ class Mention:
     kind: str  # item | topping
     name: str
     alternatives: dict[str, str]  # every kind this phrase can be
+    said: str = ""  # the words as said
 
 
 def fold(text: str) -> str:
@@ -44,7 +40,8 @@ def tokenize(text: str) -> list[str]:
 
 
 def number_at(tokens: list[str], i: int) -> tuple[int, int] | None:
-    """(value, tokens used) of a number starting at tokens[i]: '2', 'two', 'a couple of', '18 thousand'."""
+    """(value, tokens used) of a number starting at tokens[i]: '2', 'two', 'twenty five', 'forty',
+    'a couple of', 'a dozen', '18 thousand'. Number words are read by text2num."""
     word = tokens[i]
     if re.fullmatch(r"-?\d+(\.\d+)?(e\d+)?", word):
         value, used = bounded(word), 1
@@ -55,14 +52,41 @@ def number_at(tokens: list[str], i: int) -> tuple[int, int] | None:
         return 3, 2 if word == "a" else 1
     elif word in NUMBER_WORDS:
         value, used = NUMBER_WORDS[word], 1
-        if word in ("a", "an") and tokens[i + 1:i + 2] and tokens[i + 1] in MULTIPLIERS:
-            value, used = MULTIPLIERS[tokens[i + 1]], 2
+    elif word in MULTIPLIERS:
+        value, used = MULTIPLIERS[word], 1
+    elif (spelled := number_words(tokens, i)) is not None:
+        value, used = spelled
     else:
         return None
     while i + used < len(tokens) and tokens[i + used] in MULTIPLIERS and value < MULTIPLIERS[tokens[i + used]]:
         value *= MULTIPLIERS[tokens[i + used]]
         used += 1
     return bounded(value), used
+
+
+def number_words(tokens: list[str], i: int) -> tuple[int, int] | None:
+    """The longest run of words from tokens[i] that text2num reads as one number."""
+    if not _spelled(tokens[i]):
+        return None
+    for end in range(min(len(tokens), i + LONGEST_NUMBER), i, -1):
+        if end > i + 1 and not _spelled(tokens[end - 1]):
+            continue
+        try:
+            return text2num(" ".join(tokens[i:end]), "en"), end - i
+        except ValueError:
+            continue
+    return None
+
+
+@lru_cache(maxsize=4096)
+def _spelled(word: str) -> bool:
+    if not word.isalpha():
+        return False
+    try:
+        text2num(word, "en")
+        return True
+    except ValueError:
+        return False
 
 
 def find_mentions(menu: Menu, tokens: list[str]) -> list[Mention]:
@@ -74,7 +98,7 @@ def find_mentions(menu: Menu, tokens: list[str]) -> list[Mention]:
             entry = menu.lexicon.get(" ".join(tokens[i:i + n]))
             if entry:
                 kind = "item" if "item" in entry else "topping"
-                found.append(Mention(i, i + n, kind, entry[kind], entry))
+                found.append(Mention(i, i + n, kind, entry[kind], entry, " ".join(tokens[i:i + n])))
                 i += n
                 break
         else:

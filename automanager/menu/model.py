@@ -72,6 +72,11 @@ class Menu:
         return self.category_of.get(name) == "drink"
 
     @cached_property
+    def styles(self) -> set[str]:
+        """The special styles some dish can be made in (fresco, ...), as the KB names them."""
+        return {str(style) for _, style in self.facts.get("available_special_style", [])}
+
+    @cached_property
     def lexicon(self) -> dict[str, dict[str, str]]:
         """normalized phrase -> {"item"|"topping": canonical name}, with aliases and plurals."""
         table: dict[str, dict[str, str]] = {}
@@ -87,12 +92,36 @@ class Menu:
                 table.setdefault(key[:-1], {}).setdefault(kind, name)
 
         for name in sorted(self.items):
-            put(name, "item", name)
+            for said in name_variants(name):
+                put(said, "item", name)
         for name in sorted(self.toppings):
             put(name, "topping", name)
         for said, name in self.facts.get("alias", []):
             put(said, "item" if name in self.items else "topping", name)
         return table
+
+
+NUMBER_NAMES = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+                "fifteen sixteen seventeen eighteen nineteen twenty").split()
+
+
+def singular(word: str) -> str:
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith("oes") or word.endswith("ches") or word.endswith("shes"):
+        return word[:-2]
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") and len(word) > 3 else word
+
+
+def name_variants(name: str) -> list[str]:
+    """How a name with a number in it is said: '5' as 'five', and a combo's leading count left
+    out with the rest in the singular ('2 Wraps Meal' is also 'wrap meal')."""
+    words = normalize(name).split()
+    spelled = [NUMBER_NAMES[int(w)] if w.isdigit() and int(w) < len(NUMBER_NAMES) else w for w in words]
+    variants = [name, " ".join(spelled)]
+    if len(words) > 2 and words[0].isdigit():
+        variants.append(" ".join(singular(w) for w in words[1:]))
+    return variants
 
 
 @lru_cache(maxsize=16)

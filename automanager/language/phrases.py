@@ -1,0 +1,90 @@
+"""The phrase knowledge of `phrases.toml` as matchers: which dialogue act a clause's words cue,
+which words are filler, which words modify an ingredient. Data, not regex constants in code, so
+a new way to say a thing is one line of TOML."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+PHRASE_FILE = Path(__file__).with_name("phrases.toml")
+
+
+@dataclass(frozen=True)
+class Cue:
+    """A list of phrases matched as whole words on folded text."""
+
+    phrases: tuple[str, ...]
+
+    @property
+    def pattern(self) -> re.Pattern:
+        return _compiled(self.phrases)
+
+    def search(self, text: str) -> re.Match | None:
+        return self.pattern.search(text)
+
+    def starts(self, text: str) -> bool:
+        match = self.pattern.search(text)
+        return bool(match) and match.start() == 0
+
+    def whole(self, text: str) -> bool:
+        return bool(self.pattern.fullmatch(text))
+
+
+@cache
+def _compiled(phrases: tuple[str, ...]) -> re.Pattern:
+    alternatives = sorted({re.escape(p).replace(r"\ ", r"\s+") for p in phrases}, key=len, reverse=True)
+    return re.compile(r"(?<![a-z0-9])(?:" + "|".join(alternatives) + r")(?![a-z0-9])")
+
+
+class Phrases:
+    def __init__(self, data: dict):
+        self.data = data
+        self.acts = {name: Cue(tuple(words)) for name, words in data["acts"].items()}
+        self.questions = {name: Cue(tuple(words)) for name, words in data["questions"].items()}
+        self.yes = Cue(tuple(data["replies"]["yes"]))
+        self.no = Cue(tuple(data["replies"]["no"]))
+        self.polite = Cue(tuple(data["replies"]["polite"]))
+        words = data["words"]
+        self.splitters = frozenset(words["splitters"])
+        self.filler = frozenset(words["filler"])
+        self.pronouns = Cue(tuple(words["pronouns"]))
+        self.some_units = Cue(tuple(words["some_units"]))
+        self.every_unit = Cue(tuple(words["every_unit"]))
+        self.drink = frozenset(words["drink"])
+        self.operators = [(tuple(phrase.split()), op) for phrase, op in
+                          sorted(words["operators"], key=lambda pair: -len(pair[0].split()))]
+        self.operator_words = frozenset(w for phrase, _ in words["operators"] for w in phrase.split())
+        self.substitute = Cue(tuple(words["substitute"]))
+        synonyms = data["synonyms"]
+        self.size_words = _single_words(synonyms["size"])
+        self.style_words = _single_words(synonyms["style"])
+        self.category_words = _single_words(synonyms["category"])
+        self.cue_words = frozenset(w for table in (data["acts"], data["questions"]) for cue in table.values()
+                                   for phrase in cue for w in phrase.split())
+        self.examples = [(e["said"], e["means"]) for e in data.get("examples", [])]
+
+    def reply(self, flat: str) -> str | None:
+        """'yes' or 'no' when the whole line is a short answer, polite words aside."""
+        core = self.polite.pattern.sub(" ", flat)
+        core = " ".join(core.split())
+        for kind, cue in (("no", self.no), ("yes", self.yes)):
+            if cue.whole(flat) or (core and cue.whole(core)):
+                return kind
+        return None
+
+    def is_question(self, clause: str) -> bool:
+        """A clause that asks rather than orders: 'is it spicy', not 'can I get two'."""
+        return self.questions["starts"].starts(clause) and not self.questions["ordering"].starts(clause)
+
+
+def _single_words(table: dict[str, list[str]]) -> dict[str, str]:
+    return {word: meaning for meaning, words in table.items() for word in words if " " not in word}
+
+
+@cache
+def phrases() -> Phrases:
+    return Phrases(tomllib.loads(PHRASE_FILE.read_text(encoding="utf-8")))
