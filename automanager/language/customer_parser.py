@@ -57,6 +57,7 @@ class Clause:
     tokens: list[str]
     mentions: list[Mention]
     act: str = "order"
+    asks: bool = False  # it ended with a question mark
 
     @property
     def text(self) -> str:
@@ -79,7 +80,7 @@ class CustomerParser:
     # -- the whole line ------------------------------------------------------------------
     def parse(self, text: str, ctx: Context | None = None) -> Parse:
         ctx = ctx or Context()
-        tokens = tokenize(text)
+        tokens = self.without_discourse(tokenize(text))
         flat = " ".join(t for t in tokens if t.isalnum())
         acts = self.p.acts
         if not flat:
@@ -103,9 +104,9 @@ class CustomerParser:
         result = Parse([], [], [])
         clauses = self.clauses(tokens, mentions)
         for clause in clauses:
-            self.find_unknown(clause, result)
+            self.find_unknown(clause, result, ctx)
         self.give_acts(clauses, ctx)
-        state = {"line": 0, "last": None}
+        state = {"line": 0, "last": ctx.ordered[-1] if flat.startswith("with ") and ctx.ordered else None}
         for clause in clauses:
             self.clause(clause, ctx, result, state)
         if complete:
@@ -113,6 +114,18 @@ class CustomerParser:
         if not result.preds and not result.unknown:
             result.preds.append(Pred("irrelevant"))
         return result
+
+    def without_discourse(self, tokens: list[str]) -> list[str]:
+        """The tokens without phrases that only steer the talk ("oh, one more thing")."""
+        out, i = [], 0
+        while i < len(tokens):
+            phrase = next((d for d in self.p.discourse if tuple(tokens[i:i + len(d)]) == d), None)
+            if phrase:
+                i += len(phrase)
+            else:
+                out.append(tokens[i])
+                i += 1
+        return out
 
     def cancels_all(self, flat: str) -> bool:
         cue = self.p.acts["cancel"]
@@ -138,7 +151,8 @@ class CustomerParser:
         introduces one: "with <it>", "no <it>", "sub <it>", "<it> instead of"."""
         before = tokens[max(m.start - 2, 0):m.start]
         after = tokens[m.end:m.end + 2]
-        cue = before and (before[-1] in self.p.operator_words or self.p.substitute.search(" ".join(before)))
+        cue = before and (before[-1] in self.p.operator_words or
+                          self.p.substitute.search(" ".join(tokens[max(m.start - 6, 0):m.start])))
         if m.kind == "item" and "topping" in m.alternatives and (cue or after == ["instead", "of"]):
             return replace(m, kind="topping", name=m.alternatives["topping"])
         return m
@@ -146,7 +160,12 @@ class CustomerParser:
     def clauses(self, tokens: list[str], mentions: list[Mention]) -> list[Clause]:
         inside = {i for m in mentions for i in range(m.start, m.end)}
         cuts, start = [], 0
+        item_ends = {m.end for m in mentions if m.kind == "item"}
         for i, tok in enumerate(tokens):
+            if i in item_ends and i not in inside and i > start and (tok in ("a", "an") or self.counts(tokens, i)) \
+                    and not any(m.start == i for m in mentions) and self.names_ahead(tokens, i, mentions):  # "two tacos a bean burrito": two clauses
+                cuts.append((start, i))
+                start = i
             if tok in self.p.splitters and i not in inside:
                 # "and" between two toppings of one dish keeps the clause ("with beans and cheese")
                 nxt = next((m for m in mentions if m.start > i), None)
@@ -155,8 +174,26 @@ class CustomerParser:
                 cuts.append((start, i))
                 start = i + 1
         cuts.append((start, len(tokens)))
-        return [Clause(tokens[a:b], [replace(m, start=m.start - a, end=m.end - a) for m in mentions if a <= m.start < b])
+        return [Clause(tokens[a:b], [replace(m, start=m.start - a, end=m.end - a) for m in mentions if a <= m.start < b],
+                       asks="?" in tokens[b:b + 1])
                 for a, b in cuts if b > a and any(t.isalnum() for t in tokens[a:b])]
+
+    def names_ahead(self, tokens: list[str], i: int, mentions: list[Mention]) -> bool:
+        """Is a food named after tokens[i] before the next splitter ("a bean burito", not "a large")?"""
+        starts = {m.start for m in mentions if m.kind == "item"}
+        for j in range(i + 1, len(tokens)):
+            if tokens[j] in self.p.splitters:
+                return False
+            if j in starts or (not self.plain_word(tokens[j]) and not number_at(tokens, j)):
+                return True
+        return False
+
+    @staticmethod
+    def counts(tokens: list[str], i: int) -> bool:
+        """Does a number at tokens[i] count what follows it ("2 burritos", not "pepsi x2")?"""
+        got = number_at(tokens, i)
+        after = tokens[i + got[1]:i + got[1] + 1] if got else []
+        return bool(after) and after[0].isalpha() and after[0] not in ("of", "please", "thanks", "more", "total")
 
     # -- words that look like a name -------------------------------------------------------
     def plain_word(self, word: str) -> bool:
@@ -166,7 +203,13 @@ class CustomerParser:
                 or word in p.operator_words or word in OPENERS or word in p.drink or not word.isalpha()
                 or word in p.category_words)
 
-    def find_unknown(self, clause: Clause, result: Parse) -> None:
+    def ordered_by_words(self, said: str, ctx: Context) -> str | None:
+        """'the pizzas', 'one of the tacos': an ordered food whose name holds every word said."""
+        words = [w for w in said.split() if w not in self.p.filler]
+        matching = [f for f in ctx.ordered if words and covers(words, f)]
+        return matching[-1] if len(set(matching)) == 1 else None
+
+    def find_unknown(self, clause: Clause, result: Parse, ctx: Context) -> None:
         """Words of a clause that match no menu name: corrected when close to one, else said back.
 
         They never vanish and never swallow the next item: each clause is read on its own."""
@@ -180,7 +223,7 @@ class CustomerParser:
         content = [i for i, t in enumerate(toks) if i not in covered and i not in numbers and not self.plain_word(t)]
         if not content or clause.items() or self.p.acts["recommend"].search(clause.text):
             return
-        question = self.p.is_question(self.opened(clause.text)) or "?" in toks
+        question = self.p.is_question(self.opened(clause.text)) or clause.asks
         first = content[0]  # the name may start with words that are not names alone ("big", "spicy")
         while first > 0 and first - 1 not in numbers and toks[first - 1].isalpha() and \
                 toks[first - 1] not in self.p.filler and toks[first - 1] not in OPENERS:
@@ -191,7 +234,7 @@ class CustomerParser:
         if question and not (set(toks[max(0, first - 2):first]) & ARTICLES):
             return  # "what's the difference between ...": words of a question, not a name
         said = " ".join(t for t in span if t not in self.p.size_words) or phrase
-        name = self.names.lookup(said, "item", result.corrected)
+        name = self.ordered_by_words(said, ctx) or self.names.lookup(said, "item", result.corrected)
         if name:
             kept = [m for m in clause.mentions if m.end <= first or m.start > content[-1]]
             clause.mentions = sorted(kept + [Mention(first, content[-1] + 1, "item", name, {"item": name}, phrase)],
@@ -211,10 +254,9 @@ class CustomerParser:
                 continue
             own = self.act_of(clause, ctx)
             if own is None:
-                carried = previous if previous in ("remove", "question") else "order"
-                own = carried
+                own = previous if previous in ("remove", "question") else "order"
             clause.act = own
-            previous = own
+            previous = None if clause.asks else own  # after a "?" a new sentence starts
 
     def act_of(self, clause: Clause, ctx: Context) -> str | None:
         text = self.opened(clause.text)
@@ -222,16 +264,18 @@ class CustomerParser:
         items = clause.items()
         if acts["recommend"].search(text) and not q["ordering"].starts(text):
             return "recommend"
-        if self.p.is_question(text) or ("?" in clause.tokens and not q["ordering"].starts(text)):
+        if (acts["upsize"].search(text) or acts["downsize"].search(text)) and self.resizes(clause, ctx):
+            return "resize"
+        if self.p.is_question(text) or (clause.asks and not q["ordering"].starts(text)):
             return "question"
         if any(cue.search(text) for cue in (q["price"], q["calories"], q["total"])) and not items:
             return "question"
         if re.search(r"\b(out of|sold out|ran out|run out)\b", text):
             return "question"
-        if acts["remove"].search(text) and (items or self.refers_back(text)) and \
+        if self.takes_off(text) and (items or self.refers_back(text)) and \
                 not re.search(r"\b(instead|add)\b", text) and not clause.toppings():
             return "remove"
-        if re.match(r"^(no|not) (the |my |more )?", text) and items and all(m.name in ctx.ordered or
+        if re.match(r"^(?:(?:actually|oh|wait|um|and|but|ok|so|sorry) )*(no|not) ", clause.text) and items and not clause.toppings() and all(m.name in ctx.ordered or
                                                                            self.ordered_named(m, ctx) for m in items):
             return "remove"
         if acts["replace"].search(text) and (len(items) >= 2 or (items and ("instead" in text or self.refers_back(text)))):
@@ -251,6 +295,12 @@ class CustomerParser:
         if not items and self.refers_back(text) and re.search(r"\b(take|have|get|do|order|want|try|grab)\b", text):
             return "quantity"
         return None
+
+    def takes_off(self, text: str) -> bool:
+        """A remove cue, or a verb and its particle around the food ("take one of the tacos off")."""
+        words = text.split()
+        return bool(self.p.acts["remove"].search(text)) or any(
+            verb in words and particle in words[words.index(verb) + 1:] for verb, particle in self.p.remove_around)
 
     def refers_back(self, text: str) -> bool:
         return bool(self.p.pronouns.search(text))
@@ -327,6 +377,8 @@ class CustomerParser:
         one = self.one_of_them(clause, items)
         for m in items:
             choice_combo = self.combo_for_choice(m.name, ctx, state["last"])
+            if choice_combo and state["last"] == choice_combo and not self.slot_left(choice_combo, preds):
+                choice_combo = None  # "a combo with a lemonade and also a pepsi": the pepsi is an order
             if choice_combo:
                 preds.append(Pred("specify", (choice_combo, m.name)))
                 continue
@@ -363,6 +415,11 @@ class CustomerParser:
         preds.append(Pred("order", (food, 1), state["line"]))
         state["rest"] = index
         return state["line"]
+
+    def slot_left(self, combo: str, preds: list[Pred]) -> bool:
+        ordered = sum(p.args[1] for p in preds if p.name == "order" and p.args[0] == combo)
+        chosen = sum(1 for p in preds if p.name == "specify" and p.args[0] == combo)
+        return chosen < max(ordered, 1) * self.menu.choice_slots(combo)
 
     def one_of_them(self, clause: Clause, items: list[Mention]) -> bool:
         """Do the modifiers of this clause go on one unit only ("..., one with no onions")?"""
@@ -431,7 +488,7 @@ class CustomerParser:
     @staticmethod
     def is_target(toks: list[str], m: Mention) -> bool:
         """'add beans to my burrito': the item after to/on/onto is what changes, not an order."""
-        before = [t for t in toks[max(0, m.start - 4):m.start]
+        before = [t for t in toks[max(0, m.start - 6):m.start]
                   if t not in ("my", "the", "your", "both", "all", "those", "of", "one", "just", "only", "each")]
         return bool(before) and before[-1] in ("to", "on", "onto", "in")
 
@@ -439,6 +496,8 @@ class CustomerParser:
         prev_end = max([m.end for m in mentions if m.end <= end], default=0)
         for i in range(prev_end, end):
             got = number_at(toks, i)
+            if got and toks[i + got[1]:i + got[1] + 1] in (["dollar"], ["dollars"], ["buck"], ["bucks"]):
+                continue  # "the five dollar box": a price, not a quantity
             if got and not (toks[i] in ("a", "an") and i + got[1] < end - 2):
                 return got[0]
         for i in range(end, len(toks)):  # "pepsi, two of them" / "x3"
@@ -541,12 +600,16 @@ class CustomerParser:
         if swap and len(toppings) >= 2:
             old, new = (toppings[1], toppings[0]) if re.search(r"\b(instead of|rather than|in place of)\b", text) \
                 or re.search(r"\b(sub|substitute)\b", text) else (toppings[0], toppings[1])
+            has = self.menu.included(dish)
+            if new.name in has and old.name not in has:  # the KB knows which one the dish comes with
+                old, new = new, old
             preds.append(Pred("update", (dish, Const("change"), (old.name, new.name)), line))
             toppings = toppings[2:]
         operation = None
         for m in toppings:
             operation = self.operator_before(toks, m, clause.mentions) or operation or "add"
-            preds.append(Pred("update", (dish, Const(operation), m.name), line))
+            name = self.own_ingredient(dish, m) if operation in ("no", "less", "extra") else m.name
+            preds.append(Pred("update", (dish, Const(operation), name), line))
         if not toppings and re.search(r"\b(add|put|throw) (them|it|those|that)\b", text) and ctx.recommended_toppings:
             for rec_dish, topping in ctx.recommended_toppings:
                 preds.append(Pred("update", (rec_dish, Const("add"), topping)))
@@ -554,13 +617,24 @@ class CustomerParser:
         for i, tok in enumerate(toks):
             if i in inside:
                 continue
-            negated = any(t in ("no", "not", "without", "dont", "nope") for t in toks[max(0, i - 3):i])
+            since = max([m.end for m in clause.mentions if m.end <= i], default=0)
+            negated = any(t in ("no", "not", "without", "dont", "nope") for t in toks[max(since, i - 3):i])
             if tok in self.styles:
                 preds.append(Pred("update", (dish, Const(self.styles[tok]), Const("no" if negated else "yes")), line))
             elif tok in self.p.size_words:
                 size = self.p.size_words[tok]
                 target = dish if self.menu.is_drink(dish) or line else self.context_drink(ctx) or dish
                 preds.append(Pred("update", (target, Const("size"), Const(size)), line if target == dish else 0))
+
+    def own_ingredient(self, dish: str, m: Mention) -> str:
+        """'no cheese' on a dish whose cheese has another name: the dish's own ingredient whose
+        name holds the words said, when the one named is not in the dish."""
+        has = self.menu.included(dish)
+        said = [w for w in (m.said or "").split() if w not in self.p.filler]
+        if m.name in has or not said:
+            return m.name
+        own = sorted(i for i in has if covers(said, i))
+        return own[0] if len(own) == 1 else m.name
 
     def operator_before(self, toks: list[str], m: Mention, mentions: list[Mention]) -> str | None:
         prev_end = max([x.end for x in mentions if x.end <= m.start], default=0)

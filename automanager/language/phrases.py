@@ -43,7 +43,8 @@ def _compiled(phrases: tuple[str, ...]) -> re.Pattern:
 class Phrases:
     def __init__(self, data: dict):
         self.data = data
-        self.acts = {name: Cue(tuple(words)) for name, words in data["acts"].items()}
+        self.acts = {name: Cue(tuple(words)) for name, words in data["acts"].items() if name != "remove_around"}
+        self.remove_around = [tuple(pair) for pair in data["acts"]["remove_around"]]
         self.questions = {name: Cue(tuple(words)) for name, words in data["questions"].items()}
         self.yes = Cue(tuple(data["replies"]["yes"]))
         self.no = Cue(tuple(data["replies"]["no"]))
@@ -59,21 +60,24 @@ class Phrases:
                           sorted(words["operators"], key=lambda pair: -len(pair[0].split()))]
         self.operator_words = frozenset(w for phrase, _ in words["operators"] for w in phrase.split())
         self.substitute = Cue(tuple(words["substitute"]))
+        self.discourse = [tuple(phrase.split()) for phrase in words["discourse"]]
         synonyms = data["synonyms"]
         self.size_words = _single_words(synonyms["size"])
         self.style_words = _single_words(synonyms["style"])
         self.category_words = _single_words(synonyms["category"])
-        self.cue_words = frozenset(w for table in (data["acts"], data["questions"]) for cue in table.values()
-                                   for phrase in cue for w in phrase.split())
+        self.cue_words = frozenset(w for table in (self.acts, self.questions) for cue in table.values()
+                                   for phrase in cue.phrases for w in phrase.split())
         self.examples = [(e["said"], e["means"]) for e in data.get("examples", [])]
 
     def reply(self, flat: str) -> str | None:
         """'yes' or 'no' when the whole line is a short answer, polite words aside."""
-        core = self.polite.pattern.sub(" ", flat)
-        core = " ".join(core.split())
+        core = " ".join(self.polite.pattern.sub(" ", flat).split())
         for kind, cue in (("no", self.no), ("yes", self.yes)):
             if cue.whole(flat) or (core and cue.whole(core)):
                 return kind
+        for kind, cue, other in (("no", self.no, self.yes), ("yes", self.yes, self.no)):
+            if core and cue.search(core) and not other.search(core) and not cue.pattern.sub(" ", core).strip():
+                return kind  # "yeah why not", "nope nothing": only answers of one kind
         return None
 
     def is_question(self, clause: str) -> bool:

@@ -53,6 +53,14 @@ class Menu:
             out.setdefault(group, set()).add(dish)
         return out
 
+    def included(self, dish: str) -> set[str]:
+        return {i for d, i in self.facts.get("included_ingredient", []) if d == dish}
+
+    def choice_slots(self, combo: str) -> int:
+        """How many choices one unit of the combo takes (a drink, a dish from a group...)."""
+        groups = {g for c, g in self.facts.get("combo_contain", []) if c == combo and g in self.groups}
+        return sum(n for c, g, n in self.facts.get("combo_count", []) if c == combo and g in groups) or len(groups)
+
     def combo_choices(self, combo: str) -> set[str]:
         return {d for c, g in self.facts.get("combo_contain", []) if c == combo for d in self.groups.get(g, ())}
 
@@ -120,8 +128,10 @@ def name_variants(name: str) -> list[str]:
     spelled = [NUMBER_NAMES[int(w)] if w.isdigit() and int(w) < len(NUMBER_NAMES) else w for w in words]
     variants = [name, " ".join(spelled)]
     if len(words) > 2 and words[0].isdigit():
-        variants.append(" ".join(singular(w) for w in words[1:]))
+        rest = words[1:-2] + [singular(words[-2]), words[-1]]  # "tacos combo": "taco combo"
+        variants += [" ".join(rest), " ".join([words[0]] + rest), " ".join([spelled[0]] + rest)]
     return variants
+
 
 
 @lru_cache(maxsize=16)
