@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .menu.model import Menu
+from .menu.model import NUMBER_NAMES, Menu
 from .normalize import normalize
 
 if TYPE_CHECKING:
@@ -82,6 +82,8 @@ class Embedder:
 def word_alike(said: str, word: str) -> bool:
     """The same word, a plural, or a typo of it ('tako' for 'taco'; a typo keeps the first letter,
     so 'tomatoes' is not 'potatoes')."""
+    if said.isalpha() and word.isdigit() and int(word) < len(NUMBER_NAMES):
+        return said == NUMBER_NAMES[int(word)]  # "five" is the 5 of "5 layer"
     return said == word or said.rstrip("s") == word.rstrip("s") or \
         (said[:1] == word[:1] and difflib.SequenceMatcher(None, said, word).ratio() >= WORD_MATCH)
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 
 from ..menu.model import Menu
 from ..names import NameMatcher, covers
+from ..normalize import normalize
 from ..reasoner import Const
 from ..vocab import Pred
 from .phrases import phrases
@@ -87,7 +88,7 @@ class CustomerParser:
             return Parse([Pred("irrelevant")], [], [])
         if acts["quit"].search(flat):
             return Parse([Pred("quit")], [], [])
-        mentions = [self.as_topping(tokens, m) for m in find_mentions(self.menu, tokens)]
+        mentions = self.names_with_and(tokens, [self.as_topping(tokens, m) for m in find_mentions(self.menu, tokens)])
         if not any(m.kind == "item" for m in mentions) and self.cancels_all(flat):
             return Parse([Pred("cancel")], [], [])
         if acts["stop"].starts(self.opened(flat)) and len(flat.split()) <= 5:
@@ -114,6 +115,30 @@ class CustomerParser:
         if not result.preds and not result.unknown:
             result.preds.append(Pred("irrelevant"))
         return result
+
+    def names_with_and(self, tokens: list[str], mentions: list[Mention]) -> list[Mention]:
+        """'a black bans and rice': a misspelled name with "and" in it is one name, not two
+        clauses; each "and" is tried with the words around it up to the next article or splitter."""
+        inside = {i for m in mentions for i in range(m.start, m.end)}
+        for i, tok in enumerate(tokens):
+            if tok != "and" or i in inside:
+                continue
+            start = i
+            while start > 0 and tokens[start - 1] not in self.p.splitters and tokens[start - 1] not in ARTICLES \
+                    and tokens[start - 1] not in ("a", "an") and not number_at(tokens, start - 1):
+                start -= 1
+            end = i + 1
+            while end < len(tokens) and tokens[end] not in self.p.splitters and tokens[end] not in ("a", "an"):
+                end += 1
+            if start == i or end == i + 1:
+                continue
+            match = self.names.match(" ".join(tokens[start:end]), "item")
+            if match and " and " in normalize(match.name) and match.how != "embedding":
+                kept = [m for m in mentions if m.end <= start or m.start >= end]
+                mentions = sorted(kept + [Mention(start, end, "item", match.name, {"item": match.name},
+                                                  " ".join(tokens[start:end]))], key=lambda m: m.start)
+                inside.update(range(start, end))
+        return mentions
 
     def without_discourse(self, tokens: list[str]) -> list[str]:
         """The tokens without phrases that only steer the talk ("oh, one more thing")."""
@@ -149,10 +174,9 @@ class CustomerParser:
     def as_topping(self, tokens: list[str], m: Mention) -> Mention:
         """A name that is both a side dish and an ingredient is the ingredient after a word that
         introduces one: "with <it>", "no <it>", "sub <it>", "<it> instead of"."""
-        before = tokens[max(m.start - 2, 0):m.start]
         after = tokens[m.end:m.end + 2]
-        cue = before and (before[-1] in self.p.operator_words or
-                          self.p.substitute.search(" ".join(tokens[max(m.start - 6, 0):m.start])))
+        cue = any(tuple(tokens[max(m.start - len(words), 0):m.start]) == words for words, _ in self.p.operators) or \
+            bool(self.p.substitute.search(" ".join(tokens[max(m.start - 6, 0):m.start])))
         if m.kind == "item" and "topping" in m.alternatives and (cue or after == ["instead", "of"]):
             return replace(m, kind="topping", name=m.alternatives["topping"])
         return m
@@ -209,6 +233,63 @@ class CustomerParser:
         matching = [f for f in ctx.ordered if words and covers(words, f)]
         return matching[-1] if len(set(matching)) == 1 else None
 
+    def words_around_a_name(self, clause: Clause, content: list[int], numbers: set[int], result: Parse,
+                            ctx: Context) -> None:
+        """'a ceesy bean and rice burrito': words before a name may belong to it. The span up to
+        that name is looked up whole; if it names nothing, the words are said back, never dropped."""
+        toks = clause.tokens
+        item = next((m for m in clause.items() if m.start > content[0]), None)
+        if item is None:  # words after the last name: part of it ("... spreme combo"), or said back
+            self.words_after_a_name(clause, content, result)
+            return
+        if any(i > item.start for i in content):
+            return
+        end = item.end
+        while end < len(toks) and (toks[end] in self.p.category_words or toks[end] in self.styles):
+            end += 1  # "... crunchwrap combo": the name goes on
+        span = " ".join(t for i, t in enumerate(toks[content[0]:end], start=content[0])
+                        if t.isalnum() and (t not in self.p.filler or i in numbers))
+        start = content[0]
+        trailing = next((m for m in clause.toppings() if m.start == end), None)  # "... burrito steak"
+        leading = next((m for m in clause.mentions if m.end == start), None)  # "black bean cntina ..."
+        name = None
+        for before, after in ((leading, None), (None, trailing)):
+            if before or after:
+                longer_said = " ".join(x for x in (before and before.said, span, after and after.said) if x)
+                longer = self.names.match(longer_said, "item")
+                if longer and longer.how != "embedding":
+                    name, span = longer.name, longer_said
+                    start, end = (before.start if before else start), (after.end if after else end)
+                    result.corrected.append((span, name, longer.how))
+                    break
+        name = name or self.names.lookup(span, "item", result.corrected)
+        if name:
+            kept = [m for m in clause.mentions if m.end <= start or m.start >= end]
+            clause.mentions = sorted(kept + [Mention(start, end, "item", name, {"item": name}, span)],
+                                     key=lambda m: m.start)
+        else:  # the name said is kept; the words before it are said back
+            result.unknown.append(" ".join(toks[i] for i in content if i < item.start))
+
+    def words_after_a_name(self, clause: Clause, content: list[int], result: Parse) -> None:
+        toks = clause.tokens
+        last = clause.items()[-1]
+        end = content[-1] + 1
+        while end < len(toks) and (toks[end] in self.p.category_words or toks[end] in self.styles):
+            end += 1
+        after = [t for t in toks[last.end:end] if t.isalnum() and t not in self.p.filler]
+        if not after:
+            return
+        counted = last.start > 0 and toks[last.start - 1].isdigit()  # "2 chicken chalupas ... combo"
+        for start in ([last.start - 1] if counted else []) + [last.start]:
+            said = " ".join(toks[start:last.end] + after)
+            whole = self.names.lookup(said, "item", result.corrected)
+            if whole:
+                kept = [m for m in clause.mentions if m is not last]
+                clause.mentions = sorted(kept + [Mention(start, end, "item", whole, {"item": whole}, said)],
+                                         key=lambda m: m.start)
+                return
+        result.unknown.append(" ".join(after))
+
     def find_unknown(self, clause: Clause, result: Parse, ctx: Context) -> None:
         """Words of a clause that match no menu name: corrected when close to one, else said back.
 
@@ -221,23 +302,39 @@ class CustomerParser:
             if got and toks[i] not in ("a", "an"):
                 numbers.update(range(i, i + got[1]))
         content = [i for i, t in enumerate(toks) if i not in covered and i not in numbers and not self.plain_word(t)]
-        if not content or clause.items() or self.p.acts["recommend"].search(clause.text):
+        if not content or self.p.acts["recommend"].search(clause.text):
+            return
+        if clause.items():
+            self.words_around_a_name(clause, content, numbers, result, ctx)
             return
         question = self.p.is_question(self.opened(clause.text)) or clause.asks
         first = content[0]  # the name may start with words that are not names alone ("big", "spicy")
         while first > 0 and first - 1 not in numbers and toks[first - 1].isalpha() and \
                 toks[first - 1] not in self.p.filler and toks[first - 1] not in OPENERS:
             first -= 1
+        last = content[-1]  # and may end in words that are not names alone ("... combo", "... supreme")
+        while last + 1 < len(toks) and toks[last + 1].isalpha() and last + 1 not in numbers and \
+                toks[last + 1] not in self.p.filler and toks[last + 1] not in self.p.operator_words and \
+                (toks[last + 1] in self.p.category_words or toks[last + 1] in self.styles):
+            last += 1
+        content = content + list(range(content[-1] + 1, last + 1))
         span = [t for i, t in enumerate(toks[first:content[-1] + 1], start=first)
-                if i not in numbers and t not in self.p.filler and t.isalnum()]
+                if t.isalnum() and (t not in self.p.filler or i in numbers)]
         phrase = " ".join(span)
         if question and not (set(toks[max(0, first - 2):first]) & ARTICLES):
             return  # "what's the difference between ...": words of a question, not a name
         said = " ".join(t for t in span if t not in self.p.size_words) or phrase
-        name = self.ordered_by_words(said, ctx) or self.names.lookup(said, "item", result.corrected)
+        end = content[-1] + 1
+        trailing = next((m for m in clause.toppings() if m.start == end), None)  # "... burrito steak"
+        longer = self.names.match(f"{said} {trailing.said}", "item") if trailing else None
+        if longer and longer.how != "embedding":
+            name, end = longer.name, trailing.end
+            result.corrected.append((f"{said} {trailing.said}", name, longer.how))
+        else:
+            name = self.ordered_by_words(said, ctx) or self.names.lookup(said, "item", result.corrected)
         if name:
-            kept = [m for m in clause.mentions if m.end <= first or m.start > content[-1]]
-            clause.mentions = sorted(kept + [Mention(first, content[-1] + 1, "item", name, {"item": name}, phrase)],
+            kept = [m for m in clause.mentions if m.end <= first or m.start >= end]
+            clause.mentions = sorted(kept + [Mention(first, end, "item", name, {"item": name}, phrase)],
                                      key=lambda m: m.start)
         else:
             result.unknown.append(phrase)
@@ -268,6 +365,8 @@ class CustomerParser:
             return "resize"
         if self.p.is_question(text) or (clause.asks and not q["ordering"].starts(text)):
             return "question"
+        if acts["managing"].search(text):
+            return "managing"
         if any(cue.search(text) for cue in (q["price"], q["calories"], q["total"])) and not items:
             return "question"
         if re.search(r"\b(out of|sold out|ran out|run out)\b", text):
@@ -340,7 +439,7 @@ class CustomerParser:
             state["last"] = self.ordered_named(targets[0], ctx) or targets[0].name
         dish = self.context_dish(ctx, state["last"])
         act = clause.act
-        if act == "unknown":
+        if act in ("unknown", "managing"):
             return
         if act == "recommend":
             preds.append(self.recommendation(text, items + targets, dish))
