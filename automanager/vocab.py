@@ -83,8 +83,9 @@ CUSTOMER: dict[str, Form] = {
     "need_recommend": form("need_recommend", "a suggestion. type category: content is a category (taco, burrito, "
                            "...), all, veggie, chicken or combo; type upgrade: content is a dish and the customer "
                            "wants toppings for it", content="string", type="category|upgrade"),
-    "query": form("query", "a question about food (a menu name, a category for kind menu, or all)",
-                  kind=QUERY_KINDS, food="string"),
+    "query": form("query", "a question about food (a menu name, a category for kind menu, or all); quantity and "
+                  "size when the question names them ('how much are two large pepsis')",
+                  kind=QUERY_KINDS, food="string", quantity="integer?", size="regular|large?"),
     "remove": form("remove", "take quantity units of food off the order (null: all of them)",
                    food="string", quantity="integer?"),
     "set_quantity": form("set_quantity", "the order should hold exactly quantity of food ('make that two')",

@@ -47,7 +47,8 @@ def context(state: list[str]) -> Context:
         elif sym.name == "recommended":
             ctx.recommended_toppings.append((args[0].arguments[0].string, args[1].string))
         elif sym.name == "discussed":
-            ctx.discussed = args[0].string
+            ctx.discussed, ctx.discussed_quantity = args[0].string, args[1].number
+            ctx.discussed_size = args[2].name if args[2].name != "none" else None
         elif sym.name == "unit":
             units.append((args[0].number, args[1].string))
     ctx.ordered = list(dict.fromkeys(food for _, food in sorted(units)))

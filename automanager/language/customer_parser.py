@@ -44,6 +44,8 @@ class Context:
     recommended_toppings: list[tuple[str, str]] = field(default_factory=list)  # (dish, topping)
     ordered: list[str] = field(default_factory=list)  # foods in order of first unit
     discussed: str | None = None
+    discussed_quantity: int = 1
+    discussed_size: str | None = None
 
 
 @dataclass
@@ -95,6 +97,11 @@ class CustomerParser:
             return Parse([Pred("stop")], [], [])
         complete = bool(acts["complete"].search(flat))
         reply = self.p.reply(flat)
+        if reply == "yes" and not mentions and ctx.discussed and ctx.ask_topic in (None, "else") \
+                and not ctx.recommended_items:
+            result = Parse([], [], [])
+            self.order_discussed(ctx, result, {"line": 0, "last": None})
+            return result
         if reply == "yes" and not mentions:
             return Parse([Pred("accept")], [], [])
         if reply == "no" and not mentions:
@@ -444,7 +451,7 @@ class CustomerParser:
         if act == "recommend":
             preds.append(self.recommendation(text, items + targets, dish))
         elif act == "question":
-            query = self.query(text, items + targets, clause.toppings(), dish, ctx)
+            query = self.query(clause, items + targets, dish, ctx)
             if query:
                 preds.append(query)
         elif act == "remove":
@@ -535,8 +542,10 @@ class CustomerParser:
         if state["line"] and not ctx.discussed:
             return  # "a pepsi, two": the number was read with the order before it
         if ctx.discussed and (not self.p.acts["set_quantity"].search(text) or ctx.discussed not in ctx.ordered):
-            food = ctx.discussed
-        elif ctx.recommended_items and not self.p.acts["set_quantity"].search(text):
+            self.order_discussed(ctx, result, state, n)
+            self.updates(clause, ctx.discussed, state["line"], ctx, result.preds)
+            return
+        if ctx.recommended_items and not self.p.acts["set_quantity"].search(text):
             food = ctx.recommended_items[0]
         elif target and (self.p.acts["set_quantity"].search(text) or n is not None):
             result.preds.append(Pred("set_quantity", (target, n if n is not None else 1)))
@@ -547,6 +556,16 @@ class CustomerParser:
         result.preds.append(Pred("order", (food, n if n is not None else 1), state["line"]))
         state["last"] = food
         self.updates(clause, food, state["line"], ctx, result.preds)
+
+    @staticmethod
+    def order_discussed(ctx: Context, result: Parse, state: dict, n: int | None = None) -> None:
+        """'ok, two of those' / 'do that': the food asked about, in the amount and size asked."""
+        state["line"] += 1
+        result.preds.append(Pred("order", (ctx.discussed, n or ctx.discussed_quantity), state["line"]))
+        if ctx.discussed_size:
+            result.preds.append(Pred("update", (ctx.discussed, Const("size"), Const(ctx.discussed_size)),
+                                     state["line"]))
+        state["last"] = ctx.discussed
 
     def replacement(self, clause: Clause, items: list[Mention], ctx: Context, result: Parse, state: dict) -> None:
         text = clause.text
@@ -643,32 +662,41 @@ class CustomerParser:
             return Pred("need_recommend", (context_dish, Const("upgrade")))
         return Pred("need_recommend", ("all", Const("category")))
 
-    def query(self, text: str, items: list[Mention], toppings: list[Mention], dish: str | None,
-              ctx: Context) -> Pred | None:
-        q = self.p.questions
+    def query(self, clause: Clause, items: list[Mention], dish: str | None, ctx: Context) -> Pred | None:
+        q, text, toppings = self.p.questions, clause.text, clause.toppings()
         food = items[0].name if items else None
-        about = food or (ctx.discussed if self.refers_back(text) else None) or dish
-        if q["total"].search(text) and not food:
-            return Pred("query", (Const("total"), "all"))
+        n = self.quantity_before(clause.tokens, items[0].start, clause.mentions, default=1) if items else 1
+        size = next((self.p.size_words[t] for t in clause.tokens if t in self.p.size_words), "none")
+
+        def ask(kind: str, about: str) -> Pred:
+            return Pred("query", (Const(kind), about, n, Const(size)) if about == food else
+                        (Const(kind), about, 1, Const("none")))
+
+        back = self.refers_back(text) and not food
+        if (q["total"].search(text) and not food) or (back and q["price"].search(text) and ctx.ordered
+                                                      and not ctx.discussed):
+            return ask("total", "all")  # "how much is that gonna be", with an order: its total
+        about = food or (ctx.discussed if back else None) or dish
         if q["price"].search(text):
-            return Pred("query", (Const("price"), about or "all"))
+            return ask("price", about or "all")
         if q["calories"].search(text):
-            return Pred("query", (Const("calories"), about or "all"))
+            return ask("calories", about or "all")
         if q["toppings"].search(text) and not toppings:
-            return Pred("query", (Const("toppings"), about or "all"))
+            return ask("toppings", about or "all")
         if q["sizes"].search(text):
-            return Pred("query", (Const("sizes"), food or self.context_drink(ctx) or "all"))
-        category = self.category_in(text)
+            return ask("sizes", food or self.context_drink(ctx) or "all")
+        named = [m for m in clause.mentions if m.end - m.start > 1]  # "crunchwrap combo" is no category word
+        category = self.category_in(" ".join(t for i, t in enumerate(clause.tokens)
+                                             if not any(m.start <= i < m.end for m in named)))
         kinds_of = re.match(r"^(what|which|any)\b", self.opened(text))
         if category and (kinds_of or not food) and (q["menu"].search(text) or q["available"].search(text)):
-            return Pred("query", (Const("menu"), category))
+            return ask("menu", category)
         if q["available"].search(text):
-            target = food or (toppings[0].name if toppings else None)
-            return Pred("query", (Const("available"), target or "all"))
+            return ask("available", food or (toppings[0].name if toppings else "all"))
         if food or (about and q["ingredients"].search(text)):
-            return Pred("query", (Const("ingredients"), food or about))
+            return ask("ingredients", food or about)
         if toppings:
-            return Pred("query", (Const("available"), toppings[0].name))
+            return ask("available", toppings[0].name)
         return None
 
     def category_in(self, text: str) -> str | None:

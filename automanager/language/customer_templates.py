@@ -197,6 +197,13 @@ class CustomerTemplates:
                 out.append(f"The {f} is {dollars(values[0])}.")
             elif prop == "calories":
                 out.append(f"The {f} has {values[0]} calories.")
+            elif isinstance(prop, tuple) and prop[0] in ("price_for", "calories_for"):
+                n, size = prop[1], prop[2]
+                what = count(f"{size} {f}" if size != "none" else f, n)
+                verb = "are" if n > 1 else "is"
+                amount = dollars(values[0]) if prop[0] == "price_for" else f"{values[0]} calories"
+                out.append(f"{what[0].upper()}{what[1:]} {verb} {amount}." if prop[0] == "price_for"
+                           else f"{what[0].upper()}{what[1:]} {'have' if n > 1 else 'has'} {amount}.")
             elif prop in ("ingredient", "contains"):
                 out.append(f"The {f} comes with {join(sorted(values))}.")
             elif prop == "topping":

@@ -89,7 +89,8 @@ class CustomerReader:
                 food = self.item(f["food"], result)
                 if food is None:
                     return None
-            return Pred("query", (Const(f["kind"]), food))
+            quantity = f.get("quantity") if isinstance(f.get("quantity"), int) and f["quantity"] > 0 else 1
+            return Pred("query", (Const(f["kind"]), food, quantity, Const(f.get("size") or "none")))
         if name == "remove":
             food = self.item(f["food"], result)
             quantity = f["quantity"] if f["quantity"] is not None else Const("all")
