@@ -78,8 +78,10 @@ CUSTOMER: dict[str, Form] = {
                     "(which taco, which drink)", combo="string", dish="string"),
     "update": form("update", "change an ordered dish. operation add|no|less|extra: option is an ingredient or "
                    "sauce; change: option is the ingredient to replace and new_option its replacement; "
-                   "fresco|supreme|grill: option yes|no; size: option regular|large (drinks)",
-                   dish="string", operation=UPDATE_OPS, option="string", new_option="string?"),
+                   "fresco|supreme|grill: option yes|no; size: option regular|large (drinks); units: on how "
+                   "many of the dishes already ordered ('on just one of them': 1), null for all",
+                   dish="string", operation=UPDATE_OPS, option="string", new_option="string?",
+                   units="integer?"),
     "need_recommend": form("need_recommend", "a suggestion. type category: content is a category (taco, burrito, "
                            "...), all, veggie, chicken or combo; type upgrade: content is a dish and the customer "
                            "wants toppings for it", content="string", type="category|upgrade"),

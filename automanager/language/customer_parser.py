@@ -498,9 +498,11 @@ class CustomerParser:
             state["last"] = m.name
         dish = items[-1].name if items else self.context_dish(ctx, state["last"])
         line = state["line"] if items else 0
+        units = None
         if not items and one:
             line = self.line_of_one(preds, state) or line
-        self.updates(clause, dish, line, ctx, result.preds)
+            units = None if line else 1  # no order line of one this sentence: one of the units ordered before
+        self.updates(clause, dish, line, ctx, result.preds, units)
 
     @staticmethod
     def line_of_one(preds: list[Pred], state: dict) -> int | None:
@@ -718,7 +720,8 @@ class CustomerParser:
     def style_in(self, clause: Clause) -> str | None:
         return next((self.styles[t] for t in clause.tokens if t in self.styles), None)
 
-    def updates(self, clause: Clause, dish: str | None, line: int, ctx: Context, preds: list[Pred]) -> None:
+    def updates(self, clause: Clause, dish: str | None, line: int, ctx: Context, preds: list[Pred],
+                units: int | None = None) -> None:
         if dish is None:
             return
         toks, text = clause.tokens, clause.text
@@ -736,7 +739,8 @@ class CustomerParser:
         for m in toppings:
             operation = self.operator_before(toks, m, clause.mentions) or operation or "add"
             name = self.own_ingredient(dish, m) if operation in ("no", "less", "extra") else m.name
-            preds.append(Pred("update", (dish, Const(operation), name), line))
+            args = (dish, Const(operation), name) + ((units,) if units else ())
+            preds.append(Pred("update", args, line))
         if not toppings and re.search(r"\b(add|put|throw) (them|it|those|that)\b", text) and ctx.recommended_toppings:
             for rec_dish, topping in ctx.recommended_toppings:
                 preds.append(Pred("update", (rec_dish, Const("add"), topping)))

@@ -123,6 +123,9 @@ class CustomerReader:
             old, new = self.name(f["option"], "topping", result), self.name(f["new_option"], "topping", result)
             return Pred("update", (dish, Const("change"), (old, new)), line) if old and new else None
         topping = self.name(f["option"], "topping", result)
+        units = f.get("units")
+        if topping and isinstance(units, int) and units > 0 and not line:
+            return Pred("update", (dish, Const(op), topping, units), line)  # on that many units only
         return Pred("update", (dish, Const(op), topping), line) if topping else None
 
 
