@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from .customer_templates import plural
+
 PHRASE_FILE = Path(__file__).with_name("phrases.toml")
 
 
@@ -87,6 +89,19 @@ class Phrases:
 
 def _single_words(table: dict[str, list[str]]) -> dict[str, str]:
     return {word: meaning for meaning, words in table.items() for word in words if " " not in word}
+
+
+def prompt_examples(menu) -> str:
+    """The worked examples of phrases.toml for the LLM's parsing prompt, with the KB's own
+    names filled in: the LLM learns from the same phrase data as the offline parser."""
+    dish = menu.example_dish
+    drinks = sorted(d for (d,) in menu.facts.get("size_changable_drink", []))
+    toppings = {t for d, t in menu.facts.get("available_topping", []) if d == dish}
+    own = sorted(menu.included(dish), key=lambda i: (i not in toppings, i))
+    ingredient = own[0] if own else dish
+    names = {"dish": dish, "dishes": plural(dish, 2), "drink": drinks[0] if drinks else dish,
+             "other_drink": drinks[1] if len(drinks) > 1 else dish, "ingredient": ingredient}
+    return "\n".join(f'- "{said.format(**names)}": {means.format(**names)}' for said, means in phrases().examples)
 
 
 @cache

@@ -24,6 +24,7 @@ from functools import lru_cache
 from .. import paths
 from ..menu.model import Menu
 from ..vocab import VOCABULARIES, VocabError, describe, json_schema, validate
+from ..language.phrases import prompt_examples
 from ..language.text import find_mentions, tokenize
 
 DEFAULT_MODEL = "gpt-4o-mini"
@@ -101,7 +102,8 @@ class Prompts:
     """The prompt files of prompts/, rendered with the vocabulary and the menu's words."""
 
     def __init__(self, menu: Menu):
-        self.values = {"restaurant": menu.restaurant, "categories": ", ".join(sorted(menu.categories))}
+        self.values = {"restaurant": menu.restaurant, "categories": ", ".join(sorted(menu.categories)),
+                       "phrase_examples": prompt_examples(menu)}
 
     def render(self, name: str, role: str) -> tuple[str, str]:
         """(text, name@hash) of prompts/<name>.txt."""
