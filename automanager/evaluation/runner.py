@@ -98,11 +98,11 @@ class Checker:
         self.names = NameMatcher(self.menu)
 
     def name(self, said: str, *kinds: str) -> str:
-        for kind in kinds:
-            match = self.names.match(said, kind)
-            if match:
-                return match.name
-        return said
+        """The KB name an expectation means: an exact name of any kind first ("Nacho Cheese
+        Sauce" is the sauce, not the chips named with it), then each kind in turn."""
+        matches = [m for m in (self.names.match(said, kind) for kind in kinds) if m]
+        exact = next((m for m in matches if m.how == "exact"), None)
+        return (exact or matches[0]).name if matches else said
 
     def failures(self) -> list[Failure]:
         out = []
