@@ -49,6 +49,8 @@ def context(state: list[str]) -> Context:
         elif sym.name == "discussed":
             ctx.discussed, ctx.discussed_quantity = args[0].string, args[1].number
             ctx.discussed_size = args[2].name if args[2].name != "none" else None
+        elif sym.name == "said_unknown":
+            ctx.said_unknown = True
         elif sym.name == "unit":
             units.append((args[0].number, args[1].string))
     ctx.ordered = list(dict.fromkeys(food for _, food in sorted(units)))

@@ -46,6 +46,7 @@ class Context:
     discussed: str | None = None
     discussed_quantity: int = 1
     discussed_size: str | None = None
+    said_unknown: bool = False  # the last line named something not on the menu
 
 
 @dataclass
@@ -384,6 +385,8 @@ class CustomerParser:
         if re.match(r"^(?:(?:actually|oh|wait|um|and|but|ok|so|sorry) )*(no|not) ", clause.text) and items and not clause.toppings() and all(m.name in ctx.ordered or
                                                                            self.ordered_named(m, ctx) for m in items):
             return "remove"
+        if len(items) == 1 and "instead" in text.split() and ctx.said_unknown and not self.refers_back(text):
+            return "order"  # "a frosty" was not on the menu: "twists instead" is simply an order
         if acts["replace"].search(text) and (len(items) >= 2 or (items and ("instead" in text or self.refers_back(text)))):
             if not (clause.toppings() and len(items) < 2):
                 return "replace"
@@ -481,12 +484,17 @@ class CustomerParser:
         toks = clause.tokens
         preds = result.preds
         one = self.one_of_them(clause, items)
+        discussed = ctx.discussed if ctx.discussed in self.menu.combos else None
+        if discussed and not state["line"] and items and self.number_in(clause) is not None and \
+                all(m.name in self.menu.combo_choices(discussed) for m in items):
+            self.order_discussed(ctx, result, state, self.number_in(clause))  # "ok, one with a baja blast"
         for m in items:
             choice_combo = self.combo_for_choice(m.name, ctx, state["last"])
             if choice_combo and state["last"] == choice_combo and not self.slot_left(choice_combo, preds):
                 choice_combo = None  # "a combo with a lemonade and also a pepsi": the pepsi is an order
             if choice_combo:
-                preds.append(Pred("specify", (choice_combo, m.name)))
+                state["line"] += 1  # each choice its own line: the n-th choice fills the n-th open slot
+                preds.append(Pred("specify", (choice_combo, m.name), state["line"]))
                 continue
             n = self.quantity_before(toks, m.start, clause.mentions, default=1)
             if one and m is items[-1] and n > 1:  # "three tacos, one with no lettuce": two lines

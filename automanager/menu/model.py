@@ -35,6 +35,10 @@ class Menu:
         return set(self.names(*ITEM_KINDS))
 
     @cached_property
+    def combos(self) -> set[str]:
+        return set(self.names("combo"))
+
+    @cached_property
     def toppings(self) -> set[str]:
         return set(self.names(*TOPPING_KINDS))
 
