@@ -353,17 +353,20 @@ class CustomerParser:
     def give_acts(self, clauses: list[Clause], ctx: Context) -> None:
         """Each clause's act; a clause with no cue of its own (just "the pepsi") carries on the
         act of the one before ("take off the nachos and the pepsi")."""
-        previous = None
+        previous, earlier = None, []
         for clause in clauses:
             if clause.act == "unknown":
                 continue
-            own = self.act_of(clause, ctx)
+            own = self.act_of(clause, ctx, earlier)
             if own is None:
                 own = previous if previous in ("remove", "question") else "order"
             clause.act = own
             previous = None if clause.asks else own  # after a "?" a new sentence starts
+            if own == "order":
+                earlier += [m.name for m in clause.items()]
 
-    def act_of(self, clause: Clause, ctx: Context) -> str | None:
+    def act_of(self, clause: Clause, ctx: Context, earlier: list[str] = ()) -> str | None:
+        """The act of one clause; `earlier` holds the foods ordered by the clauses before it."""
         text = self.opened(clause.text)
         acts, q = self.p.acts, self.p.questions
         items = clause.items()
@@ -391,7 +394,7 @@ class CustomerParser:
             if not (clause.toppings() and len(items) < 2):
                 return "replace"
         if acts["replace_with"].search(text) and len(items) == 1 and not self.ordered_named(items[0], ctx) \
-                and ctx.ordered and self.number_in(clause) is None:
+                and (ctx.ordered or earlier) and self.number_in(clause) is None:
             return "replace"
         if items and acts["set_quantity"].search(text) and all(self.ordered_named(m, ctx) for m in items) \
                 and not clause.toppings() and not self.style_in(clause) and \
@@ -434,7 +437,7 @@ class CustomerParser:
             ordered = all(self.ordered_named(m, ctx) for m in items)
             definite = any(t in ("the", "my", "that", "this") for t in clause.tokens[:items[0].start])
             changing = re.search(r"\b(make|change|switch|upsize|supersize|instead|can you|could you)\b", text)
-            return ordered and bool(definite or changing) and self.number_in(clause) is None
+            return ordered and bool(definite or changing) and self.number_in(clause) in (None, 1)  # "a large one"
         return bool(set(clause.tokens) & self.p.drink or self.refers_back(text)
                     or self.p.acts["upsize"].search(text) or self.p.acts["downsize"].search(text)) \
             and re.search(r"\b(make|change|switch|upsize|supersize|downsize|size|go|can you|could you)\b", text) is not None
@@ -557,7 +560,7 @@ class CustomerParser:
             return
         if ctx.recommended_items and not self.p.acts["set_quantity"].search(text):
             food = ctx.recommended_items[0]
-        elif target and (self.p.acts["set_quantity"].search(text) or n is not None):
+        elif target and self.p.acts["set_quantity"].search(text):  # a bare number changes nothing: it is asked
             result.preds.append(Pred("set_quantity", (target, n if n is not None else 1)))
             return
         else:
@@ -587,6 +590,14 @@ class CustomerParser:
         else:
             new_name = items[0].name
             old_name = self.ordered_like(new_name, ctx, exact=False)
+        said_now = next((p for p in reversed(result.preds) if p.name == "order" and
+                         (p.args[0] == old_name or len(items) == 1)), None)  # "..., no, make that a X"
+        if said_now:  # "a bean burrito, wait no, make that a beef burrito": the order said just now changes
+            result.preds.remove(said_now)
+            state["line"] += 1
+            result.preds.append(Pred("order", (new_name, said_now.args[1]), state["line"]))
+            state["last"] = new_name
+            return
         if old_name and old_name != new_name:
             state["line"] += 1
             result.preds.append(Pred("replace", (old_name, new_name), state["line"]))
@@ -626,6 +637,8 @@ class CustomerParser:
             got = number_at(toks, i)
             if got and toks[i + got[1]:i + got[1] + 1] in (["dollar"], ["dollars"], ["buck"], ["bucks"]):
                 continue  # "the five dollar box": a price, not a quantity
+            if got and i > 0 and toks[i - 1] in ("number", "no", "num"):
+                continue  # "the number 3 combo": a name, not a quantity
             if got and not (toks[i] in ("a", "an") and i + got[1] < end - 2):
                 return got[0]
         for i in range(end, len(toks)):  # "pepsi, two of them" / "x3"
