@@ -12,7 +12,6 @@ names themselves, so a changed menu gets fresh ones.
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import os
 import tempfile
@@ -21,15 +20,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from rapidfuzz import fuzz, process
+
 from .menu.model import NUMBER_NAMES, Menu
 from .normalize import normalize
 
 if TYPE_CHECKING:
     import numpy as np
 
-LEXICAL_FLOOR = 0.82  # difflib ratio of the whole phrase below which a spelling is not corrected
+LEXICAL_FLOOR = 82  # rapidfuzz ratio (0-100) of the whole phrase below which a spelling is not corrected
 EMBEDDING_FLOOR = 0.78  # cosine similarity below which no name is guessed
-WORD_MATCH = 0.75  # a said word matches a name's word at this difflib ratio ("tako" ~ "taco")
+WORD_MATCH = 75  # a said word matches a name's word at this rapidfuzz ratio ("tako" ~ "taco")
 MODEL_ID = "all-MiniLM-L6-v2"
 IGNORED = {"a", "an", "the", "of", "and", "with", "please", "some", "my", "one", "order"}
 
@@ -85,7 +86,7 @@ def word_alike(said: str, word: str) -> bool:
     if said.isalpha() and word.isdigit() and int(word) < len(NUMBER_NAMES):
         return said == NUMBER_NAMES[int(word)]  # "five" is the 5 of "5 layer"
     return said == word or said.rstrip("s") == word.rstrip("s") or \
-        (said[:1] == word[:1] and difflib.SequenceMatcher(None, said, word).ratio() >= WORD_MATCH)
+        (said[:1] == word[:1] and fuzz.ratio(said, word) >= WORD_MATCH)
 
 
 def covers(said: list[str], name: str) -> bool:
@@ -147,7 +148,8 @@ class NameMatcher:
         """A close spelling of a whole name, alias or plural ('crunchy tako')."""
         said = [w for w in key.split() if w not in IGNORED]
         candidates = {k: v[kind] for k, v in self.menu.lexicon.items() if kind in v}
-        for close in difflib.get_close_matches(key, candidates, n=3, cutoff=LEXICAL_FLOOR):
+        for close, _, _ in process.extract(key, list(candidates), scorer=fuzz.ratio, limit=3,
+                                           score_cutoff=LEXICAL_FLOOR):
             if covers(said, close):  # every word said is in it: 'bean burrito' is no 'beef burrito'
                 return Match(candidates[close], "lexical")
         return None
