@@ -29,14 +29,22 @@ QUIT = re.compile(r"^(bye|goodbye|good bye|see you|see ya|thats all|that is all|
 SAVE = re.compile(r"^(please )?(save|apply|commit|publish|confirm)\b( (it|them|that|the|my|all|these))*"
                   r"( (changes?|menu|edits?))?( now)?( please)?$")
 CANCEL = re.compile(r"^(cancel|never ?mind|forget (it|that)|scrap (it|that)|abort|stop)\b")
-RUNOUT = re.compile(r"\b(out of|ran out|run out|running out|no more|sold out|short on|running short|running low|"
-                    r"low on|dont have any|do not have any|86|eighty six|gone|finished|unavailable|"
-                    r"out of stock|is out|are out)\b")
+RUNOUT = re.compile(r"\b(out of|ran out|run out|running out|no more|sold out|short on|running short|"
+                    r"dont have any|do not have any|86|86d|eighty six|gone|finished|unavailable|"
+                    r"out of stock|is out|are out|s out|out)\b")
+# "un-86", "not out of X anymore": back in stock; "almost out", "running low": a warning, no change.
+BACK_AGAIN = re.compile(r"\bun ?-?86d?\b|\bun eighty six\b|\b(not|no longer|arent|isnt|werent|wasnt) (out|sold out|short)\b")
+HEDGE = re.compile(r"\b(almost|nearly|about to run|close to running|getting low|running low|low on|might run out|"
+                   r"could run out|going to run out|gonna run out)\b")
+TIME_WORDS = re.compile(r"\b(tonight|today|for now|for the (day|night|rest of the day)|anymore|right now|now|"
+                        r"until tomorrow|till close|again|too|as well|either)\b")
 RESTORE = re.compile(r"\b(back in stock|back|restocked|restock|in stock again|available again|have .* again|"
                      r"got (some )?more|came in|arrived|refilled)\b")
 DELETE = re.compile(r"\b(delete|remove|take off|take .* off|drop|discontinue|get rid of|no longer (sell|serve|offer))\b")
 SWAP = re.compile(r"\b(replace|swap|instead of|switch|change|use)\b")
-EDIT = re.compile(r"\b(change|set|make|update|raise|lower|now|costs?|price|reduce|increase|is)\b")
+EDIT = re.compile(r"\b(change|set|make|update|raise|lower|now|costs?|price|reduce|increase|is|are|has|have|"
+                  r"should be|will be|goes for|sells for|at)\b")
+PRICE_LIKE = re.compile(r"(?<![\d.])-?\d+\.\d+\b|\$|\bfree\b|\b(dollars?|bucks|cents?)\b")
 ADD = re.compile(r"\b(add|new|introduce|create|put|include|launch)\b")
 TYPE_WORDS = {"dish": "dish", "item": None, "food": "dish", "combo": "combo", "meal": "combo", "box": "combo",
               "bundle": "combo", "ingredient": "ingredient", "topping": "ingredient", "sauce": "ingredient"}
@@ -105,8 +113,17 @@ def words(text: str) -> str:
     return " ".join(t for t in tokenize(text) if t not in ",.;!?")
 
 
+def three_decimals(text: str) -> bool:
+    """'$3.499' is no price: it is refused, never cut to $3.49."""
+    return bool(re.search(r"(?<![\d.])\$?\s*\d+\.\d{3,}\b", text))
+
+
 def cents(text: str, bare_is_price: bool = False) -> int | None:
-    """'$3.49', '3.49 dollars', '349 cents', and a bare '3.49' when a price was asked for."""
+    """'$3.49', '3.49 dollars', '349 cents', 'free' (0, which the rules refuse), 'minus two
+    dollars' (negative, refused too), and a bare '3.49' when a price was asked for."""
+    if re.search(r"\bfree\b", text):
+        return 0
+    sign = -1 if re.search(r"\b(minus|negative)\b", text) else 1
     m = MONEY.search(text)
     if m:
         if m.group(2) is not None:
@@ -120,7 +137,7 @@ def cents(text: str, bare_is_price: bool = False) -> int | None:
         for start in range(len(tokens)):
             got = number_at(tokens, start)
             if got and start + got[1] == len(tokens):
-                return bounded(got[0] * 100)
+                return bounded(sign * got[0] * 100)
     if bare_is_price:
         m = re.search(r"-?\d+(?:\.\d{1,2})?", text)
         if m:
@@ -256,12 +273,19 @@ class ManagerParser:
             if kind:
                 preds.append(Pred("add", (Const(kind), ctx.ask_target)))
                 return target
-        if RESTORE.search(flat) and not DELETE.search(flat) and not ADD.search(flat) and (kitchen or items):
-            preds += [Pred("restore", (name,)) for name in dict.fromkeys(kitchen + items)]
+        stock_names = list(dict.fromkeys(kitchen + items))
+        if HEDGE.search(flat) and (kitchen or items) and not BACK_AGAIN.search(flat):
+            result.hint = (f"Noted: {' and '.join(stock_names)} running low. Nothing is marked out until you "
+                           "say it is out (\"we're out of ...\").")
             return target
-        if RUNOUT.search(flat) and not ADD.search(flat) and not DELETE.search(flat):
-            said = self.unknown_stock_name(flat, result)
-            names = said if set(said) - set(kitchen + items) else list(dict.fromkeys(kitchen + items))
+        if (BACK_AGAIN.search(flat) or (RESTORE.search(flat) and not DELETE.search(flat) and not ADD.search(flat))) \
+                and (kitchen or items):
+            preds += [Pred("restore", (name,)) for name in self.stock_list(clause, result) or stock_names]
+            return target
+        if RUNOUT.search(flat) and not ADD.search(flat) and not DELETE.search(flat) and \
+                not PRICE_LIKE.search(clause.lower()):
+            said = self.stock_list(clause, result) or self.unknown_stock_name(flat, result)
+            names = said if said else stock_names
             preds += [Pred("runout", (name,)) for name in names]
             return target
         m = NAME_THEN_TYPE.search(clause) or NEW_NAME.search(clause)
@@ -279,19 +303,32 @@ class ManagerParser:
                 preds.append(Pred("add", (Const(typed), name)) if typed else Pred("add", (name,)))
                 self.properties(clause[m.end():], name, ctx, result, asked=None, combo=typed == "combo")
                 return name
-        if DELETE.search(flat):
+        if items and kitchen and re.search(r"\b(doesnt|does not|dont|do not|no longer) (come|comes|get|gets) with\b", flat):
+            owner = items[0]  # "the bean burrito doesn't come with onions anymore": an ingredient edit
+            result.preds += [Pred("delete", (owner, Const("ingredient"), name)) for name in kitchen if name != owner]
+            return target
+        repriced = PRICE_LIKE.search(clause.lower()) and re.search(r"\b(price|cost|to)\b", flat)
+        if DELETE.search(flat) and not repriced:
             return self.deletion(clause, flat, items, kitchen, target, result)
         swap = self.swap(clause, flat, items, kitchen, target, result)
         if swap:
             return target
-        if items and EDIT.search(flat):
+        if items and (EDIT.search(flat) or PRICE_LIKE.search(clause.lower())):
             tokens = tokenize(clause)
             item_spans = {i for m in mentions if m.kind == "item" for i in range(m.start, m.end)}
             rest = " ".join(tok for i, tok in enumerate(tokens) if i not in item_spans)
-            priced = re.search(r"\$|\bdollars?\b|\b(costs?|price|priced|charge)\b", clause.lower())
+            priced = re.search(r"\$|\bdollars?\b|\b(costs?|price|priced|charge)\b", clause.lower()) or \
+                PRICE_LIKE.search(clause.lower())
+            if three_decimals(clause):
+                result.hint = "A price has at most two decimals (like $3.49); nothing changed."
+                return target
+            named = re.search(r"\b(?:is|are) (?:a|an|now a|now an) ([a-z ]+?)(?: now| from now on)?$", rest)
             if cents(rest, bare_is_price=bool(priced)) is not None or CALORIES.search(rest) \
-                    or self.category(rest.split(" is ", 1)[-1], False):
-                self.properties(rest, items[0], ctx, result, asked="price" if priced else None, edit=True)
+                    or self.category(rest.split(" is ", 1)[-1], False) or named:
+                for item in dict.fromkeys(items):  # "the soft and the crunchy taco are both 1.49"
+                    self.properties(rest, item, ctx, result, asked="price" if priced else None, edit=True)
+                    if named and not self.category(named.group(1), False):
+                        result.preds.append(Pred("edit", (item, Const("category"), named.group(1).strip())))
                 return target
         m = re.search(r"\b(?:add|put|include)\s+(?P<what>.+?)\s+(?:to|on|in|into|for)\s+(?:the\s+)?(?P<owner>.+)$",
                       flat)
@@ -321,6 +358,32 @@ class ManagerParser:
             self.properties(clause, target, ctx, result, asked=ctx.ask_topic if ctx.ask_target == target else None)
         return target
 
+    def stock_list(self, clause: str, result: ManagerParse) -> list[str]:
+        """Every name of a stock list: 'lettuce, tomatoes and onions are out', 'no more sour cream
+        or pico tonight'; the cue words, time words and filler around the names are dropped."""
+        text = fold(clause)
+        text = re.sub(r"\bun ?-?86d?\b|\b86d?\b|\beighty six\b", " ", text)
+        text = RUNOUT.sub(" ", RESTORE.sub(" ", BACK_AGAIN.sub(" ", TIME_WORDS.sub(" ", text))))
+        text = re.sub(r"\b(we|were|we are|are|is|its|it is|all|the|our|any|some|guys|heads up|truck came|"
+                      r"found another case|we found|just|also|so|ok|okay|and now|now|but|got|have|has|"
+                      r"packets?|packs?|tubs?|bags?|cases?|cans?|bottles?|containers?|supply)\b", " ", text)
+        chunks = [c for c in re.split(r",|\band\b|\bor\b|&|\bplus\b|/", text) if normalize(c)]
+        names = []
+        for chunk in chunks[:MAX_LIST]:
+            words = [w for w in normalize(chunk).split() if w not in FILLER]
+            phrase = " ".join(words)
+            if not phrase:
+                continue
+            found = [m for m in (self.names.match(phrase, "topping"), self.names.match(phrase, "item")) if m]
+            best = sorted(found, key=lambda m: m.how not in ("exact", "alias"))  # "mexican pizza": the dish
+            name = best[0].name if best else None
+            if best and best[0].how in ("lexical", "embedding"):
+                result.corrected.append((phrase, name, best[0].how))
+            if name is None:
+                return []  # a word that is no name: the older reading decides
+            names.append(name)
+        return list(dict.fromkeys(names))
+
     def unknown_stock_name(self, flat: str, result: ManagerParse) -> list[str]:
         """'we are out of unicorn meat' -> the name as said (the bot says it is not on the menu)."""
         m = re.search(r"\b(?:out of|no more|short on|low on|any)\s+(.+)$", flat) or \
@@ -341,7 +404,7 @@ class ManagerParser:
     def deletion(self, clause: str, flat: str, items: list[str], kitchen: list[str], target: str | None,
                  result: ManagerParse) -> str | None:
         preds = result.preds
-        m = re.search(r"\bfrom\b(?! the menu)(.+)$", flat)
+        m = re.search(r"\b(?:from|off|out of)\b(?! the menu)(.+)$", flat)  # "take the onions off the burrito"
         owner = None
         if m:
             owners = find_mentions(self.menu, tokenize(m.group(1)))
