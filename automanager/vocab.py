@@ -116,8 +116,9 @@ MANAGER: dict[str, Form] = {
                 "word; price in dollars; calories a number; ingredient a name; popular a topping people like "
                 "on it, or none; contains a dish or option group of a combo, with count",
                 name="string", property=PROPERTIES, value="string", count="integer?"),
-    "edit": form("edit", "the price (dollars), calories or category of name becomes value",
-                 name="string", property="price|calories|category", value="string"),
+    "edit": form("edit", "the price (dollars), calories or category of name becomes value; price_by: the price "
+                 "goes up (or down, a negative value) by value dollars ('knock 50 cents off': -0.50)",
+                 name="string", property="price|price_by|calories|category", value="string"),
     "edit_swap": form("edit", "new instead of old among the ingredients, popular toppings or contents of name",
                       name="string", property="ingredient|popular|contains", old="string", new="string"),
     "delete": form("delete", "take name off the menu", name="string"),

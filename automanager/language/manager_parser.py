@@ -77,7 +77,7 @@ MAX_NAME = 60
 MAX_LIST = 30  # names read from one list in one turn: a turn's cost stays bounded
 FILLER = {"a", "an", "the", "some", "any", "our", "more", "of", "with", "extra", "one", "two", "three", "four",
           "five", "six", "now", "today", "anymore", "left", "all", "stock", "in", "please"}
-SPLIT = re.compile(r"(?<!\d)[.;!?](?!\d)|\bbut\b|\balso\b")
+SPLIT = re.compile(r"(?<!\d)[.;!?](?!\d)|\bbut\b|\balso\b|,?\s*\band\b(?=(?:\s+\w+){1,6}\s+by\b)")
 
 
 @dataclass
@@ -88,6 +88,8 @@ class ManagerContext:
     build_type: str | None = None  # dish | combo | unknown
     ask_target: str | None = None
     ask_topic: str | None = None  # type | category | price | ingredient | calories | popular | contains | new_ingredient
+    last_item: str | None = None  # the item of the last staged change ("knock another quarter off it")
+    last_move: int = 0  # the way the last staged price change went (1 up, -1 down)
 
 
 @dataclass
@@ -97,6 +99,8 @@ class ManagerParse:
     corrected: list[tuple[str, str, str]] = field(default_factory=list)  # (said, KB name, how)
     hint: str = ""  # what to say when the sentence was almost understood
     skipped: int = 0  # names of a list past MAX_LIST, not read
+    moving: int = 0  # the way the last price move of this line went (1 up, -1 down), for "and Y by a dime"
+    last_edited: str | None = None
 
 
 def new_name(raw: str) -> str | None:
@@ -173,7 +177,7 @@ class ManagerParser:
             return ManagerParse([Pred("accept")])
         if reply == "no" or flat in ("no popular toppings", "nothing popular"):
             return ManagerParse([Pred("decline")])
-        result = ManagerParse([])
+        result = ManagerParse([], moving=ctx.last_move, last_edited=ctx.last_item)
         target = ctx.building
         for clause in (c.strip() for c in SPLIT.split(text)):
             if clause:
@@ -303,6 +307,12 @@ class ManagerParser:
                 preds.append(Pred("add", (Const(typed), name)) if typed else Pred("add", (name,)))
                 self.properties(clause[m.end():], name, ctx, result, asked=None, combo=typed == "combo")
                 return name
+        moved = self.price_move(clause, flat, result)
+        if moved is not None and (items or result.last_edited):
+            for item in dict.fromkeys(items or [result.last_edited]):
+                preds.append(Pred("edit", (item, Const("price_by"), moved)))
+                result.last_edited = item
+            return target
         if items and kitchen and re.search(r"\b(doesnt|does not|dont|do not|no longer) (come|comes|get|gets) with\b", flat):
             owner = items[0]  # "the bean burrito doesn't come with onions anymore": an ingredient edit
             result.preds += [Pred("delete", (owner, Const("ingredient"), name)) for name in kitchen if name != owner]
@@ -357,6 +367,28 @@ class ManagerParser:
         if target and not named:
             self.properties(clause, target, ctx, result, asked=ctx.ask_topic if ctx.ask_target == target else None)
         return target
+
+    def price_move(self, clause: str, flat: str, result: ManagerParse) -> int | None:
+        """Cents a price moves by: 'raise X by 20 cents', 'knock a quarter off X', 'bump X up a
+        dime', 'and Y by a dime' (the way of the clause before); None when it is not a move."""
+        p = phrases()
+        amount = None
+        coin = re.search(r"\b(?:(a|an|one|another|two|three|four) )?(" + "|".join(map(re.escape, p.coins)) + r")s?\b", flat)
+        if coin:
+            amount = p.coins[coin.group(2)] * (number_at([coin.group(1)], 0) or (1, 1))[0] if coin.group(1) and \
+                coin.group(1) not in ("another",) else p.coins[coin.group(2)]
+        elif not re.search(r"\bto\b", flat):
+            amount = cents(fold(clause))
+        if amount is None or amount <= 0:
+            return None
+        relative = re.search(r"\bby\b|\boff\b|\bup\b|\bdown\b|\banother\b", flat) and not re.search(r"\bto \$?\d", flat)
+        if not relative:
+            return None
+        if p.price_down.search(flat):
+            result.moving = -1
+        elif p.price_up.search(flat):
+            result.moving = 1
+        return amount * result.moving if result.moving else None
 
     def stock_list(self, clause: str, result: ManagerParse) -> list[str]:
         """Every name of a stock list: 'lettuce, tomatoes and onions are out', 'no more sour cream

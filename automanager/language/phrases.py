@@ -69,6 +69,9 @@ class Phrases:
         self.category_words = _single_words(synonyms["category"])
         self.cue_words = frozenset(w for table in (self.acts, self.questions) for cue in table.values()
                                    for phrase in cue.phrases for w in phrase.split())
+        self.coins = dict(data["money"])
+        self.price_up = Cue(tuple(data["price_moves"]["up"]))
+        self.price_down = Cue(tuple(data["price_moves"]["down"]))
         self.examples = [(e["said"], e["means"]) for e in data.get("examples", [])]
 
     def reply(self, flat: str) -> str | None:

@@ -164,7 +164,7 @@ class ManagerReader:
         return found
 
     def value(self, prop: str, said: str, count: int | None, result: ManagerParse) -> Any:
-        if prop == "price":
+        if prop in ("price", "price_by"):
             price = cents(str(said), bare_is_price=True)
             if price is None:
                 raise VocabError(f"price {said!r} is not an amount in dollars")
