@@ -271,6 +271,9 @@ class ManagerParser:
         mentions = find_mentions(self.menu, tokenize(clause))
         items = [m.name for m in mentions if m.kind == "item"]
         kitchen = [m.alternatives["topping"] for m in mentions if "topping" in m.alternatives]
+        toks = tokenize(clause)
+        dishes = [m.name for m in mentions if m.kind == "item"  # "it's a burrito" names a kind, not a dish
+                  and not ({" ".join(toks[m.start:m.end]), " ".join(toks[m.start:m.end]).rstrip("s")} & set(self.categories))]
 
         if ctx.ask_topic == "type" and ctx.ask_target and not items:
             kind = next((TYPE_WORDS[w] for w in flat.split() if TYPE_WORDS.get(w)), None)
@@ -308,8 +311,8 @@ class ManagerParser:
                 self.properties(clause[m.end():], name, ctx, result, asked=None, combo=typed == "combo")
                 return name
         moved = self.price_move(clause, flat, result)
-        if moved is not None and (items or result.last_edited):
-            for item in dict.fromkeys(items or [result.last_edited]):
+        if moved is not None and (dishes or result.last_edited):
+            for item in dict.fromkeys(dishes or [result.last_edited]):
                 preds.append(Pred("edit", (item, Const("price_by"), moved)))
                 result.last_edited = item
             return target
@@ -323,7 +326,8 @@ class ManagerParser:
         swap = self.swap(clause, flat, items, kitchen, target, result)
         if swap:
             return target
-        if items and (EDIT.search(flat) or PRICE_LIKE.search(clause.lower())):
+        if dishes and (EDIT.search(flat) or PRICE_LIKE.search(clause.lower())):
+            items = dishes
             tokens = tokenize(clause)
             item_spans = {i for m in mentions if m.kind == "item" for i in range(m.start, m.end)}
             rest = " ".join(tok for i, tok in enumerate(tokens) if i not in item_spans)
