@@ -128,6 +128,7 @@ MANAGER: dict[str, Form] = {
                        name="string", property="popular"),
     "save": form("save", "apply the pending menu changes now"),
     "cancel": form("cancel", "abandon the item being added"),
+    "undo": form("undo", "take back the last staged change ('undo', 'scratch that')"),
     "accept": form("accept", "yes to the bot's last question"),
     "decline": form("decline", "no to the bot's last question (for popular toppings: none)"),
     "quit": form("quit", "the manager leaves ('bye'); pending menu changes are applied"),

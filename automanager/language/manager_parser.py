@@ -28,6 +28,9 @@ QUIT = re.compile(r"^(bye|goodbye|good bye|see you|see ya|thats all|that is all|
                   r"all done|done|exit|quit|nothing else|no more changes)\b|\b(bye|goodbye)\W*$")
 SAVE = re.compile(r"^(please )?(save|apply|commit|publish|confirm)\b( (it|them|that|the|my|all|these))*"
                   r"( (changes?|menu|edits?))?( now)?( please)?$")
+UNDO = re.compile(r"^(?:(?:wait|oh|oops|sorry|no|actually|hmm)\s+)*(undo( that| it| the last( one| change)?)?|"
+                  r"scratch that|take that back|revert( that)?|never ?mind that|my bad|forget that|"
+                  r"dont do that|do not do that)\b(?:\s+(?:i meant|make it|it should be))?")
 CANCEL = re.compile(r"^(cancel|never ?mind|forget (it|that)|scrap (it|that)|abort|stop)\b")
 RUNOUT = re.compile(r"\b(out of|ran out|run out|running out|no more|sold out|short on|running short|"
                     r"dont have any|do not have any|86|86d|eighty six|gone|finished|unavailable|"
@@ -170,6 +173,14 @@ class ManagerParser:
             return ManagerParse([Pred("save")])
         if QUIT.search(flat) and not ADD.search(flat):
             return ManagerParse([Pred("quit")])
+        undo = UNDO.match(flat)
+        if undo and not ctx.building:  # "scratch that, I meant 3.79": undo, then the rest of the line
+            tail = flat[undo.end():].strip()
+            rest = [p for p in (self.parse(tail, ctx).preds if tail else []) if p.name != "irrelevant"]
+            price = cents(tail, bare_is_price=True) if tail and not rest and ctx.last_item else None
+            if price is not None:  # "scratch that, I meant 3.79": the same item, the price meant
+                rest = [Pred("edit", (ctx.last_item, Const("price"), price))]
+            return ManagerParse([Pred("undo")] + rest)
         if CANCEL.match(flat):
             return ManagerParse([Pred("cancel")])
         reply = phrases().reply(flat)

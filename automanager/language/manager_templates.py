@@ -153,6 +153,10 @@ class ManagerTemplates:
             return f"Cancelled: {args[0]} will not be added."
         if kind == "nothing_to_cancel":
             return "There is nothing being added to cancel."
+        if kind == "undone":
+            return f"Undone: the pending change to {args[0]} is dropped."
+        if kind == "nothing_to_undo":
+            return "There is no pending change to undo."
         if kind == "declined":
             return f"All right, I won't add {args[0]}."
         if kind == "rebased":
