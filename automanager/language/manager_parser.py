@@ -39,7 +39,7 @@ RUNOUT = re.compile(r"\b(out of|ran out|run out|running out|no more|sold out|sho
 BACK_AGAIN = re.compile(r"\bun ?-?86d?\b|\bun eighty six\b|\b(not|no longer|arent|isnt|werent|wasnt) (out|sold out|short)\b")
 HEDGE = re.compile(r"\b(almost|nearly|about to run|close to running|getting low|running low|low on|might run out|"
                    r"could run out|going to run out|gonna run out)\b")
-TIME_WORDS = re.compile(r"\b(tonight|today|for now|for the (day|night|rest of the day)|anymore|right now|now|"
+TIME_WORDS = re.compile(r"\bfor (today|tonight|now|the (day|night|rest of the day))\b|\b(tonight|today|for now|for the (day|night|rest of the day)|anymore|right now|now|"
                         r"until tomorrow|till close|again|too|as well|either)\b")
 RESTORE = re.compile(r"\b(back in stock|back|restocked|restock|in stock again|available again|have .* again|"
                      r"got (some )?more|came in|arrived|refilled)\b")
@@ -321,7 +321,12 @@ class ManagerParser:
                 preds.append(Pred("add", (Const(typed), name)) if typed else Pred("add", (name,)))
                 self.properties(clause[m.end():], name, ctx, result, asked=None, combo=typed == "combo")
                 return name
-        moved = self.price_move(clause, flat, result)
+        if three_decimals(clause):
+            result.hint = "A price has at most two decimals (like $3.49); nothing changed."
+            return target
+        outside = " ".join(t for i, t in enumerate(toks) if t.isalnum() and
+                           not any(m.start <= i < m.end for m in mentions if m.kind == "item"))
+        moved = self.price_move(clause, outside, result)  # "cheesy roll up" moves no price up
         if moved is not None and (dishes or result.last_edited):
             for item in dict.fromkeys(dishes or [result.last_edited]):
                 preds.append(Pred("edit", (item, Const("price_by"), moved)))
