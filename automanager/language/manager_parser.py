@@ -145,8 +145,8 @@ def cents(text: str, bare_is_price: bool = False) -> int | None:
             got = number_at(tokens, start)
             if got and start + got[1] == len(tokens):
                 return bounded(sign * got[0] * 100)
-    if bare_is_price:
-        m = re.search(r"-?\d+(?:\.\d{1,2})?", text)
+    if bare_is_price:  # a number with cents first: "the g2 drink is 0.01" is 1 cent, not $2
+        m = re.search(r"-?\d+\.\d{1,2}\b", text) or re.search(r"-?\d+(?:\.\d{1,2})?", text)
         if m:
             return in_cents(m.group())
     return None
