@@ -80,7 +80,8 @@ MAX_NAME = 60
 MAX_LIST = 30  # names read from one list in one turn: a turn's cost stays bounded
 FILLER = {"a", "an", "the", "some", "any", "our", "more", "of", "with", "extra", "one", "two", "three", "four",
           "five", "six", "now", "today", "anymore", "left", "all", "stock", "in", "please"}
-SPLIT = re.compile(r"(?<!\d)[.;!?](?!\d)|\bbut\b|\balso\b|,?\s*\band\b(?=(?:\s+\w+){1,6}\s+by\b)")
+SPLIT = re.compile(r"(?<!\d)[.;!?](?!\d)|\bbut\b|\balso\b")
+NEXT_MOVE = re.compile(r",?\s*\band\b(?=(?:\s+\w+){1,6}\s+by\b)")  # "X by 20 cents and Y by a dime"
 
 
 @dataclass
@@ -190,12 +191,25 @@ class ManagerParser:
             return ManagerParse([Pred("decline")])
         result = ManagerParse([], moving=ctx.last_move, last_edited=ctx.last_item)
         target = ctx.building
-        for clause in (c.strip() for c in SPLIT.split(text)):
+        for clause in (c.strip() for part in SPLIT.split(text) for c in self.moves(part)):
             if clause:
                 target = self.clause(clause, ctx, target, result)
         if not result.preds:
             result.preds.append(Pred("irrelevant"))
         return result
+
+    def moves(self, text: str) -> list[str]:
+        """'raise X by 20 cents and Y by a dime' as two clauses; an "and" inside a name
+        ('black beans and rice by a quarter') splits nothing."""
+        inside = [m.said for m in find_mentions(self.menu, tokenize(text)) if " and " in m.said]
+        parts, start = [], 0
+        for m in NEXT_MOVE.finditer(text):
+            before, after = fold(text[:m.start()]).split()[-1:], fold(text[m.end():]).split()[:1]
+            if any(f"{' '.join(before)} and {' '.join(after)}" in name for name in inside):
+                continue
+            parts.append(text[start:m.start()])
+            start = m.end()
+        return parts + [text[start:]]
 
     # -- names ---------------------------------------------------------------------------------
     def known(self, phrase: str, kind: str, result: ManagerParse) -> str | None:
