@@ -238,7 +238,11 @@ class ManagerChat(Chat):
                 ctx.build_type, ctx.building = sym.arguments[0].name, sym.arguments[1].string
             elif sym.name == "last_ask":
                 ctx.ask_target, ctx.ask_topic = sym.arguments[0].string, sym.arguments[1].name
-        for _action, item, prop, old, new in self.staged()[-1:]:  # what "it" and "and Y by a dime" follow
+        for sym in map(clingo.parse_term, self.state):
+            if sym.name == "talked":
+                ctx.last_item = sym.arguments[0].string
+        for _action, item, prop, old, new in self.staged()[-1:] if not ctx.last_item else []:
+            # what "it" and "and Y by a dime" follow
             ctx.last_item = item
             if prop == "price" and isinstance(old, int) and isinstance(new, int) and old != new:
                 ctx.last_move = 1 if new > old else -1

@@ -129,6 +129,9 @@ MANAGER: dict[str, Form] = {
     "save": form("save", "apply the pending menu changes now"),
     "cancel": form("cancel", "abandon the item being added"),
     "undo": form("undo", "take back the last staged change ('undo', 'scratch that')"),
+    "query": form("query", "a question: kind out (what is out of stock) or pending (what changes are waiting), "
+                  "name all; kind price|calories|ingredient: about the item name", kind="out|pending|price|calories|ingredient",
+                  name="string"),
     "accept": form("accept", "yes to the bot's last question"),
     "decline": form("decline", "no to the bot's last question (for popular toppings: none)"),
     "quit": form("quit", "the manager leaves ('bye'); pending menu changes are applied"),

@@ -81,6 +81,15 @@ MAX_LIST = 30  # names read from one list in one turn: a turn's cost stays bound
 FILLER = {"a", "an", "the", "some", "any", "our", "more", "of", "with", "extra", "one", "two", "three", "four",
           "five", "six", "now", "today", "anymore", "left", "all", "stock", "in", "please"}
 SPLIT = re.compile(r"(?<!\d)[.;!?](?!\d)|\bbut\b|\balso\b")
+OUT_QUESTION = re.compile(r"\b(whats|what is|what s|what all is|anything|is anything|whats still) (out|86 ?d?|sold out)\b|"
+                          r"\bwhat (are|were) we out of\b|\bwhat do we not have\b|\bwhats missing\b")
+PENDING_QUESTION = re.compile(r"\bwhat (have|did) (i|we) (changed?|done|staged)\b|\bwhats pending\b|"
+                              r"\bpending changes\b|\bwhat changes\b|\bunsaved\b|\bwhat is pending\b")
+QUESTION_START = r"^(?:(?:ok|so|hey|and|um|quick question)\s+)*(what|whats|how|hows|which|is|are|does|do|tell me|show)\b"
+VALUE_QUESTIONS = {"price": re.compile(r"\bhow much\b|\bprice\b|\bcost\b"),
+                   "calories": re.compile(r"\bcalories\b"),
+                   "ingredient": re.compile(r"\b(whats|what is|what s) (in|on)\b|\bingredients\b|\bwhat goes (in|on)\b|"
+                                            r"\bmade (of|with)\b")}
 NEXT_MOVE = re.compile(r",?\s*\band\b(?=(?:\s+\w+){1,6}\s+by\b)")  # "X by 20 cents and Y by a dime"
 
 
@@ -189,6 +198,9 @@ class ManagerParser:
             return ManagerParse([Pred("accept")])
         if reply == "no" or flat in ("no popular toppings", "nothing popular"):
             return ManagerParse([Pred("decline")])
+        asked = self.question(flat, text, ctx)
+        if asked:
+            return asked
         result = ManagerParse([], moving=ctx.last_move, last_edited=ctx.last_item)
         target = ctx.building
         for clause in (c.strip() for part in SPLIT.split(text) for c in self.moves(part)):
@@ -197,6 +209,23 @@ class ManagerParser:
         if not result.preds:
             result.preds.append(Pred("irrelevant"))
         return result
+
+    def question(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
+        """'what's out right now?', 'what have I changed?', 'how much is the X?', 'what's in it?'."""
+        if OUT_QUESTION.search(flat):
+            return ManagerParse([Pred("query", (Const("out"), "all"))])
+        if PENDING_QUESTION.search(flat):
+            return ManagerParse([Pred("query", (Const("pending"), "all"))])
+        kind = next((k for k, cue in VALUE_QUESTIONS.items() if cue.search(flat)), None)
+        if kind is None or not (re.match(QUESTION_START, flat) or "?" in text):
+            return None
+        result = ManagerParse([])
+        items = [m.name for m in find_mentions(self.menu, tokenize(text)) if m.kind == "item"]
+        about = items[0] if items else (ctx.last_item if re.search(r"\b(it|that|this|them)\b", flat) else None)
+        if about:
+            result.preds.append(Pred("query", (Const(kind), about)))
+            return result
+        return None
 
     def moves(self, text: str) -> list[str]:
         """'raise X by 20 cents and Y by a dime' as two clauses; an "and" inside a name
@@ -352,10 +381,13 @@ class ManagerParser:
             return target
         repriced = PRICE_LIKE.search(clause.lower()) and re.search(r"\b(price|cost|to)\b", flat)
         if DELETE.search(flat) and not repriced:
-            return self.deletion(clause, flat, items, kitchen, target, result)
+            return self.deletion(clause, flat, items, kitchen, target, result, ctx.last_item)
         swap = self.swap(clause, flat, items, kitchen, target, result)
         if swap:
             return target
+        if not dishes and ctx.last_item and re.search(r"\b(it|that|its)\b", flat) and PRICE_LIKE.search(clause.lower()) \
+                and not kitchen:
+            dishes = [ctx.last_item]  # "make it 3.49", after asking about it
         if dishes and (EDIT.search(flat) or PRICE_LIKE.search(clause.lower())):
             items = dishes
             tokens = tokenize(clause)
@@ -468,15 +500,15 @@ class ManagerParser:
         return names
 
     def deletion(self, clause: str, flat: str, items: list[str], kitchen: list[str], target: str | None,
-                 result: ManagerParse) -> str | None:
+                 result: ManagerParse, ctx_item: str | None = None) -> str | None:
         preds = result.preds
         m = re.search(r"\b(?:from|off|out of)\b(?! the menu)(.+)$", flat)  # "take the onions off the burrito"
         owner = None
         if m:
             owners = find_mentions(self.menu, tokenize(m.group(1)))
             owner = next((o.name for o in owners if o.kind == "item"), None)
-        if owner is None and target and re.search(r"\bfrom (it|this|that)\b", flat):
-            owner = target
+        if owner is None and (target or ctx_item) and re.search(r"\b(from|off|out of) (it|this|that|them)\b", flat):
+            owner = target or ctx_item
         if owner:
             kind = Const("popular") if "popular" in flat else None
             if "popular" in flat and re.search(r"\b(all|the) popular\b", flat) and not kitchen:

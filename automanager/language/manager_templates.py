@@ -153,6 +153,17 @@ class ManagerTemplates:
             return f"Cancelled: {args[0]} will not be added."
         if kind == "nothing_to_cancel":
             return "There is nothing being added to cancel."
+        if kind == "stock_is":
+            return f"{args[0]} is out of stock."
+        if kind == "stock_none":
+            return "Nothing is out of stock right now."
+        if kind == "pending_is":
+            return "Pending: " + describe(*[None if a == "none" else a for a in args]) + "."
+        if kind == "pending_none":
+            return "Nothing is pending."
+        if kind == "value_is":
+            return f"The {PROPERTY_NAMES[args[1]] if args[1] != 'ingredient' else 'ingredients'} of {args[0]}: " \
+                   f"{show_value(args[1], args[2])}."
         if kind == "undone":
             return f"Undone: the pending change to {args[0]} is dropped."
         if kind == "nothing_to_undo":

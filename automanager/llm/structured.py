@@ -197,6 +197,9 @@ class ManagerReader:
             return Pred("add", (Const(f["type"]), said)) if f["type"] else Pred("add", (said,))
         if name == "delete":
             return Pred("delete", (self.food(f["name"], ctx, result),))
+        if name == "query":
+            about = "all" if f["kind"] in ("out", "pending") else self.food(f["name"], ctx, result)
+            return Pred("query", (Const(f["kind"]), about))
         item = self.food(f["name"], ctx, result)
         prop = f["property"]
         if name in ("add", "edit"):
