@@ -133,7 +133,7 @@ def test_manager_slash_commands_and_state_commands(tmp_path):
         ("edit", "Soft Taco", "139", "199"), ("runout", "Tomatoes", "in", "out")]
     assert json.loads(run(["state", "pending", "--json"], "", tmp_path).stdout) == []
 
-    pending = run(["manager"], "take the bean burrito off the menu\n", tmp_path)  # ends without bye
+    pending = run(["manager"], "take the bean burrito off the menu\nyes\n", tmp_path)  # ends without bye
     assert pending.returncode == 0
     listed = json.loads(run(["state", "pending", "--json"], "", tmp_path).stdout)
     assert [row["change"] for row in listed] == ["delete Bean Burrito"]

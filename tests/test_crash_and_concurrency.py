@@ -47,6 +47,7 @@ def test_sigkill_of_the_manager_never_half_applies_a_menu_change(tmp_path):
         manager = ChatProcess("manager", tmp_path, session)
         session = manager.say(f"the soft taco now costs ${next(prices) / 100:.2f}")["session"]
         manager.say("take the bean burrito off the menu")
+        manager.say("yes")
         manager.send(rng.choice(["save", "bye", "we're out of onions"]))
         time.sleep(rng.uniform(0, 0.15))
         manager.kill()

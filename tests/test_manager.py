@@ -107,10 +107,12 @@ def test_new_dish_all_at_once_edit_and_delete_reach_new_customers(home):
         "450 calories, people like it with guacamole",
         "the soft taco now costs $1.99",
         "take the bean burrito off the menu",
+        "yes",
         "save")
     assert "Added Grilled Beef Taco as a new dish" in turns[0].reply and "ask" not in turns[0].actions
     assert "from $1.39 to $1.99" in turns[1].reply
-    assert "Applied 3 changes" in turns[3].reply
+    assert "Delete Bean Burrito from the menu?" in turns[2].reply  # read back; staged only on yes
+    assert "Applied 3 changes" in turns[4].reply
     assert price_of(home, "Soft Taco") == 199 and price_of(home, "Grilled Beef Taco") == 349
     assert not kb_fact(home, "dish", "Bean Burrito")
     assert price_of(home, "Soft Taco", version=0) == 139  # the old version stays for old sessions
@@ -225,6 +227,7 @@ def test_two_managers_commit_on_top_of_each_other(home):
     first, second = ManagerChat(home), ManagerChat(home)
     first.turn("the soft taco now costs $1.99")
     second.turn("take the bean burrito off the menu")
+    second.turn("yes")
     first.turn("save")
     second.turn("save")
     assert home.latest_version() == 2

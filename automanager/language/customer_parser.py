@@ -113,7 +113,9 @@ class CustomerParser:
         result = Parse([], [], [])
         clauses = self.clauses(tokens, mentions)
         for clause in clauses:
-            self.find_unknown(clause, result, ctx)
+            self.kind_with_ingredient(clause, result)
+            if clause.act != "unknown":
+                self.find_unknown(clause, result, ctx)
         self.give_acts(clauses, ctx)
         state = {"line": 0, "last": ctx.ordered[-1] if flat.startswith("with ") and ctx.ordered else None}
         for clause in clauses:
@@ -297,6 +299,28 @@ class CustomerParser:
                                          key=lambda m: m.start)
                 return
         result.unknown.append(" ".join(after))
+
+    def kind_with_ingredient(self, clause: Clause, result: Parse) -> None:
+        """'a steak wrap' when no such wrap is sold: an ingredient before a bare kind word is
+        one name said, looked up whole, and said back if there is none; never some other dish of
+        that kind with the ingredient added."""
+        for topping, item in zip(clause.mentions, clause.mentions[1:]):
+            kind_word = item.kind == "item" and item.end - item.start == 1 and \
+                (item.said in self.menu.categories or item.said.rstrip("s") in self.menu.categories)
+            if topping.kind != "topping" or not kind_word or topping.end != item.start or \
+                    self.operator_before(clause.tokens, topping, clause.mentions):
+                continue
+            said = f"{topping.said} {item.said}"
+            match = self.names.match(said, "item")
+            if match and match.how != "embedding":
+                whole = Mention(topping.start, item.end, "item", match.name, {"item": match.name}, said)
+                clause.mentions = [m for m in clause.mentions if m not in (topping, item)] + [whole]
+                clause.mentions.sort(key=lambda m: m.start)
+            else:
+                result.unknown.append(said)
+                clause.act = "unknown"
+                clause.mentions = []
+            return
 
     def find_unknown(self, clause: Clause, result: Parse, ctx: Context) -> None:
         """Words of a clause that match no menu name: corrected when close to one, else said back.

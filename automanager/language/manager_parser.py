@@ -43,7 +43,8 @@ TIME_WORDS = re.compile(r"\bfor (today|tonight|now|the (day|night|rest of the da
                         r"until tomorrow|till close|again|too|as well|either)\b")
 RESTORE = re.compile(r"\b(back in stock|back|restocked|restock|in stock again|available again|have .* again|"
                      r"got (some )?more|came in|arrived|refilled)\b")
-DELETE = re.compile(r"\b(delete|remove|take off|take .* off|drop|discontinue|get rid of|no longer (sell|serve|offer))\b")
+DELETE = re.compile(r"\b(delete|remove|removing|take off|take .* off|taking .* off|drop|dropping|discontinue|"
+                    r"discontinuing|get rid of|getting rid of|no longer (sell|serve|offer)|pull|pulling)\b")
 SWAP = re.compile(r"\b(replace|swap|instead of|switch|change|use)\b")
 EDIT = re.compile(r"\b(change|set|make|update|raise|lower|now|costs?|price|reduce|increase|is|are|has|have|"
                   r"should be|will be|goes for|sells for|at)\b")
@@ -193,6 +194,11 @@ class ManagerParser:
             return ManagerParse([Pred("undo")] + rest)
         if CANCEL.match(flat):
             return ManagerParse([Pred("cancel")])
+        if ctx.ask_topic == "confirm_delete":  # the read-back of a delete: yes stages it, anything else keeps it
+            if re.match(r"^(yes|yeah|yep|yup|sure|ok|okay|correct|confirm|do it|go ahead|delete)\b", flat):
+                return ManagerParse([Pred("accept")])
+            if re.match(r"^(no|nope|nah|keep|wait|dont|do not|never ?mind|cancel|stop)\b", flat):
+                return ManagerParse([Pred("decline")])
         reply = phrases().reply(flat)
         if reply == "yes":
             return ManagerParse([Pred("accept")])

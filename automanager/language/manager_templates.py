@@ -23,6 +23,7 @@ QUESTIONS = {
     "popular": "Which toppings do people like on {0}? Say 'none' if there are none.",
     "contains": "What does {0} contain? For example: 'two crunchy tacos and a drink'.",
     "new_ingredient": "{0} is not an ingredient we have. Shall I add it as a new ingredient?",
+    "confirm_delete": "Delete {0} from the menu? Say yes to delete it, or no to keep it.",
 }
 REJECTIONS = {
     "not_on_menu": "{0} is not on the menu, so I changed nothing.",
@@ -164,6 +165,8 @@ class ManagerTemplates:
         if kind == "value_is":
             return f"The {PROPERTY_NAMES[args[1]] if args[1] != 'ingredient' else 'ingredients'} of {args[0]}: " \
                    f"{show_value(args[1], args[2])}."
+        if kind == "kept":
+            return f"All right, {args[0]} stays on the menu."
         if kind == "undone":
             return f"Undone: the pending change to {args[0]} is dropped."
         if kind == "nothing_to_undo":
