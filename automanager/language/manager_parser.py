@@ -445,10 +445,10 @@ class ManagerParser:
         dime', 'and Y by a dime' (the way of the clause before); None when it is not a move."""
         p = phrases()
         amount = None
-        coin = re.search(r"\b(?:(a|an|one|another|two|three|four) )?(" + "|".join(map(re.escape, p.coins)) + r")s?\b", flat)
-        if coin:
-            amount = p.coins[coin.group(2)] * (number_at([coin.group(1)], 0) or (1, 1))[0] if coin.group(1) and \
-                coin.group(1) not in ("another",) else p.coins[coin.group(2)]
+        coin = re.search(r"\b(?:(\w+) )?(" + "|".join(map(re.escape, p.coins)) + r")s?\b", flat)
+        if coin:  # "a quarter", "another dime", "5 bucks", "two quarters"
+            count = number_at([coin.group(1)], 0) if coin.group(1) else None
+            amount = p.coins[coin.group(2)] * (count[0] if count else 1)
         elif not re.search(r"\bto\b", flat):
             amount = cents(fold(clause))
         if amount is None or amount <= 0:
