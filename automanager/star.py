@@ -238,12 +238,10 @@ class ManagerChat(Chat):
                 ctx.build_type, ctx.building = sym.arguments[0].name, sym.arguments[1].string
             elif sym.name == "last_ask":
                 ctx.ask_target, ctx.ask_topic = sym.arguments[0].string, sym.arguments[1].name
-        for sym in map(clingo.parse_term, self.state):
-            if sym.name == "talked":
+            elif sym.name == "talked":  # the item asked about last turn is what "it" means
                 ctx.last_item = sym.arguments[0].string
         for _action, item, prop, old, new in self.staged()[-1:] if not ctx.last_item else []:
-            # what "it" and "and Y by a dime" follow
-            ctx.last_item = item
+            ctx.last_item = item  # else the last staged change: "it", and "and Y by a dime" goes its way
             if prop == "price" and isinstance(old, int) and isinstance(new, int) and old != new:
                 ctx.last_move = 1 if new > old else -1
         return ctx
