@@ -56,7 +56,7 @@ NEW_NAME = re.compile(
     r"\b(?:add|introduce|create|launch|new)\b(?:\s+(?:a|an|the|new|one))*"
     r"(?:\s+(?P<type>dish|item|food|combo|meal|box|bundle|ingredient|topping|sauce)\b)?"
     r"(?:\s*(?:called|named|:|-))?\s+(?P<name>.+?)"
-    r"(?=\s*(?:,|;|\bfor\b|\bat\b|\bwith\b|\bas\b|\bwhich\b|\bthat\b|\bits\b|\bit is\b|\bto the menu\b|"
+    r"(?=\s*(?:,|;|:|\bfor\b|\bat\b|\bwith\b|\bas\b|\bwhich\b|\bthat\b|\bits\b|\bit is\b|\bto the menu\b|"
     r"\bon the menu\b|\bcosting\b|\bpriced\b|\$|\d|$))",
     re.IGNORECASE,
 )
@@ -67,10 +67,19 @@ NAME_THEN_TYPE = re.compile(  # "add a nacho fries dish for 2.49"
     r"priced\b|costing\b|that\b|which\b|it\b))",
     re.IGNORECASE,
 )
-POPULAR = re.compile(r"\b((people|customers|folks|everyone) (usually |often |really )?(like|love|add|get|order|want)s?"
-                     r"( it| them)? with|popular (toppings? |add ons? |extras? )?(is |are |include |with |for it )?|"
-                     r"goes (well|great) with|go (well|great) with|top(ped)? (it )?with|recommend(ed)?( adding)?|"
-                     r"best with)\b")
+POPULAR = re.compile(
+    r"\b(?:(?:people|customers|folks|everyone|everybody|guests|regulars|most people|they)\s+"
+    r"(?:(?:usually|often|really|always|mostly|tend to|like to|love to|will|also)\s+)*"
+    r"(?:like|love|add|get|order|want|put|ask for|request|go for|pile on)s?(?:\s+(?:it|them))?(?:\s+with)?|"
+    r"popular\s+(?:toppings?\s+|add\s*ons?\s+|extras?\s+)?(?:is\s+|are\s+|includes?\s+|with\s+|for it\s+|on it\s+)?|"
+    r"goes (?:well|great) with|go (?:well|great) with|top(?:ped)? (?:it |them )?with|recommend(?:ed)?(?: adding)?|"
+    r"best with|pairs? (?:well )?with|(?:usually|often) (?:gets?|comes?) with)\b")
+NO_POPULAR = re.compile(r"^\W*(?:(?:and|but)\s+)?(?:nothing|none|no)(?: really)? (?:popular|in particular|special)\b|"
+                        r"\bno popular\b|\bnothing popular\b|\bno (?:usual|common) (?:toppings?|add ons?|extras?)\b")
+CATEGORY_SAID = re.compile(r"^(?:its|it is|it s|they are|theyre|category|kind|type)\s+(?:is\s+)?(?:a |an )?(.+?)"
+                           r"(?: then| now| item| dish)?$")
+PUT_ON_MENU = re.compile(r"\bput (?:a |an |the )?(?P<name>.+?) on (?:the |our )?menu\b", re.IGNORECASE)
+PARTS = re.compile(r"[,;:!?]|(?<!\d)\.(?!\d)|\bbut\b")
 CONTENTS = re.compile(r"\b(made (with|of|from)|comes with|contains?|containing|ingredients( are| is)?|with|has|have|"
                       r"including|includes?|filled with|inside)\b")
 CALORIES = re.compile(r"(-?\d+(?:\.\d+)?)\s*(?:k?cal|calories|calorie)\b|\b(?:calories?|cal)\b\D{0,24}?(-?\d+)")
@@ -209,7 +218,10 @@ class ManagerParser:
             return asked
         result = ManagerParse([], moving=ctx.last_move, last_edited=ctx.last_item)
         target = ctx.building
-        for clause in (c.strip() for part in SPLIT.split(text) for c in self.moves(part)):
+        clauses = [c.strip() for part in SPLIT.split(text) for c in self.moves(part)]
+        for i, clause in enumerate(clauses):
+            if clause and self.new_item(clause, "; ".join(clauses[i + 1:]), ctx, result):
+                break  # the rest of the line describes the new item
             if clause:
                 target = self.clause(clause, ctx, target, result)
         if not result.preds:
@@ -324,6 +336,43 @@ class ManagerParser:
             return " ".join(rest) or None
         return None
 
+    def new_item(self, clause: str, rest: str, ctx: ManagerContext, result: ManagerParse) -> bool:
+        """'add a new dish called X, ...', 'put X on the menu: ...', 'new nachos item: X, ...': the
+        add, and the description that follows it (the rest of the clause and of the line)."""
+        said_category = None
+        on_menu = PUT_ON_MENU.search(clause)
+        if on_menu:  # "put a Bacon Egg Taco on the menu: breakfast, ..."
+            clause = f"{clause[:on_menu.start()]}add {on_menu.group('name')}:{clause[on_menu.end():]}"
+        kind_item = re.search(r"\b(?:new|add(?: a| an)?(?: new)?)\s+(?P<cat>[a-z]+)\s+(?P<type>item|dish)\b",
+                              clause, re.IGNORECASE)
+        if kind_item and self.category(kind_item.group("cat"), False):  # "new nachos item: ..."
+            said_category = self.category(kind_item.group("cat"), False)
+            clause = f"{clause[:kind_item.start('cat')]}{clause[kind_item.end('cat'):]}"
+        if not ADD.search(words(clause)):
+            return False
+        m = NAME_THEN_TYPE.search(clause) or NEW_NAME.search(clause)
+        if not m:
+            return False
+        head = words(clause[m.start():m.end() + (PARTS.search(clause[m.end():]) or re.search("$", clause[m.end():])).start()])
+        head_items = [x for x in find_mentions(self.menu, tokenize(head)) if x.kind == "item"]
+        if head_items and not m.group("type") and re.search(r"\b(to|on|in|into|onto)\b|\bfor (the |a |an |my )?[a-z]", head):
+            return False  # "add guac to the bean burrito": an ingredient for a dish on the menu
+        name = new_name(m.group("name"))
+        typed = TYPE_WORDS.get((m.group("type") or "").lower())
+        if name and (fold(name) in TYPE_WORDS or fold(name) in ("one", "thing", "something")):
+            kind = TYPE_WORDS.get(fold(name)) or typed or "dish"
+            result.hint = f"What is the new {kind} called? Say \"add a new {kind} called ...\"."
+            return True
+        known = self.menu.lexicon.get(normalize(m.group("name")), {})
+        if not name or (not known and re.fullmatch(r"(it|them|this|that)", name, re.IGNORECASE)):
+            return False
+        name = known.get("item") or known.get("topping") or name
+        result.preds.append(Pred("add", (Const(typed), name)) if typed else Pred("add", (name,)))
+        if said_category:
+            result.preds.append(Pred("add", (name, Const("category"), said_category)))
+        self.describe(f"{clause[m.end():]}; {rest}", name, ctx, result, asked=None, combo=typed == "combo")
+        return True
+
     # -- one clause ------------------------------------------------------------------------------
     def clause(self, clause: str, ctx: ManagerContext, target: str | None, result: ManagerParse) -> str | None:
         flat = words(clause)
@@ -355,21 +404,6 @@ class ManagerParser:
             names = said if said else stock_names
             preds += [Pred("runout", (name,)) for name in names]
             return target
-        m = NAME_THEN_TYPE.search(clause) or NEW_NAME.search(clause)
-        adds_to_item = items and re.search(r"\b(to|on|in|into|onto)\b|\bfor (the |a |an |my )?[a-z]", flat)
-        if m and not (adds_to_item and not m.group("type")):
-            name = new_name(m.group("name"))
-            typed = TYPE_WORDS.get((m.group("type") or "").lower())
-            if name and (fold(name) in TYPE_WORDS or fold(name) in ("one", "thing", "something")):
-                kind = TYPE_WORDS.get(fold(name)) or typed or "dish"
-                result.hint = f"What is the new {kind} called? Say \"add a new {kind} called ...\"."
-                return target
-            known = self.menu.lexicon.get(normalize(m.group("name")), {})
-            if name and (known or not re.fullmatch(r"(it|them|this|that)", name, re.IGNORECASE)):
-                name = known.get("item") or known.get("topping") or name
-                preds.append(Pred("add", (Const(typed), name)) if typed else Pred("add", (name,)))
-                self.properties(clause[m.end():], name, ctx, result, asked=None, combo=typed == "combo")
-                return name
         if three_decimals(clause):
             result.hint = "A price has at most two decimals (like $3.49); nothing changed."
             return target
@@ -437,7 +471,7 @@ class ManagerParser:
         named = [m for m in mentions if m.kind == "item"
                  and self.category(" ".join(tokens[m.start:m.end]), False) is None]  # "a taco" names a kind
         if target and not named:
-            self.properties(clause, target, ctx, result, asked=ctx.ask_topic if ctx.ask_target == target else None)
+            self.describe(clause, target, ctx, result, asked=ctx.ask_topic if ctx.ask_target == target else None)
         return target
 
     def price_move(self, clause: str, flat: str, result: ManagerParse) -> int | None:
@@ -554,50 +588,87 @@ class ManagerParser:
         return True
 
     def properties(self, text: str, name: str, ctx: ManagerContext, result: ManagerParse, asked: str | None,
-                   edit: bool = False, combo: bool = False) -> None:
-        """Prices, calories, category, ingredients, popular toppings, contents told for `name`."""
-        preds = result.preds
-        verb = "edit" if edit else "add"
+                   edit: bool = False) -> None:
+        """The price, calories and category told for an item on the menu (an edit)."""
         folded = fold(text)
-        calories = CALORIES.search(folded)
-        if calories:
-            value = bounded(calories.group(1) or calories.group(2))
-            preds.append(Pred(verb, (name, Const("calories"), value)))
-            folded = folded[:calories.start()] + " " + folded[calories.end():]
-        elif asked == "calories":
-            m = re.search(r"-?\d+", folded)
-            if m:
-                preds.append(Pred(verb, (name, Const("calories"), bounded(m.group()))))
-                return
-        price = cents(folded, bare_is_price=asked == "price" or bool(re.search(
-            r"\b(for|at|costing|priced|costs?)\s+\$?\d", folded)))
-        if price is not None:
-            preds.append(Pred(verb, (name, Const("price"), price)))
-            folded = MONEY.sub(" ", folded)
+        folded = self.numbers(folded, name, "edit", asked, result)
         category = self.category(re.split(r"\bwith\b|\bpeople\b|\bpopular\b", folded)[0], asked == "category")
         if category and (asked == "category" or re.search(r"\b(its|it is|is|a|an|category)\b", folded)):
-            preds.append(Pred("edit" if edit else "add", (name, Const("category"), category)))
-        if edit:
-            return
-        popular = POPULAR.search(folded)
-        contents_at = CONTENTS.search(folded[: popular.start()] if popular else folded)
-        if popular:
-            listed = folded[popular.end():]
-            if re.fullmatch(r"\W*(none|nothing|no)\W*", listed):
-                preds.append(Pred("add", (name, Const("popular"), Const("none"))))
-            for topping in self.names_in(listed, result, "topping"):
-                preds.append(Pred("add", (name, Const("popular"), topping)))
-        end = popular.start() if popular else len(folded)
+            result.preds.append(Pred("edit", (name, Const("category"), category)))
+
+    def numbers(self, folded: str, name: str, verb: str, asked: str | None, result: ManagerParse) -> str:
+        """Reads the calories and the price of a part ('560 calories', '$4.49', a bare '4.49',
+        'for 3'), appends them, and returns the part without them. A number with cents is a
+        price even when calories were asked for ('sorry, make that 2.29')."""
+        calories = CALORIES.search(folded)
+        if calories:
+            result.preds.append(Pred(verb, (name, Const("calories"), bounded(calories.group(1) or calories.group(2)))))
+            folded = folded[:calories.start()] + " " + folded[calories.end():]
+        with_cents = re.search(r"(?<![\d.])-?\d+\.\d{2}\b", folded)
+        if asked == "calories" and not calories and not with_cents and not MONEY.search(folded):
+            m = re.search(r"-?\d+", folded)
+            if m:
+                result.preds.append(Pred(verb, (name, Const("calories"), bounded(m.group()))))
+                return folded[:m.start()] + " " + folded[m.end():]
+        if three_decimals(folded):
+            result.hint = "A price has at most two decimals (like $3.49); nothing changed."
+            return re.sub(r"\$?\s*\d+\.\d+", " ", folded)
+        price = cents(folded, bare_is_price=asked == "price" or bool(with_cents) or bool(re.search(
+            r"\b(for|at|costing|priced|costs?)\s+\$?\d", folded)))
+        if price is not None:
+            result.preds.append(Pred(verb, (name, Const("price"), price)))
+            folded = re.sub(r"-?\d+(?:\.\d+)?", " ", MONEY.sub(" ", folded))
+            folded = re.sub(r"\b(free|minus|negative|for|at|costing|priced|costs?|make that|make it)\b", " ", folded)
+        return folded
+
+    def describe(self, text: str, name: str, ctx: ManagerContext, result: ManagerParse, asked: str | None,
+                 combo: bool = False) -> None:
+        """What the manager tells about a new item, in any order of parts: 'it's a burrito, 4.49,
+        with steak and rice, 560 calories, people like guac on it'. Each comma-separated part is
+        a price, calories, a category, the start of the ingredient (or combo contents) list, the
+        popular toppings, or more of the list it continues; a bare list is ingredients."""
         combo = combo or ctx.build_type == "combo" or asked == "contains"
-        if contents_at or asked in ("ingredient", "popular", "contains"):
-            start = contents_at.end() if contents_at else 0
-            listed = re.sub(r"-?\d+\s*(cal\w*)?|\$", " ", folded[start:end]) if not combo else folded[start:end]
-            if not normalize(listed):
-                return
-            if combo:
-                for item, count in self.contents(listed, result):
-                    preds.append(Pred("add", (name, Const("contains"), (item, count))))
-            else:
-                prop = "popular" if asked == "popular" and not contents_at else "ingredient"
-                for topping in self.names_in(listed, result, "topping"):
-                    preds.append(Pred("add", (name, Const(prop), topping)))
+        mode = "contains" if combo else {"ingredient": "ingredient", "popular": "popular"}.get(asked or "")
+        for part in PARTS.split(fold(text)):
+            part = self.numbers(part, name, "add", asked, result)
+            part = re.sub(r"^\W*(?:and|plus|then|oh|sorry|also|its|it is|it s|fine|ok|okay)?\W*$", "", part)
+            if not normalize(part):
+                continue
+            if NO_POPULAR.search(part):
+                result.preds.append(Pred("add", (name, Const("popular"), Const("none"))))
+                continue
+            popular = POPULAR.search(part)
+            if popular:
+                self.listed(part[:popular.start()], name, mode, combo, asked, result)
+                part, mode = part[popular.end():], "popular"
+            elif mode != "popular" and (contents := CONTENTS.search(part)):
+                self.listed(part[:contents.start()], name, None, combo, asked, result)
+                part, mode = part[contents.end():], "contains" if combo else "ingredient"
+            mode = self.listed(part, name, mode, combo, asked, result)
+
+    def listed(self, part: str, name: str, mode: str | None, combo: bool, asked: str | None,
+               result: ManagerParse) -> str | None:
+        """One part of a description: a category ('it's a burrito', 'breakfast'), or names for
+        the list `mode` says (a part with no cue starts the ingredients or the contents)."""
+        part = re.sub(r"\b(on|with|in) (it|them|top|those|these)\b|\b(too|usually|a lot|often|as well|also|"
+                      r"for|at|costing|priced)\b", " ", part)
+        if not normalize(part):
+            return mode
+        said_kind = CATEGORY_SAID.match(normalize(part))
+        category = self.category(part, False) if not combo else None
+        if said_kind or (category and mode is None and len(normalize(part).split()) <= 3):
+            if not combo:
+                value = category or self.category(said_kind.group(1), True)
+                result.preds.append(Pred("add", (name, Const("category"), value)))
+            return mode
+        if asked == "category" and not combo:
+            result.preds.append(Pred("add", (name, Const("category"), self.category(part, True))))
+            return mode
+        if mode == "contains" or (mode is None and combo):
+            for item, count in self.contents(part, result):
+                result.preds.append(Pred("add", (name, Const("contains"), (item, count))))
+            return "contains"
+        mode = mode or "ingredient"
+        for topping in self.names_in(part, result, "topping"):
+            result.preds.append(Pred("add", (name, Const(mode), topping)))
+        return mode
