@@ -127,7 +127,7 @@ class NameMatcher:
                 exact = normalize(entry[kind]) in (key, key + "s", key[:-1])
                 found[key] = Match(entry[kind], "exact" if exact else "alias")
             else:
-                found[key] = self.by_spelling(key, kind)
+                found[key] = self.by_spelling(key, kind) or self.by_head(key, kind)
         found.update(self.by_embedding([key for key, match in found.items() if key and match is None], kind))
         return [found[normalize(phrase)] for phrase in phrases]
 
@@ -153,6 +153,17 @@ class NameMatcher:
             if covers(said, close):  # every word said is in it: 'bean burrito' is no 'beef burrito'
                 return Match(candidates[close], "lexical")
         return None
+
+    def by_head(self, key: str, kind: str) -> Match | None:
+        """The one kitchen name that ends with the one word said ('chips' for the only chips of the
+        kitchen); when two names could be meant, the embeddings choose. A dish is never guessed
+        this way: 'bean burrito' is not whichever burrito has beans."""
+        said = [w for w in key.split() if w not in IGNORED]
+        if kind != "topping" or len(said) != 1:
+            return None
+        ending = [name for name in self.names(kind)
+                  if said and covers(said, name) and word_alike(said[-1], normalize(name).split()[-1])]
+        return Match(ending[0], "lexical") if len(ending) == 1 else None
 
     def by_embedding(self, keys: list[str], kind: str) -> dict[str, Match | None]:
         """For each key, the name most similar in meaning among those that contain every word

@@ -128,7 +128,8 @@ MANAGER: dict[str, Form] = {
                        name="string", property="popular"),
     "save": form("save", "apply the pending menu changes now"),
     "cancel": form("cancel", "abandon the item being added"),
-    "undo": form("undo", "take back the last staged change ('undo', 'scratch that')"),
+    "undo": form("undo", "take back the last change ('undo', 'scratch that'; name null), or every pending "
+                 "change to name ('don't delete the X after all')", name="string?"),
     "query": form("query", "a question: kind out (what is out of stock) or pending (what changes are waiting), "
                   "name all; kind price|calories|ingredient: about the item name", kind="out|pending|price|calories|ingredient",
                   name="string"),

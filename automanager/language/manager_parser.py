@@ -31,6 +31,12 @@ SAVE = re.compile(r"^(please )?(save|apply|commit|publish|confirm)\b( (it|them|t
 UNDO = re.compile(r"^(?:(?:wait|oh|oops|sorry|no|actually|hmm)\s+)*(undo( that| it| the last( one| change)?)?|"
                   r"scratch that|take that back|revert( that)?|never ?mind that|my bad|forget that|"
                   r"dont do that|do not do that)\b(?:\s+(?:i meant|make it|it should be))?")
+UNDO_NAMED = re.compile(
+    r"^(?:(?:wait|oh|oops|sorry|no|actually|hmm|on second thought|ok|okay)\s+)*"
+    r"(?:(?:dont|do not|let s not|lets not) (?:delete|remove|change|drop|reprice|touch|do|take off|pull|discontinue)|"
+    r"(?:undo|revert|scratch|forget|cancel|never ?mind|leave|keep)(?: the| that| my)?"
+    r"(?: (?:change|changes|edit|edits|delete|deletion|price change|removal))?(?: (?:to|on|of|for))?)\b"
+    r"(?P<rest>.*?)(?:\b(?:after all|then|as it was|as it is|alone|on the menu|for now)\b.*)?$")
 CANCEL = re.compile(r"^(cancel|never ?mind|forget (it|that)|scrap (it|that)|abort|stop)\b")
 RUNOUT = re.compile(r"\b(out of|ran out|run out|running out|no more|sold out|short on|running short|"
                     r"dont have any|do not have any|86|86d|eighty six|gone|finished|unavailable|"
@@ -100,6 +106,7 @@ VALUE_QUESTIONS = {"price": re.compile(r"\bhow much\b|\bprice\b|\bcost\b"),
                    "calories": re.compile(r"\bcalories\b"),
                    "ingredient": re.compile(r"\b(whats|what is|what s) (in|on)\b|\bingredients\b|\bwhat goes (in|on)\b|"
                                             r"\bmade (of|with)\b")}
+YES_NO_QUESTIONS = ("confirm_delete", "new_ingredient", "confirm_price")
 NEXT_MOVE = re.compile(r",?\s*\band\b(?=(?:\s+\w+){1,6}\s+by\b)")  # "X by 20 cents and Y by a dime"
 
 
@@ -193,6 +200,12 @@ class ManagerParser:
             return ManagerParse([Pred("save")])
         if QUIT.search(flat) and not ADD.search(flat):
             return ManagerParse([Pred("quit")])
+        named_undo = UNDO_NAMED.match(flat)
+        if named_undo and not re.search(r"\d", flat):  # "don't delete the cinnamon twists after all": that item's pending changes go
+            about = [m.name for m in find_mentions(self.menu, tokenize(named_undo.group("rest"))) if m.kind == "item"] \
+                or [m.alternatives["topping"] for m in find_mentions(self.menu, tokenize(named_undo.group("rest")))]
+            if about:
+                return ManagerParse([Pred("undo", (name,)) for name in dict.fromkeys(about)])
         undo = UNDO.match(flat)
         if undo and not ctx.building:  # "scratch that, I meant 3.79": undo, then the rest of the line
             tail = flat[undo.end():].strip()
@@ -203,10 +216,11 @@ class ManagerParser:
             return ManagerParse([Pred("undo")] + rest)
         if CANCEL.match(flat):
             return ManagerParse([Pred("cancel")])
-        if ctx.ask_topic == "confirm_delete":  # the read-back of a delete: yes stages it, anything else keeps it
-            if re.match(r"^(yes|yeah|yep|yup|sure|ok|okay|correct|confirm|do it|go ahead|delete)\b", flat):
+        if ctx.ask_topic in YES_NO_QUESTIONS:  # a read-back or an offer: "yes, add chorizo", "no, keep it"
+            if re.match(r"^(yes|yeah|yep|yup|sure|ok|okay|correct|confirm|do it|go ahead|please do|delete|add)\b", flat) \
+                    and not re.search(r"\b(dont|do not|no|not)\b", flat):
                 return ManagerParse([Pred("accept")])
-            if re.match(r"^(no|nope|nah|keep|wait|dont|do not|never ?mind|cancel|stop)\b", flat):
+            if re.match(r"^(no|nope|nah|keep|wait|dont|do not|never ?mind|cancel|stop|leave)\b", flat):
                 return ManagerParse([Pred("decline")])
         reply = phrases().reply(flat)
         if reply == "yes":
@@ -298,9 +312,10 @@ class ManagerParser:
     def whole_names(self, phrase: str, kind: str) -> list[str]:
         """The names of `kind` in a phrase, when they account for every word of it (so that
         'unicorn meat' is not read as the meat it mentions)."""
-        tokens = [t for t in tokenize(phrase) if t.isalnum() and t not in FILLER]
+        tokens = [t for t in tokenize(phrase) if t.isalnum()]
         mentions = [m for m in find_mentions(self.menu, tokens) if kind in m.alternatives]
-        if sum(m.end - m.start for m in mentions) < len(tokens):
+        named = {i for m in mentions for i in range(m.start, m.end)}
+        if any(t not in FILLER for i, t in enumerate(tokens) if i not in named):
             return []
         return [m.alternatives[kind] for m in mentions]
 
@@ -508,8 +523,11 @@ class ManagerParser:
         chunks = [c for c in re.split(r",|\band\b|\bor\b|&|\bplus\b|/", text) if normalize(c)]
         names = []
         for chunk in chunks[:MAX_LIST]:
-            words = [w for w in normalize(chunk).split() if w not in FILLER]
-            phrase = " ".join(words)
+            whole = self.whole_names(chunk, "topping") or self.whole_names(chunk, "item")
+            if len(whole) == 1:  # "three cheese" is a name before it is a count
+                names.append(whole[0])
+                continue
+            phrase = " ".join(w for w in normalize(chunk).split() if w not in FILLER)
             if not phrase:
                 continue
             found = [m for m in (self.names.match(phrase, "topping"), self.names.match(phrase, "item")) if m]
@@ -651,7 +669,8 @@ class ManagerParser:
         """One part of a description: a category ('it's a burrito', 'breakfast'), or names for
         the list `mode` says (a part with no cue starts the ingredients or the contents)."""
         part = re.sub(r"\b(on|with|in) (it|them|top|those|these)\b|\b(too|usually|a lot|often|as well|also|"
-                      r"for|at|costing|priced)\b", " ", part)
+                      r"for|at|costing|priced|about|around|roughly|approximately|approx|maybe|just|exactly|each|"
+                      r"in total|total)\b", " ", part)
         if not normalize(part):
             return mode
         said_kind = CATEGORY_SAID.match(normalize(part))

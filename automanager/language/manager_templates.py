@@ -169,6 +169,10 @@ class ManagerTemplates:
             return f"All right, {args[0]} stays on the menu."
         if kind == "undone":
             return f"Undone: the pending change to {args[0]} is dropped."
+        if kind == "stock_undone":
+            return f"Undone: {args[0]} is {'back in stock' if args[1] == 'out' else 'out of stock again'}."
+        if kind == "nothing_pending":
+            return f"There is no pending change to {args[0]}, so nothing changed."
         if kind == "nothing_to_undo":
             return "There is no pending change to undo."
         if kind == "declined":

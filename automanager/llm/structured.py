@@ -197,6 +197,8 @@ class ManagerReader:
             return Pred("add", (Const(f["type"]), said)) if f["type"] else Pred("add", (said,))
         if name == "delete":
             return Pred("delete", (self.food(f["name"], ctx, result),))
+        if name == "undo":
+            return Pred("undo", (self.food(f["name"], ctx, result),)) if f["name"] else Pred("undo")
         if name == "query":
             about = "all" if f["kind"] in ("out", "pending") else self.food(f["name"], ctx, result)
             return Pred("query", (Const(f["kind"]), about))
