@@ -106,7 +106,7 @@ VALUE_QUESTIONS = {"price": re.compile(r"\bhow much\b|\bprice\b|\bcost\b"),
                    "calories": re.compile(r"\bcalories\b"),
                    "ingredient": re.compile(r"\b(whats|what is|what s) (in|on)\b|\bingredients\b|\bwhat goes (in|on)\b|"
                                             r"\bmade (of|with)\b")}
-YES_NO_QUESTIONS = ("confirm_delete", "new_ingredient", "confirm_price")
+YES_NO_QUESTIONS = ("confirm_delete", "new_ingredient", "confirm_price", "confirm_runout")
 NEXT_MOVE = re.compile(r",?\s*\band\b(?=(?:\s+\w+){1,6}\s+by\b)")  # "X by 20 cents and Y by a dime"
 
 
@@ -454,11 +454,11 @@ class ManagerParser:
                 result.hint = "A price has at most two decimals (like $3.49); nothing changed."
                 return target
             named = re.search(r"\b(?:is|are) (?:a|an|now a|now an) ([a-z ]+?)(?: now| from now on)?$", rest)
-            if cents(rest, bare_is_price=bool(priced)) is not None or CALORIES.search(rest) \
-                    or self.category(rest.split(" is ", 1)[-1], False) or named:
+            price = cents(rest, bare_is_price=bool(priced))
+            if price is not None or CALORIES.search(rest) or self.category(rest.split(" is ", 1)[-1], False) or named:
                 for item in dict.fromkeys(items):  # "the soft and the crunchy taco are both 1.49"
                     self.properties(rest, item, ctx, result, asked="price" if priced else None, edit=True)
-                    if named and not self.category(named.group(1), False):
+                    if named and price is None and not self.category(named.group(1), False):
                         result.preds.append(Pred("edit", (item, Const("category"), named.group(1).strip())))
                 return target
         m = re.search(r"\b(?:add|put|include)\s+(?P<what>.+?)\s+(?:to|on|in|into|for)\s+(?:the\s+)?(?P<owner>.+)$",

@@ -101,6 +101,8 @@ class ManagerTemplates:
         for name, question in actions.get("ask", []):
             if question == "stale":
                 parts.append(self.stale_question(*actions["stale"][0]))
+            elif question in ("confirm_price", "confirm_runout"):
+                parts += [self.readback(*args) for args in actions.get("readback", []) if args[0] == name]
             else:
                 parts.append(QUESTIONS[question].format(name, **self.limits))
         if ("quit",) in actions.get("mode", []):
@@ -108,6 +110,16 @@ class ManagerTemplates:
         elif not any(parts):
             parts.append("Anything else? You can report stock, or add, change or remove menu items.")
         return " ".join(p for p in parts if p)
+
+    @staticmethod
+    def readback(name: str, what: str, a, b) -> str:
+        """The question before a surprising change: exactly what would change, and how to answer."""
+        if what == "price":
+            change = "cut" if b < a else "rise"
+            return (f"Change the price of {name} from {dollars(a)} to {dollars(b)}? That is a "
+                    f"{round(abs(b - a) * 100 / a)}% {change}. Say yes to change it, or no to keep {dollars(a)}.")
+        return (f"Mark {name} out of stock? That takes {a} dishes off for customers. Say yes to mark it out, "
+                f"or no to leave it.")
 
     @staticmethod
     def stale_question(name: str, prop: str, now, new) -> str:
@@ -165,6 +177,10 @@ class ManagerTemplates:
         if kind == "value_is":
             return f"The {PROPERTY_NAMES[args[1]] if args[1] != 'ingredient' else 'ingredients'} of {args[0]}: " \
                    f"{show_value(args[1], args[2])}."
+        if kind == "kept_price":
+            return f"All right, the price of {args[0]} stays {show_value('price', args[1])}."
+        if kind == "kept_stock":
+            return f"All right, {args[0]} stays in stock."
         if kind == "kept":
             return f"All right, {args[0]} stays on the menu."
         if kind == "undone":

@@ -256,7 +256,9 @@ class Builder:
         self.facts += [fact("max_line_quantity", self.rules["max_line_quantity"]),
                        fact("max_order_quantity", self.rules["max_order_quantity"]),
                        fact("max_item_price", self.rules["max_item_price"]),
-                       fact("max_item_calories", self.rules["max_item_calories"])]
+                       fact("max_item_calories", self.rules["max_item_calories"]),
+                       fact("readback_price_change_percent", self.rules["readback_price_change_percent"]),
+                       fact("readback_runout_dishes", self.rules["readback_runout_dishes"])]
 
     def build(self) -> tuple[str, str]:
         combos = self.build_dishes()
