@@ -111,7 +111,7 @@ MANAGER: dict[str, Form] = {
     "runout": form("runout", "food (an ingredient, sauce, dish or combo) is out of stock", food="string"),
     "restore": form("restore", "food is back in stock", food="string"),
     "add_new": form("add", "add a new dish, combo or ingredient called name (type null when not said)",
-                    type="dish|combo|ingredient?", name="string"),
+                    type="dish|combo|ingredient|sauce?", name="string"),
     "add": form("add", "name (a new item being described, or one on the menu) gets a value: category a category "
                 "word; price in dollars; calories a number; ingredient a name; popular a topping people like "
                 "on it, or none; contains a dish or option group of a combo, with count",

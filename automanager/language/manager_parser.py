@@ -34,7 +34,7 @@ UNDO = re.compile(r"^(?:(?:wait|oh|oops|sorry|no|actually|hmm)\s+)*(undo( that| 
 UNDO_NAMED = re.compile(
     r"^(?:(?:wait|oh|oops|sorry|no|actually|hmm|on second thought|ok|okay)\s+)*"
     r"(?:(?:dont|do not|let s not|lets not) (?:delete|remove|change|drop|reprice|touch|do|take off|pull|discontinue)|"
-    r"(?:undo|revert|scratch|forget|cancel|never ?mind|leave|keep)(?: the| that| my)?"
+    r"(?:undo|revert|scratch|forget|cancel|never ?mind|keep)(?: the| that| my)?"
     r"(?: (?:change|changes|edit|edits|delete|deletion|price change|removal))?(?: (?:to|on|of|for))?)\b"
     r"(?P<rest>.*?)(?:\b(?:after all|then|as it was|as it is|alone|on the menu|for now)\b.*)?$")
 CANCEL = re.compile(r"^(cancel|never ?mind|forget (it|that)|scrap (it|that)|abort|stop)\b")
@@ -57,10 +57,11 @@ EDIT = re.compile(r"\b(change|set|make|update|raise|lower|now|costs?|price|reduc
 PRICE_LIKE = re.compile(r"(?<![\d.])-?\d+\.\d+\b|\$|\bfree\b|\b(dollars?|bucks|cents?)\b")
 ADD = re.compile(r"\b(add|new|introduce|create|put|include|launch)\b")
 TYPE_WORDS = {"dish": "dish", "item": None, "food": "dish", "combo": "combo", "meal": "combo", "box": "combo",
-              "bundle": "combo", "ingredient": "ingredient", "topping": "ingredient", "sauce": "ingredient"}
+              "bundle": "combo", "ingredient": "ingredient", "topping": "ingredient", "sauce": "sauce",
+              "salsa": "sauce", "dressing": "sauce"}
 NEW_NAME = re.compile(
     r"\b(?:add|introduce|create|launch|new)\b(?:\s+(?:a|an|the|new|one))*"
-    r"(?:\s+(?P<type>dish|item|food|combo|meal|box|bundle|ingredient|topping|sauce)\b)?"
+    r"(?:\s+(?P<type>dish|item|food|combo|meal|box|bundle|ingredient|topping|sauce|salsa|dressing)\b)?"
     r"(?:\s*(?:called|named|:|-))?\s+(?P<name>.+?)"
     r"(?=\s*(?:,|;|:|\bfor\b|\bat\b|\bwith\b|\bas\b|\bwhich\b|\bthat\b|\bits\b|\bit is\b|\bto the menu\b|"
     r"\bon the menu\b|\bcosting\b|\bpriced\b|\$|\d|$))",
@@ -69,7 +70,7 @@ NEW_NAME = re.compile(
 NAME_THEN_TYPE = re.compile(  # "add a nacho fries dish for 2.49"
     r"\b(?:add|introduce|create|launch)\s+(?:(?:a|an|the|new)\s+)*(?!(?:a|an|the|new)\s)"
     r"(?P<name>(?:(?!\b(?:called|named|as|popular)\b)[^,;:$\d])+?)"
-    r"\s+(?P<type>dish|combo|meal|box|bundle|ingredient|topping|sauce)\b(?=\s*(?:$|[,;.$\d]|for\b|at\b|with\b|"
+    r"\s+(?P<type>dish|combo|meal|box|bundle|ingredient|topping|sauce|salsa|dressing)\b(?=\s*(?:$|[,;.$\d]|for\b|at\b|with\b|"
     r"priced\b|costing\b|that\b|which\b|it\b))",
     re.IGNORECASE,
 )
@@ -84,6 +85,11 @@ NO_POPULAR = re.compile(r"^\W*(?:(?:and|but)\s+)?(?:nothing|none|no)(?: really)?
                         r"\bno popular\b|\bnothing popular\b|\bno (?:usual|common) (?:toppings?|add ons?|extras?)\b")
 CATEGORY_SAID = re.compile(r"^(?:its|it is|it s|they are|theyre|category|kind|type)\s+(?:is\s+)?(?:a |an )?(.+?)"
                            r"(?: then| now| item| dish)?$")
+AS_TYPE = re.compile(r"\s*as (?:a |an )?(?:new )?(dish|item|combo|meal|ingredient|topping|sauce|salsa|dressing)\b",
+                     re.IGNORECASE)
+SAID_BEFORE = re.compile(r"(?i)\b(?:we\W?ve|we have|we now have|we got|we\W?re getting|we are getting|got|there\W?s|"
+                         r"now|today|new|some|also|so|ok|okay|and|just|came in|arrived|showed up|is here|are here|"
+                         r"in stock|in)\b|[,;:]")
 PUT_ON_MENU = re.compile(r"\bput (?:a |an |the )?(?P<name>.+?) on (?:the |our )?menu\b", re.IGNORECASE)
 PARTS = re.compile(r"[,;:!?]|(?<!\d)\.(?!\d)|\bbut\b")
 CONTENTS = re.compile(r"\b(made (with|of|from)|comes with|contains?|containing|ingredients( are| is)?|with|has|have|"
@@ -374,18 +380,30 @@ class ManagerParser:
             return False  # "add guac to the bean burrito": an ingredient for a dish on the menu
         name = new_name(m.group("name"))
         typed = TYPE_WORDS.get((m.group("type") or "").lower())
+        described = clause[m.end():]
         if name and (fold(name) in TYPE_WORDS or fold(name) in ("one", "thing", "something")):
             kind = TYPE_WORDS.get(fold(name)) or typed or "dish"
-            result.hint = f"What is the new {kind} called? Say \"add a new {kind} called ...\"."
-            return True
-        known = self.menu.lexicon.get(normalize(m.group("name")), {})
-        if not name or (not known and re.fullmatch(r"(it|them|this|that)", name, re.IGNORECASE)):
+            after = re.match(r"\s*[,:;-]\s*([^,;:$\d]+)", described)  # "add a new ingredient, Cotija Crumbles"
+            if not after or not new_name(after.group(1)) or re.search(r"\d|\$", after.group(1)):
+                result.hint = f"What is the new {kind} called? Say \"add a new {kind} called ...\"."
+                return True
+            name, typed, described = new_name(after.group(1)), TYPE_WORDS.get(fold(name)) or typed, \
+                described[after.end():]
+        as_type = AS_TYPE.match(described)  # "add Diablo Dressing as a sauce"
+        if as_type:
+            typed, described = TYPE_WORDS.get(as_type.group(1)) or typed, described[as_type.end():]
+        if name and re.fullmatch(r"(it|them|this|that)", name, re.IGNORECASE):
+            name = new_name(SAID_BEFORE.sub(" ", clause[:m.start()]))  # "we've got Cotija Cheese, add it"
+            if not name or normalize(name) in self.menu.lexicon:
+                return False
+        known = self.menu.lexicon.get(normalize(name or ""), {})
+        if not name:
             return False
         name = known.get("item") or known.get("topping") or name
         result.preds.append(Pred("add", (Const(typed), name)) if typed else Pred("add", (name,)))
         if said_category:
             result.preds.append(Pred("add", (name, Const("category"), said_category)))
-        self.describe(f"{clause[m.end():]}; {rest}", name, ctx, result, asked=None, combo=typed == "combo")
+        self.describe(f"{described}; {rest}", name, ctx, result, asked=None, combo=typed == "combo")
         return True
 
     # -- one clause ------------------------------------------------------------------------------
@@ -413,7 +431,11 @@ class ManagerParser:
                 and (kitchen or items):
             preds += [Pred("restore", (name,)) for name in self.stock_list(clause, result) or stock_names]
             return target
-        if RUNOUT.search(flat) and not ADD.search(flat) and not DELETE.search(flat) and \
+        taken_out = re.search(r"\b(?:take|taking|pull|pulling|leave|leaving|remove|removing)\b.*\bout of\b(?! stock)"
+                              r"(?P<owner>.+)$", flat)
+        if taken_out and any(m.kind == "item" for m in find_mentions(self.menu, tokenize(taken_out.group("owner")))):
+            return self.deletion(clause, flat, items, kitchen, target, result, ctx.last_item)  # out of a dish
+        if RUNOUT.search(flat) and not ADD.search(flat) and (not DELETE.search(flat) or "out of stock" in flat) and \
                 not PRICE_LIKE.search(clause.lower()):
             said = self.stock_list(clause, result) or self.unknown_stock_name(flat, result)
             names = said if said else stock_names
@@ -572,7 +594,7 @@ class ManagerParser:
             if "popular" in flat and re.search(r"\b(all|the) popular\b", flat) and not kitchen:
                 preds.append(Pred("delete", (owner, Const("popular"))))
                 return target
-            for name in kitchen:
+            for name in dict.fromkeys(kitchen):
                 preds.append(Pred("delete", (owner, kind or Const("ingredient"), name)))
             for name in (i for i in items if i != owner):
                 preds.append(Pred("delete", (owner, Const("contains"), (name, 1))))

@@ -214,7 +214,7 @@ def describe(action: str, item: str, prop: str, old, new) -> str:
     """One staged or applied change in words, for /pending, /history and `automanager state`."""
     if prop == "stock":
         return f"{item} {'out of stock' if action == 'runout' else 'back in stock'}"
-    if prop in ("dish", "combo", "ingredient") and old is None and new is None:
+    if prop in ("dish", "combo", "ingredient", "sauce") and old is None and new is None:
         return f"{action} {prop} {item}"
     if prop == "item":
         return f"{action} {item}"
