@@ -1,7 +1,7 @@
 """Properties of price edits said to the manager bot (hypothesis, derandomized for CI): for
 generated sentences (absolute and relative, up and down, dollars, cents and coins) the staged
-price is exactly the sentence's arithmetic, or the change is refused with a reason; no price
-sentence ever stages a delete."""
+price is exactly the sentence's arithmetic (read back first when it moves by more than the KB's
+read-back percent), or the change is refused with a reason; no price sentence ever stages a delete."""
 
 from __future__ import annotations
 
@@ -63,7 +63,15 @@ def test_a_price_sentence_stages_its_arithmetic_or_is_refused(chat, data):
     expected = absolute if absolute is not None else prices[dish] + delta
     staged = [row for row in chat.staged() if row[1] == dish and row[2] == "price"]
     limit = menu.facts["max_item_price"][0][0]
-    if 0 < expected <= limit and expected != prices[dish]:
+    percent = menu.facts["readback_price_change_percent"][0][0]
+    if 0 < expected <= limit and abs(expected - prices[dish]) * 100 > percent * prices[dish]:
+        # a surprising change is read back with its exact value first; only yes stages it
+        assert not staged, (text, turn.parsed)
+        assert turn.actions["readback"] == [(dish, "price", prices[dish], expected)], (text, turn.reply)
+        turn = chat.turn("yes")
+        staged = [row for row in chat.staged() if row[1] == dish and row[2] == "price"]
+        assert staged and staged[-1][4] == expected, (text, turn.parsed, turn.reply)
+    elif 0 < expected <= limit and expected != prices[dish]:
         assert staged and staged[-1][4] == expected, (text, turn.parsed, turn.reply)
     else:
         assert not staged or staged[-1][4] != expected, (text, turn.parsed)

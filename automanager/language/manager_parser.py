@@ -222,7 +222,7 @@ class ManagerParser:
             return ManagerParse([Pred("undo")] + rest)
         if CANCEL.match(flat):
             return ManagerParse([Pred("cancel")])
-        if ctx.ask_topic in YES_NO_QUESTIONS:  # a read-back or an offer: "yes, add chorizo", "no, keep it"
+        if ctx.ask_topic in YES_NO_QUESTIONS:  # a read-back or an offer: "yes, add it", "no, keep it"
             if re.match(r"^(yes|yeah|yep|yup|sure|ok|okay|correct|confirm|do it|go ahead|please do|delete|add)\b", flat) \
                     and not re.search(r"\b(dont|do not|no|not)\b", flat):
                 return ManagerParse([Pred("accept")])
@@ -358,15 +358,15 @@ class ManagerParser:
         return None
 
     def new_item(self, clause: str, rest: str, ctx: ManagerContext, result: ManagerParse) -> bool:
-        """'add a new dish called X, ...', 'put X on the menu: ...', 'new nachos item: X, ...': the
+        """'add a new dish called X, ...', 'put X on the menu: ...', 'new <category> item: X, ...': the
         add, and the description that follows it (the rest of the clause and of the line)."""
         said_category = None
         on_menu = PUT_ON_MENU.search(clause)
-        if on_menu:  # "put a Bacon Egg Taco on the menu: breakfast, ..."
+        if on_menu:  # "put a <new name> on the menu: <its description>"
             clause = f"{clause[:on_menu.start()]}add {on_menu.group('name')}:{clause[on_menu.end():]}"
         kind_item = re.search(r"\b(?:new|add(?: a| an)?(?: new)?)\s+(?P<cat>[a-z]+)\s+(?P<type>item|dish)\b",
                               clause, re.IGNORECASE)
-        if kind_item and self.category(kind_item.group("cat"), False):  # "new nachos item: ..."
+        if kind_item and self.category(kind_item.group("cat"), False):  # "new <category> item: X"
             said_category = self.category(kind_item.group("cat"), False)
             clause = f"{clause[:kind_item.start('cat')]}{clause[kind_item.end('cat'):]}"
         if not ADD.search(words(clause)):
@@ -383,7 +383,7 @@ class ManagerParser:
         described = clause[m.end():]
         if name and (fold(name) in TYPE_WORDS or fold(name) in ("one", "thing", "something")):
             kind = TYPE_WORDS.get(fold(name)) or typed or "dish"
-            after = re.match(r"\s*[,:;-]\s*([^,;:$\d]+)", described)  # "add a new ingredient, Cotija Crumbles"
+            after = re.match(r"\s*[,:;-]\s*([^,;:$\d]+)", described)  # "add a new ingredient, <name>"
             if not after or not new_name(after.group(1)) or re.search(r"\d|\$", after.group(1)):
                 result.hint = f"What is the new {kind} called? Say \"add a new {kind} called ...\"."
                 return True
@@ -393,7 +393,7 @@ class ManagerParser:
         if as_type:
             typed, described = TYPE_WORDS.get(as_type.group(1)) or typed, described[as_type.end():]
         if name and re.fullmatch(r"(it|them|this|that)", name, re.IGNORECASE):
-            name = new_name(SAID_BEFORE.sub(" ", clause[:m.start()]))  # "we've got Cotija Cheese, add it"
+            name = new_name(SAID_BEFORE.sub(" ", clause[:m.start()]))  # "<name> came in, add it as a sauce"
             if not name or normalize(name) in self.menu.lexicon:
                 return False
         known = self.menu.lexicon.get(normalize(name or ""), {})
@@ -663,8 +663,8 @@ class ManagerParser:
 
     def describe(self, text: str, name: str, ctx: ManagerContext, result: ManagerParse, asked: str | None,
                  combo: bool = False) -> None:
-        """What the manager tells about a new item, in any order of parts: 'it's a burrito, 4.49,
-        with steak and rice, 560 calories, people like guac on it'. Each comma-separated part is
+        """What the manager tells about a new item, in any order of parts: '<price>, it's a <category>,
+        <calories>, with <ingredients>, people love <topping> on it'. Each comma-separated part is
         a price, calories, a category, the start of the ingredient (or combo contents) list, the
         popular toppings, or more of the list it continues; a bare list is ingredients."""
         combo = combo or ctx.build_type == "combo" or asked == "contains"

@@ -115,9 +115,9 @@ class ManagerTemplates:
     def readback(name: str, what: str, a, b) -> str:
         """The question before a surprising change: exactly what would change, and how to answer."""
         if what == "price":
-            change = "cut" if b < a else "rise"
-            return (f"Change the price of {name} from {dollars(a)} to {dollars(b)}? That is a "
-                    f"{round(abs(b - a) * 100 / a)}% {change}. Say yes to change it, or no to keep {dollars(a)}.")
+            change = f" That is a {round(abs(b - a) * 100 / a)}% {'cut' if b < a else 'rise'}." if a else ""
+            return (f"Change the price of {name} from {dollars(a)} to {dollars(b)}?{change} Say yes to change it, "
+                    f"or no to keep {dollars(a)}.")
         return (f"Mark {name} out of stock? That takes {a} dishes off for customers. Say yes to mark it out, "
                 f"or no to leave it.")
 
