@@ -271,7 +271,8 @@ class ManagerChat(Chat):
         else:
             raise StateError("other managers kept publishing menu versions; nothing of yours was applied. "
                              "Say it again.")
-        reply = self.respond(self.templates.render(decision.actions, note, parse.hint), decision.actions, usage)
+        hint = parse.hint or (self.parser.suggestion(text) if any(p.name == "irrelevant" for p in parse.preds) else "")
+        reply = self.respond(self.templates.render(decision.actions, note, hint), decision.actions, usage)
         if parse.skipped:
             reply = f"(I read the first {MAX_LIST} names of that list; say the other {parse.skipped} again.) " + reply
         return Turn(text=text, reply=reply, parsed=[str(p) for p in parse.preds], actions=decision.actions,

@@ -90,6 +90,9 @@ AS_TYPE = re.compile(r"\s*as (?:a |an )?(?:new )?(dish|item|combo|meal|ingredien
 SAID_BEFORE = re.compile(r"(?i)\b(?:we\W?ve|we have|we now have|we got|we\W?re getting|we are getting|got|there\W?s|"
                          r"now|today|new|some|also|so|ok|okay|and|just|came in|arrived|showed up|is here|are here|"
                          r"in stock|in)\b|[,;:]")
+GREETING = re.compile(r"(?:hi|hello|hey|hiya|yo|good (?:morning|afternoon|evening)|morning|howdy)(?: there)?"
+                      r"(?: \w+)?")
+GENERIC_NAMES = ("one", "thing", "something", "special", "product", "menu item", "item", "promo", "offer")
 PUT_ON_MENU = re.compile(r"\bput (?:a |an |the )?(?P<name>.+?) on (?:the |our )?menu\b", re.IGNORECASE)
 PARTS = re.compile(r"[,;:!?]|(?<!\d)\.(?!\d)|\bbut\b")
 CONTENTS = re.compile(r"\b(made (with|of|from)|comes with|contains?|containing|ingredients( are| is)?|with|has|have|"
@@ -248,6 +251,25 @@ class ManagerParser:
             result.preds.append(Pred("irrelevant"))
         return result
 
+    def suggestion(self, text: str) -> str:
+        """What to say when a line was not understood: the nearest command (the one whose cue
+        words the line shares most), with the names the line mentioned, and where to see more."""
+        said = {w.rstrip("s") for w in words(text).split()} | set(words(text).split())
+        mentions = find_mentions(self.menu, tokenize(text))
+        dish = next((m.name for m in mentions if m.kind == "item"), self.menu.example_dish)
+        ingredient = next((m.alternatives["topping"] for m in mentions if "topping" in m.alternatives), None) or \
+            next(iter(sorted(self.menu.included(dish))), dish)
+        if GREETING.fullmatch(words(text)):
+            return ("Hi! Tell me what ran out or came back, or what to add, change or remove on the menu; "
+                    "type /help for examples.")
+        commands = phrases().manager_commands
+        best = max(commands, key=lambda command: len(said & command[1]))
+        if not said & best[1]:
+            return (f"Sorry, I didn't catch that. Try \"we're out of {ingredient}\", \"the {dish} now costs $2.49\" "
+                    "or \"add a new dish called ...\"; type /help to see everything I understand.")
+        return (f"Sorry, I didn't catch that. The nearest thing I know is \"{best[0].format(dish=dish, ingredient=ingredient)}\"; "
+                "type /help to see everything I understand.")
+
     def question(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
         """'what's out right now?', 'what have I changed?', 'how much is the X?', 'what's in it?'."""
         if OUT_QUESTION.search(flat):
@@ -381,7 +403,7 @@ class ManagerParser:
         name = new_name(m.group("name"))
         typed = TYPE_WORDS.get((m.group("type") or "").lower())
         described = clause[m.end():]
-        if name and (fold(name) in TYPE_WORDS or fold(name) in ("one", "thing", "something")):
+        if name and (fold(name) in TYPE_WORDS or fold(name) in GENERIC_NAMES):
             kind = TYPE_WORDS.get(fold(name)) or typed or "dish"
             after = re.match(r"\s*[,:;-]\s*([^,;:$\d]+)", described)  # "add a new ingredient, <name>"
             if not after or not new_name(after.group(1)) or re.search(r"\d|\$", after.group(1)):
@@ -508,7 +530,8 @@ class ManagerParser:
         named = [m for m in mentions if m.kind == "item"
                  and self.category(" ".join(tokens[m.start:m.end]), False) is None]  # "a taco" names a kind
         if target and not named:
-            self.describe(clause, target, ctx, result, asked=ctx.ask_topic if ctx.ask_target == target else None)
+            self.describe(clause, target, ctx, result, asked=ctx.ask_topic if ctx.ask_target == target else None,
+                          bare_list=False)
         return target
 
     def price_move(self, clause: str, flat: str, result: ManagerParse) -> int | None:
@@ -662,11 +685,12 @@ class ManagerParser:
         return folded
 
     def describe(self, text: str, name: str, ctx: ManagerContext, result: ManagerParse, asked: str | None,
-                 combo: bool = False) -> None:
+                 combo: bool = False, bare_list: bool = True) -> None:
         """What the manager tells about a new item, in any order of parts: '<price>, it's a <category>,
         <calories>, with <ingredients>, people love <topping> on it'. Each comma-separated part is
         a price, calories, a category, the start of the ingredient (or combo contents) list, the
-        popular toppings, or more of the list it continues; a bare list is ingredients."""
+        popular toppings, or more of the list it continues. A bare list is ingredients in a
+        description (`bare_list`); in a short answer only the list that was asked for is read."""
         combo = combo or ctx.build_type == "combo" or asked == "contains"
         mode = "contains" if combo else {"ingredient": "ingredient", "popular": "popular"}.get(asked or "")
         for part in PARTS.split(fold(text)):
@@ -679,15 +703,15 @@ class ManagerParser:
                 continue
             popular = POPULAR.search(part)
             if popular:
-                self.listed(part[:popular.start()], name, mode, combo, asked, result)
+                self.listed(part[:popular.start()], name, mode, combo, asked, result, bare_list)
                 part, mode = part[popular.end():], "popular"
             elif mode != "popular" and (contents := CONTENTS.search(part)):
-                self.listed(part[:contents.start()], name, None, combo, asked, result)
+                self.listed(part[:contents.start()], name, None, combo, asked, result, bare_list)
                 part, mode = part[contents.end():], "contains" if combo else "ingredient"
-            mode = self.listed(part, name, mode, combo, asked, result)
+            mode = self.listed(part, name, mode, combo, asked, result, bare_list)
 
     def listed(self, part: str, name: str, mode: str | None, combo: bool, asked: str | None,
-               result: ManagerParse) -> str | None:
+               result: ManagerParse, bare_list: bool = True) -> str | None:
         """One part of a description: a category ('it's a burrito', 'breakfast'), or names for
         the list `mode` says (a part with no cue starts the ingredients or the contents)."""
         part = re.sub(r"\b(on|with|in) (it|them|top|those|these)\b|\b(too|usually|a lot|often|as well|also|"
@@ -705,6 +729,8 @@ class ManagerParser:
         if asked == "category" and not combo:
             result.preds.append(Pred("add", (name, Const("category"), self.category(part, True))))
             return mode
+        if mode is None and not bare_list and not self.whole_names(part, "item" if combo else "topping"):
+            return mode  # words that are no list of names, in an answer that asked for none
         if mode == "contains" or (mode is None and combo):
             for item, count in self.contents(part, result):
                 result.preds.append(Pred("add", (name, Const("contains"), (item, count))))

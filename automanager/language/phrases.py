@@ -73,6 +73,7 @@ class Phrases:
         self.price_up = Cue(tuple(data["price_moves"]["up"]))
         self.price_down = Cue(tuple(data["price_moves"]["down"]))
         self.examples = [(e["said"], e["means"]) for e in data.get("examples", [])]
+        self.manager_commands = [(c["say"], frozenset(c["cues"])) for c in data.get("manager_commands", [])]
 
     def reply(self, flat: str) -> str | None:
         """'yes' or 'no' when the whole line is a short answer, polite words aside."""
