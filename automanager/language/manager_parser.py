@@ -29,7 +29,8 @@ QUIT = re.compile(r"^(bye|goodbye|good bye|see you|see ya|thats all|that is all|
 SAVE = re.compile(r"^(please )?(save|apply|commit|publish|confirm)\b( (it|them|that|the|my|all|these))*"
                   r"( (changes?|menu|edits?))?( now)?( please)?$")
 UNDO = re.compile(r"^(?:(?:wait|oh|oops|sorry|no|actually|hmm)\s+)*(undo( that| it| the last( one| change)?)?|"
-                  r"scratch that|take that back|revert( that)?|never ?mind that|my bad|forget that|"
+                  r"scratch that|take that back|revert( that)?|never ?mind that|my bad|my mistake|forget that|"
+                  r"put (?:it|that|them) back|"
                   r"dont do that|do not do that)\b(?:\s+(?:i meant|make it|it should be))?")
 UNDO_NAMED = re.compile(
     r"^(?:(?:wait|oh|oops|sorry|no|actually|hmm|on second thought|ok|okay)\s+)*"
@@ -37,9 +38,12 @@ UNDO_NAMED = re.compile(
     r"(?:undo|revert|scratch|forget|cancel|never ?mind|keep)(?: the| that| my)?"
     r"(?: (?:change|changes|edit|edits|delete|deletion|price change|removal))?(?: (?:to|on|of|for))?)\b"
     r"(?P<rest>.*?)(?:\b(?:after all|then|as it was|as it is|alone|on the menu|for now)\b.*)?$")
+NOT_INCLUDED = re.compile(  # "the <dish> doesn't come with X anymore", "we no longer put X in the <dish>"
+    r"\b(?:doesnt|does not|dont|do not|no longer|not|stop|stopped|quit|wont|will not)\s+(?:\w+\s+)?"
+    r"(?:come|comes|get|gets|put|putting|add|adding|use|using|include|including|have|has|need|needs)\b")
 CANCEL = re.compile(r"^(cancel|never ?mind|forget (it|that)|scrap (it|that)|abort|stop)\b")
 RUNOUT = re.compile(r"\b(out of|ran out|run out|running out|no more|sold out|short on|running short|"
-                    r"dont have any|do not have any|86|86d|eighty six|gone|finished|unavailable|"
+                    r"dont have any|do not have any|86|86d|eighty six|gone|finished|unavailable|(?:is|are|s) done|"
                     r"out of stock|is out|are out|s out|out)\b")
 # "un-86", "not out of X anymore": back in stock; "almost out", "running low": a warning, no change.
 BACK_AGAIN = re.compile(r"\bun ?-?86d?\b|\bun eighty six\b|\b(not|no longer|arent|isnt|werent|wasnt) (out|sold out|short)\b")
@@ -54,7 +58,7 @@ DELETE = re.compile(r"\b(delete|remove|removing|take off|take .* off|taking .* o
 SWAP = re.compile(r"\b(replace|swap|instead of|switch|change|use)\b")
 EDIT = re.compile(r"\b(change|set|make|update|raise|lower|now|costs?|price|reduce|increase|is|are|has|have|"
                   r"should be|will be|goes for|sells for|at)\b")
-PRICE_LIKE = re.compile(r"(?<![\d.])-?\d+\.\d+\b|\$|\bfree\b|\b(dollars?|bucks|cents?)\b")
+PRICE_LIKE = re.compile(r"(?<![\d.])-?\d+\.\d+\b|\$|\bfree\b|\b(dollars?|bucks?|cents?)\b")
 ADD = re.compile(r"\b(add|new|introduce|create|put|include|launch)\b")
 TYPE_WORDS = {"dish": "dish", "item": None, "food": "dish", "combo": "combo", "meal": "combo", "box": "combo",
               "bundle": "combo", "ingredient": "ingredient", "topping": "ingredient", "sauce": "sauce",
@@ -64,7 +68,7 @@ NEW_NAME = re.compile(
     r"(?:\s+(?P<type>dish|item|food|combo|meal|box|bundle|ingredient|topping|sauce|salsa|dressing)\b)?"
     r"(?:\s*(?:called|named|:|-))?\s+(?P<name>.+?)"
     r"(?=\s*(?:,|;|:|\bfor\b|\bat\b|\bwith\b|\bas\b|\bwhich\b|\bthat\b|\bits\b|\bit is\b|\bto the menu\b|"
-    r"\bon the menu\b|\bcosting\b|\bpriced\b|\$|\d|$))",
+    r"\bon the menu\b|\bcosting\b|\bpriced\b|\s-\s|\$|\d|$))",
     re.IGNORECASE,
 )
 NAME_THEN_TYPE = re.compile(  # "add a nacho fries dish for 2.49"
@@ -94,7 +98,13 @@ GREETING = re.compile(r"(?:hi|hello|hey|hiya|yo|good (?:morning|afternoon|evenin
                       r"(?: \w+)?")
 GENERIC_NAMES = ("one", "thing", "something", "special", "product", "menu item", "item", "promo", "offer")
 PUT_ON_MENU = re.compile(r"\bput (?:a |an |the )?(?P<name>.+?) on (?:the |our )?menu\b", re.IGNORECASE)
-PARTS = re.compile(r"[,;:!?]|(?<!\d)\.(?!\d)|\bbut\b")
+PARTS = re.compile(r"[,;:!?]|(?<!\d)\.(?!\d)|\bbut\b|\s-\s")
+KIND_OF_NEW = re.compile(r"\b(?:new|add|introduce|create|launch)(?:\s+(?:a|an|the|new|one))*\s+(?P<cat>[a-z]+)"
+                         r"(?:\s+(?:item|dish))?(?:\s+(?:on|to|for) (?:the|our) menu)?(?=\s*(?:called|named|:|-|,))",
+                         re.IGNORECASE)
+NAME_IS_NEW = re.compile(r"^\s*(?:(?:so|ok|okay|alright|heads up)\W+)*(?P<name>[^,;:]+?)\s+(?:is|will be)\s+"
+                         r"(?:a|an|our)\s+(?:brand\s+)?new\s+(?P<kind>[a-z]+)\b(?:\s+(?:on|for) (?:the|our) menu)?"
+                         r"(?P<rest>.*)$", re.IGNORECASE)
 CONTENTS = re.compile(r"\b(made (with|of|from)|comes with|contains?|containing|ingredients( are| is)?|with|has|have|"
                       r"including|includes?|filled with|inside)\b")
 CALORIES = re.compile(r"(-?\d+(?:\.\d+)?)\s*(?:k?cal|calories|calorie)\b|\b(?:calories?|cal)\b\D{0,24}?(-?\d+)")
@@ -174,17 +184,29 @@ def cents(text: str, bare_is_price: bool = False) -> int | None:
         if m.group(3) is not None:
             return in_cents(m.group(3))
         return bounded(m.group(5))
-    words = re.search(r"\b([a-z]+(?: [a-z]+)?) (?:dollars?|bucks)\b", text)
-    if words:
-        tokens = words.group(1).split()
-        for start in range(len(tokens)):
-            got = number_at(tokens, start)
-            if got and start + got[1] == len(tokens):
-                return bounded(sign * got[0] * 100)
+    spoken = spoken_money(tokenize(text))
+    if spoken is not None:
+        return bounded(sign * spoken)
     if bare_is_price:  # a number with cents first: "the g2 drink is 0.01" is 1 cent, not $2
         m = re.search(r"-?\d+\.\d{1,2}\b", text) or re.search(r"-?\d+(?:\.\d{1,2})?", text)
         if m:
             return in_cents(m.group())
+    return None
+
+
+def spoken_money(tokens: list[str]) -> int | None:
+    """Cents of an amount said in words: 'two dollars', 'a buck fifty', 'three dollars and ten
+    cents', 'four bucks 99'; None when no dollar word follows a number."""
+    for i in range(len(tokens)):
+        got = number_at(tokens, i)
+        if not got or i + got[1] >= len(tokens) or tokens[i + got[1]] not in ("dollar", "dollars", "buck", "bucks"):
+            continue
+        amount, j = got[0] * 100, i + got[1] + 1
+        j += 1 if tokens[j:j + 1] == ["and"] else 0
+        extra = number_at(tokens, j) if j < len(tokens) and tokens[j] not in ("a", "an") else None
+        if extra and extra[0] < 100:
+            amount += extra[0]
+        return amount
     return None
 
 
@@ -216,13 +238,15 @@ class ManagerParser:
             if about:
                 return ManagerParse([Pred("undo", (name,)) for name in dict.fromkeys(about)])
         undo = UNDO.match(flat)
+        if undo and ctx.ask_topic in YES_NO_QUESTIONS:  # "no, undo that" to a read-back: nothing happens
+            return ManagerParse([Pred("decline")])
         if undo and not ctx.building:  # "scratch that, I meant 3.79": undo, then the rest of the line
             tail = flat[undo.end():].strip()
             rest = [p for p in (self.parse(tail, ctx).preds if tail else []) if p.name != "irrelevant"]
             price = cents(tail, bare_is_price=True) if tail and not rest and ctx.last_item else None
             if price is not None:  # "scratch that, I meant 3.79": the same item, the price meant
                 rest = [Pred("edit", (ctx.last_item, Const("price"), price))]
-            return ManagerParse([Pred("undo")] + rest)
+            return ManagerParse(list(dict.fromkeys([Pred("undo")] + rest)))
         if CANCEL.match(flat):
             return ManagerParse([Pred("cancel")])
         if ctx.ask_topic in YES_NO_QUESTIONS:  # a read-back or an offer: "yes, add it", "no, keep it"
@@ -247,8 +271,7 @@ class ManagerParser:
                 break  # the rest of the line describes the new item
             if clause:
                 target = self.clause(clause, ctx, target, result)
-        if not result.preds:
-            result.preds.append(Pred("irrelevant"))
+        result.preds = list(dict.fromkeys(result.preds)) or [Pred("irrelevant")]  # said twice is meant once
         return result
 
     def suggestion(self, text: str) -> str:
@@ -386,11 +409,13 @@ class ManagerParser:
         on_menu = PUT_ON_MENU.search(clause)
         if on_menu:  # "put a <new name> on the menu: <its description>"
             clause = f"{clause[:on_menu.start()]}add {on_menu.group('name')}:{clause[on_menu.end():]}"
-        kind_item = re.search(r"\b(?:new|add(?: a| an)?(?: new)?)\s+(?P<cat>[a-z]+)\s+(?P<type>item|dish)\b",
-                              clause, re.IGNORECASE)
-        if kind_item and self.category(kind_item.group("cat"), False):  # "new <category> item: X"
+        is_new = NAME_IS_NEW.match(clause)
+        if is_new:  # "<name> is a new dish: <its description>"
+            clause = f"add a new {is_new.group('kind')} called {is_new.group('name')}:{is_new.group('rest')}"
+        kind_item = KIND_OF_NEW.search(clause)
+        if kind_item and self.category(kind_item.group("cat"), False):  # "a new <category> item: X", "a <category> called X"
             said_category = self.category(kind_item.group("cat"), False)
-            clause = f"{clause[:kind_item.start('cat')]}{clause[kind_item.end('cat'):]}"
+            clause = f"{clause[:kind_item.start('cat')]}dish{clause[kind_item.end():]}"
         if not ADD.search(words(clause)):
             return False
         m = NAME_THEN_TYPE.search(clause) or NEW_NAME.search(clause)
@@ -474,7 +499,7 @@ class ManagerParser:
                 preds.append(Pred("edit", (item, Const("price_by"), moved)))
                 result.last_edited = item
             return target
-        if items and kitchen and re.search(r"\b(doesnt|does not|dont|do not|no longer) (come|comes|get|gets) with\b", flat):
+        if items and kitchen and NOT_INCLUDED.search(flat):
             owner = items[0]  # "the bean burrito doesn't come with onions anymore": an ingredient edit
             result.preds += [Pred("delete", (owner, Const("ingredient"), name)) for name in kitchen if name != owner]
             return target
@@ -547,7 +572,7 @@ class ManagerParser:
             amount = cents(fold(clause))
         if amount is None or amount <= 0:
             return None
-        relative = re.search(r"\bby\b|\boff\b|\bup\b|\bdown\b|\banother\b", flat) and not re.search(r"\bto \$?\d", flat)
+        relative = re.search(r"\bby\b|\boff\b|\bup\b|\bdown\b|\banother\b", flat) and not re.search(r"\bto\b", flat)
         if not relative:
             return None
         if p.price_down.search(flat):
