@@ -53,6 +53,9 @@ TIME_WORDS = re.compile(r"\bfor (today|tonight|now|the (day|night|rest of the da
                         r"until tomorrow|till close|again|too|as well|either)\b")
 RESTORE = re.compile(r"\b(back in stock|back|restocked|restock|in stock again|available again|have .* again|"
                      r"got (some )?more|came in|arrived|refilled)\b")
+FINE = re.compile(r"\b(?:is|are|s|were|was)\s+(?:still\s+)?(?:fine|ok|okay|good|plenty|all right|alright|here)\b|"
+                  r"\b(?:we have|we ve got|weve got|got) (?:plenty|lots|enough)\b|\bno problem\b")
+STOCK_CUE = re.compile(f"{RUNOUT.pattern}|{RESTORE.pattern}|{BACK_AGAIN.pattern}|{HEDGE.pattern}|{FINE.pattern}")
 DELETE = re.compile(r"\b(delete|remove|removing|take off|take .* off|taking .* off|drop|dropping|discontinue|"
                     r"discontinuing|get rid of|getting rid of|no longer (sell|serve|offer)|pull|pulling)\b")
 SWAP = re.compile(r"\b(replace|swap|instead of|switch|change|use)\b")
@@ -86,6 +89,9 @@ POPULAR = re.compile(
     r"goes (?:well|great) with|go (?:well|great) with|top(?:ped)? (?:it |them )?with|recommend(?:ed)?(?: adding)?|"
     r"best with|pairs? (?:well )?with|(?:usually|often) (?:gets?|comes?) with)\b")
 NO_POPULAR = re.compile(r"^\W*(?:(?:and|but)\s+)?(?:nothing|none|no)(?: really)? (?:popular|in particular|special)\b|"
+                        r"^\W*(?:nobody|no one|noone)\b|\bnothing (?:really|much)\b|\bno (?:real )?favou?rites\b|"
+                        r"\b(?:people|customers|folks|they|guests) (?:dont|do not|never|rarely) (?:really )?"
+                        r"(?:add|get|order|put|want|ask)\b|"
                         r"\bno popular\b|\bnothing popular\b|\bno (?:usual|common) (?:toppings?|add ons?|extras?)\b")
 CATEGORY_SAID = re.compile(r"^(?:its|it is|it s|they are|theyre|category|kind|type)\s+(?:is\s+)?(?:a |an )?(.+?)"
                            r"(?: then| now| item| dish)?$")
@@ -177,6 +183,9 @@ def cents(text: str, bare_is_price: bool = False) -> int | None:
     if re.search(r"\bfree\b", text):
         return 0
     sign = -1 if re.search(r"\b(minus|negative)\b", text) else 1
+    spoken = spoken_money(tokenize(text))
+    if spoken is not None:  # "4 dollars and 29 cents", "a buck fifty"
+        return bounded(sign * spoken)
     m = MONEY.search(text)
     if m:
         if m.group(2) is not None:
@@ -184,9 +193,6 @@ def cents(text: str, bare_is_price: bool = False) -> int | None:
         if m.group(3) is not None:
             return in_cents(m.group(3))
         return bounded(m.group(5))
-    spoken = spoken_money(tokenize(text))
-    if spoken is not None:
-        return bounded(sign * spoken)
     if bare_is_price:  # a number with cents first: "the g2 drink is 0.01" is 1 cent, not $2
         m = re.search(r"-?\d+\.\d{1,2}\b", text) or re.search(r"-?\d+(?:\.\d{1,2})?", text)
         if m:
@@ -198,7 +204,7 @@ def spoken_money(tokens: list[str]) -> int | None:
     """Cents of an amount said in words: 'two dollars', 'a buck fifty', 'three dollars and ten
     cents', 'four bucks 99'; None when no dollar word follows a number."""
     for i in range(len(tokens)):
-        got = number_at(tokens, i)
+        got = number_at(tokens, i) if "." not in tokens[i] else None  # "3.49 dollars" is MONEY's
         if not got or i + got[1] >= len(tokens) or tokens[i + got[1]] not in ("dollar", "dollars", "buck", "bucks"):
             continue
         amount, j = got[0] * 100, i + got[1] + 1
@@ -269,8 +275,8 @@ class ManagerParser:
         for i, clause in enumerate(clauses):
             if clause and self.new_item(clause, "; ".join(clauses[i + 1:]), ctx, result):
                 break  # the rest of the line describes the new item
-            if clause:
-                target = self.clause(clause, ctx, target, result)
+            for part in self.stock_parts(clause):
+                target = self.clause(part, ctx, target, result)
         result.preds = list(dict.fromkeys(result.preds)) or [Pred("irrelevant")]  # said twice is meant once
         return result
 
@@ -309,6 +315,24 @@ class ManagerParser:
             result.preds.append(Pred("query", (Const(kind), about)))
             return result
         return None
+
+    def stock_parts(self, clause: str) -> list[str]:
+        """A clause cut at its commas where each part says its own stock news ("X is gone, Y is
+        fine"): every part then has its own polarity. A list ("X, Y and Z are out") stays whole:
+        its first parts have no cue of their own. A part that says a food is fine changes nothing."""
+        pieces = [p for p in re.split(r",", clause) if p.strip()]
+        cued = [bool(STOCK_CUE.search(words(p))) for p in pieces]
+        if len(pieces) < 2 or sum(cued) < 2:
+            return [clause] if clause.strip() else []
+        parts, current = [], []
+        for piece, has_cue in zip(pieces, cued):
+            current.append(piece)
+            if has_cue:
+                parts.append(",".join(current))
+                current = []
+        if current:
+            parts[-1:] = [",".join(parts[-1:] + current)]
+        return [p for p in parts if not FINE.search(words(p))]
 
     def moves(self, text: str) -> list[str]:
         """'raise X by 20 cents and Y by a dime' as two clauses; an "and" inside a name
@@ -416,8 +440,9 @@ class ManagerParser:
         if kind_item and self.category(kind_item.group("cat"), False):  # "a new <category> item: X", "a <category> called X"
             said_category = self.category(kind_item.group("cat"), False)
             clause = f"{clause[:kind_item.start('cat')]}dish{clause[kind_item.end():]}"
-        if not ADD.search(words(clause)):
-            return False
+        if not ADD.search(words(clause)) or re.search(r"\b(dont|do not|never|nobody|no one|doesnt|does not|not)\b"
+                                                     r"(?:\s+\w+)?\s+(add|adds|put|puts|new|create)\b", words(clause)):
+            return False  # "people don't add anything": no add
         m = NAME_THEN_TYPE.search(clause) or NEW_NAME.search(clause)
         if not m:
             return False

@@ -89,6 +89,11 @@ class ManagerTemplates:
                     at = len(parts)
                 noted.setdefault(args[1], []).append(show_value(args[1], args[2]))
                 continue
+            if how == "confirm" and kind == "value_is" and len(args) == 3:  # several values: one sentence
+                values = [a[4] for a in actions.get("confirm", []) if a[1] == "value_is" and tuple(a[2:4]) == tuple(args[:2])]
+                if args[2] != values[0]:
+                    continue
+                args = [args[0], args[1], join([show_value(args[1], v) for v in values])]
             if how == "confirm" and kind == "irrelevant" and hint:
                 parts.append(hint)
                 continue
@@ -143,6 +148,9 @@ class ManagerTemplates:
             effect = f" That takes {dishes} dishes off for customers until it is back." if dishes else \
                 " Customers can't order it until it is back."
             return f"Understood, we're running short on {name}.{effect}"
+        if kind == "as_ingredient":
+            return (f"{args[0]} is both a dish and an ingredient: I took it as the ingredient, which covers "
+                    "every dish made with it.")
         if kind == "already_out":
             return f"{args[0]} is already marked as out of stock."
         if kind == "restore":
