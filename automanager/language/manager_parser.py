@@ -52,7 +52,10 @@ HEDGE = re.compile(r"\b(almost|nearly|about to run|close to running|getting low|
 TIME_WORDS = re.compile(r"\bfor (today|tonight|now|the (day|night|rest of the day))\b|\b(tonight|today|for now|for the (day|night|rest of the day)|anymore|right now|now|"
                         r"until tomorrow|till close|again|too|as well|either)\b")
 RESTORE = re.compile(r"\b(back in stock|back|restocked|restock|in stock again|available again|have .* again|"
-                     r"got (some )?more|came in|arrived|refilled)\b")
+                     r"got (some )?more|came in|arrived|refilled|found|restocking|replenished)\b")
+PLACES = re.compile(r"\b(?:in|from|at|out) (?:the )?(?:back|freezer|fridge|cooler|walk ?-?in|storage|kitchen)\b|"
+                    r"\bout back\b", re.IGNORECASE)
+NONE_LEFT = re.compile(r"\b(?:no|not (?:a single|one|any))\s+(?!more\b)(.+?)\s+left\b", re.IGNORECASE)
 FINE = re.compile(r"\b(?:is|are|s|were|was)\s+(?:still\s+)?(?:fine|ok|okay|good|plenty|all right|alright|here)\b|"
                   r"\b(?:we have|we ve got|weve got|got) (?:plenty|lots|enough)\b|\bno problem\b")
 STOCK_CUE = re.compile(f"{RUNOUT.pattern}|{RESTORE.pattern}|{BACK_AGAIN.pattern}|{HEDGE.pattern}|{FINE.pattern}")
@@ -480,6 +483,7 @@ class ManagerParser:
 
     # -- one clause ------------------------------------------------------------------------------
     def clause(self, clause: str, ctx: ManagerContext, target: str | None, result: ManagerParse) -> str | None:
+        clause = NONE_LEFT.sub(r"out of \1", PLACES.sub(" ", clause))  # "no X left in the back": out of X
         flat = words(clause)
         preds = result.preds
         mentions = find_mentions(self.menu, tokenize(clause))
