@@ -52,10 +52,11 @@ HEDGE = re.compile(r"\b(almost|nearly|about to run|close to running|getting low|
 TIME_WORDS = re.compile(r"\bfor (today|tonight|now|the (day|night|rest of the day))\b|\b(tonight|today|for now|for the (day|night|rest of the day)|anymore|right now|now|"
                         r"until tomorrow|till close|again|too|as well|either)\b")
 RESTORE = re.compile(r"\b(back in stock|back|restocked|restock|in stock again|available again|have .* again|"
-                     r"got (some )?more|came in|arrived|refilled|found|restocking|replenished)\b")
+                     r"got (some )?more|got .* again|came in|arrived|refilled|found|restocking|replenished)\b")
 PLACES = re.compile(r"\b(?:in|from|at|out) (?:the )?(?:back|freezer|fridge|cooler|walk ?-?in|storage|kitchen)\b|"
                     r"\bout back\b", re.IGNORECASE)
 NONE_LEFT = re.compile(r"\b(?:no|not (?:a single|one|any))\s+(?!more\b)(.+?)\s+left\b", re.IGNORECASE)
+AS_KIND = re.compile(r"\bas (?:a |an )?(?:popular |new )?(?:topping|ingredient|content|extra|add on)s?\b")
 FINE = re.compile(r"\b(?:is|are|s|were|was)\s+(?:still\s+)?(?:fine|ok|okay|good|plenty|all right|alright|here)\b|"
                   r"\b(?:we have|we ve got|weve got|got) (?:plenty|lots|enough)\b|\bno problem\b")
 STOCK_CUE = re.compile(f"{RUNOUT.pattern}|{RESTORE.pattern}|{BACK_AGAIN.pattern}|{HEDGE.pattern}|{FINE.pattern}")
@@ -127,6 +128,9 @@ FILLER = {"a", "an", "the", "some", "any", "our", "more", "of", "with", "extra",
 SPLIT = re.compile(r"(?<!\d)[.;!?](?!\d)|\bbut\b|\balso\b")
 OUT_QUESTION = re.compile(r"\b(whats|what is|what s|what all is|anything|is anything|whats still) (out|86 ?d?|sold out)\b|"
                           r"\bwhat (are|were) we out of\b|\bwhat do we not have\b|\bwhats missing\b")
+STOCK_QUESTION_START = re.compile(r"^(?:(?:ok|so|hey|and|um|quick question)\s+)*(?:did|have|has|do|does|are|is|were|was)"
+                                  r"\s+(?:we|you|they|the|it|any|there)\b")
+STOCK_WORDS = re.compile(r"\b(in stock|have any|got any|left|still have)\b")
 PENDING_QUESTION = re.compile(r"\bwhat (have|did) (i|we) (changed?|done|staged)\b|\bwhats pending\b|"
                               r"\bpending changes\b|\bwhat changes\b|\bunsaved\b|\bwhat is pending\b")
 QUESTION_START = r"^(?:(?:ok|so|hey|and|um|quick question)\s+)*(what|whats|how|hows|which|is|are|does|do|tell me|show)\b"
@@ -299,8 +303,8 @@ class ManagerParser:
         if not said & best[1]:
             return (f"Sorry, I didn't catch that. Try \"we're out of {ingredient}\", \"the {dish} now costs $2.49\" "
                     "or \"add a new dish called ...\"; type /help to see everything I understand.")
-        return (f"Sorry, I didn't catch that. The nearest thing I know is \"{best[0].format(dish=dish, ingredient=ingredient)}\"; "
-                "type /help to see everything I understand.")
+        nearest = best[0].format(dish=dish, ingredient=ingredient)
+        return f"Sorry, I didn't catch that. The nearest thing I know is \"{nearest}\"; type /help to see everything I understand."
 
     def question(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
         """'what's out right now?', 'what have I changed?', 'how much is the X?', 'what's in it?'."""
@@ -308,8 +312,17 @@ class ManagerParser:
             return ManagerParse([Pred("query", (Const("out"), "all"))])
         if PENDING_QUESTION.search(flat):
             return ManagerParse([Pred("query", (Const("pending"), "all"))])
+        asks = bool(re.match(QUESTION_START, flat) or STOCK_QUESTION_START.match(flat) or "?" in text)
+        if asks and (RUNOUT.search(flat) or RESTORE.search(flat) or STOCK_WORDS.search(flat)):
+            names = self.stock_list(text, ManagerParse([])) or self.unknown_stock_name(flat, ManagerParse([]))
+            said = re.match(r"^(?:\w+\s+){1,2}?(?:the\s+|any\s+)?(?P<n>.+?)\s+(?:out|back|in stock|left|gone|86d?)\b",
+                            flat)
+            if not names and said and new_name(said.group("n")):
+                names = [self.known(said.group("n"), "topping", ManagerParse([])) or new_name(said.group("n"))]
+            if names:  # "is the steak out?": a question about stock never changes it
+                return ManagerParse([Pred("query", (Const("out"), name)) for name in names])
         kind = next((k for k, cue in VALUE_QUESTIONS.items() if cue.search(flat)), None)
-        if kind is None or not (re.match(QUESTION_START, flat) or "?" in text):
+        if kind is None or not asks:
             return None
         result = ManagerParse([])
         items = [m.name for m in find_mentions(self.menu, tokenize(text)) if m.kind == "item"]
@@ -409,6 +422,7 @@ class ManagerParser:
 
     def contents(self, text: str, result: ManagerParse) -> list[tuple[str, int]]:
         """(item or option group, count) for a combo's contents: 'two crunchy tacos and a drink'."""
+        text = re.sub(r"\b(?:side|order|cup|serving|bag) of\b", " ", text)  # "a side of <item>"
         out = []
         for chunk in re.split(r",|\band\b|\bplus\b|&", text, flags=re.IGNORECASE):
             if not normalize(chunk):
@@ -559,16 +573,18 @@ class ManagerParser:
                     if named and price is None and not self.category(named.group(1), False):
                         result.preds.append(Pred("edit", (item, Const("category"), named.group(1).strip())))
                 return target
+        as_kind = AS_KIND.search(flat)
         m = re.search(r"\b(?:add|put|include)\s+(?P<what>.+?)\s+(?:to|on|in|into|for)\s+(?:the\s+)?(?P<owner>.+)$",
-                      flat)
+                      AS_KIND.sub(" ", flat).strip())
         if m and (items or kitchen):
             owner = (self.whole_names(m.group("owner"), "item") or [new_name(m.group("owner"))])[0]
-            what = re.sub(r"\bas (a |an )?(popular )?(topping|ingredient|content)s?\b", " ", m.group("what"))
+            what = m.group("what")
             if owner in self.menu.names("combo"):
                 for name, count in self.contents(what, result):
                     preds.append(Pred("add", (owner, Const("contains"), (name, count))))
             elif owner:
-                prop = Const("popular") if POPULAR.search(flat) or "popular" in flat else Const("ingredient")
+                prop = Const("popular") if POPULAR.search(flat) or (as_kind and "popular" in as_kind.group()) \
+                    else Const("ingredient")
                 for name in self.names_in(what, result, "topping"):
                     preds.append(Pred("add", (owner, prop, name)))
             return target
@@ -601,7 +617,8 @@ class ManagerParser:
             amount = cents(fold(clause))
         if amount is None or amount <= 0:
             return None
-        relative = re.search(r"\bby\b|\boff\b|\bup\b|\bdown\b|\banother\b", flat) and not re.search(r"\bto\b", flat)
+        relative = re.search(r"\bby\b|\boff\b|\bup\b|\bdown\b|\banother\b|\b(more|less|cheaper|pricier|higher|lower)$",
+                             flat) and not re.search(r"\bto\b", flat)
         if not relative:
             return None
         if p.price_down.search(flat):

@@ -176,6 +176,10 @@ class ManagerTemplates:
             return "There is nothing being added to cancel."
         if kind == "stock_is":
             return f"{args[0]} is out of stock."
+        if kind == "stock_in":
+            return f"{args[0]} is in stock."
+        if kind == "stock_off":
+            return f"{args[0]} is off for customers: {args[1]} is out of stock."
         if kind == "stock_none":
             return "Nothing is out of stock right now."
         if kind == "pending_is":
