@@ -314,7 +314,8 @@ class ManagerParser:
             return ManagerParse([Pred("query", (Const("pending"), "all"))])
         asks = bool(re.match(QUESTION_START, flat) or STOCK_QUESTION_START.match(flat) or "?" in text)
         if asks and (RUNOUT.search(flat) or RESTORE.search(flat) or STOCK_WORDS.search(flat)):
-            names = self.stock_list(text, ManagerParse([])) or self.unknown_stock_name(flat, ManagerParse([]))
+            names = self.stock_list(text, ManagerParse([])) or self.unknown_stock_name(flat, ManagerParse([])) or \
+                [m.name for m in find_mentions(self.menu, tokenize(text)) if m.kind == "item"]
             said = re.match(r"^(?:\w+\s+){1,2}?(?:the\s+|any\s+)?(?P<n>.+?)\s+(?:out|back|in stock|left|gone|86d?)\b",
                             flat)
             if not names and said and new_name(said.group("n")):
