@@ -61,6 +61,7 @@ def test_sigkill_of_the_manager_never_half_applies_a_menu_change(tmp_path):
             session = None  # a goodbye that landed applied everything; start a new manager
     final = ChatProcess("manager", tmp_path, session)
     final.say("the soft taco now costs $4.44")
+    final.say("yes")  # more than double: read back first
     final.say("bye")
     assert "Traceback" not in final.close()
     latest = Menu.load(home.menu_files(home.latest_version()))

@@ -82,6 +82,7 @@ def conflict(home):
     first, second = ManagerChat(home), ManagerChat(home)
     first.turn("the soft taco now costs $2.00")
     second.turn("the soft taco now costs $2.50")
+    second.turn("yes")  # a rise of more than half is read back first
     second.turn("save")
     return first
 
@@ -108,6 +109,7 @@ def test_a_version_published_while_a_turn_is_decided_is_not_overwritten(home):
     first, second = ManagerChat(home), ManagerChat(home)
     first.turn("the soft taco now costs $2.00")
     second.turn("the soft taco now costs $2.50")
+    second.turn("yes")
     publish = home.commit_menu
     calls = []
 

@@ -28,6 +28,7 @@ QUIT = re.compile(r"^(bye|goodbye|good bye|see you|see ya|thats all|that is all|
                   r"all done|done|exit|quit|nothing else|no more changes)\b|\b(bye|goodbye)\W*$")
 SAVE = re.compile(r"^(please )?(save|apply|commit|publish|confirm)\b( (it|them|that|the|my|all|these))*"
                   r"( (changes?|menu|edits?))?( now)?( please)?$")
+THEN_QUIT = re.compile(r"( and| then| and then)? (quit|exit|close|log out|sign off|bye|goodbye|im done|done)$")
 UNDO = re.compile(r"^(?:(?:wait|oh|oops|sorry|no|actually|hmm)\s+)*(undo( that| it| the last( one| change)?)?|"
                   r"scratch that|take that back|revert( that)?|never ?mind that|my bad|my mistake|forget that|"
                   r"put (?:it|that|them) back|"
@@ -242,6 +243,8 @@ class ManagerParser:
             return ManagerParse([Pred("irrelevant")])
         if SAVE.match(flat):
             return ManagerParse([Pred("save")])
+        if SAVE.match(THEN_QUIT.sub("", flat)):  # "save and quit": a goodbye applies the changes too
+            return ManagerParse([Pred("quit")])
         if QUIT.search(flat) and not ADD.search(flat):
             return ManagerParse([Pred("quit")])
         named_undo = UNDO_NAMED.match(flat)
@@ -372,7 +375,11 @@ class ManagerParser:
     def names_in(self, text: str, result: ManagerParse, kind: str) -> list[str]:
         """Every name of `kind` (item | topping) in a list such as 'beef, rice and cheese'; an
         unknown topping comes back as said (the bot offers to add it)."""
-        found: list[str | list[str]] = []  # a name, or the phrase still to look up
+        return self.resolved(self.found_in(text, result, kind), result, kind)
+
+    def found_in(self, text: str, result: ManagerParse, kind: str) -> list[str | list[str]]:
+        """The names of a list found by their words: a name, or [phrase] still to look up."""
+        found: list[str | list[str]] = []
         chunks = [" ".join(w for w in chunk.split() if fold(w) not in ("a", "an", "the", "some", "extra", "with", "of"))
                   for chunk in re.split(r",|\band\b|\bor\b|&|\bplus\b|/", text, flags=re.IGNORECASE)]
         phrases = [phrase for phrase in chunks if normalize(phrase)]
@@ -387,6 +394,11 @@ class ManagerParser:
                 found.append(self.group(phrase))
             else:
                 found.append([phrase])
+        return found
+
+    def resolved(self, found: list[str | list[str]], result: ManagerParse, kind: str) -> list[str]:
+        """`found` with each phrase looked up (one embedding call for them all); a phrase that
+        names nothing is a new topping as said, or unknown."""
         said = [entry[0] for entry in found if isinstance(entry, list)]
         close = dict(zip(said, self.names.lookup_many(said, kind, result.corrected)))
         names = []
@@ -765,7 +777,12 @@ class ManagerParser:
         description (`bare_list`); in a short answer only the list that was asked for is read."""
         combo = combo or ctx.build_type == "combo" or asked == "contains"
         mode = "contains" if combo else {"ingredient": "ingredient", "popular": "popular"}.get(asked or "")
-        for part in PARTS.split(fold(text)):
+        parts = PARTS.split(fold(text))
+        if len(parts) > MAX_LIST:  # a turn reads a bounded list, and says so
+            result.skipped += len(parts) - MAX_LIST
+            parts = parts[:MAX_LIST]
+        listing: list[tuple[str, str | list[str]]] = []  # (list, name or phrase): looked up at the end
+        for part in parts:
             part = self.numbers(part, name, "add", asked, result)
             part = re.sub(r"^\W*(?:and|plus|then|oh|sorry|also|its|it is|it s|fine|ok|okay)?\W*$", "", part)
             if not normalize(part):
@@ -775,17 +792,22 @@ class ManagerParser:
                 continue
             popular = POPULAR.search(part)
             if popular:
-                self.listed(part[:popular.start()], name, mode, combo, asked, result, bare_list)
+                self.listed(part[:popular.start()], name, mode, combo, asked, result, bare_list, listing)
                 part, mode = part[popular.end():], "popular"
             elif mode != "popular" and (contents := CONTENTS.search(part)):
-                self.listed(part[:contents.start()], name, None, combo, asked, result, bare_list)
+                self.listed(part[:contents.start()], name, None, combo, asked, result, bare_list, listing)
                 part, mode = part[contents.end():], "contains" if combo else "ingredient"
-            mode = self.listed(part, name, mode, combo, asked, result, bare_list)
+            mode = self.listed(part, name, mode, combo, asked, result, bare_list, listing)
+        for mode in dict.fromkeys(m for m, _ in listing):  # every list's phrases share one lookup
+            found = [entry for m, entry in listing if m == mode]
+            for topping in self.resolved(found, result, "topping"):
+                result.preds.append(Pred("add", (name, Const(mode), topping)))
 
     def listed(self, part: str, name: str, mode: str | None, combo: bool, asked: str | None,
-               result: ManagerParse, bare_list: bool = True) -> str | None:
+               result: ManagerParse, bare_list: bool, listing: list) -> str | None:
         """One part of a description: a category ('it's a burrito', 'breakfast'), or names for
-        the list `mode` says (a part with no cue starts the ingredients or the contents)."""
+        the list `mode` says (a part with no cue starts the ingredients or the contents); the
+        ingredient and topping names go to `listing`."""
         part = re.sub(r"\b(on|with|in) (it|them|top|those|these)\b|\b(too|usually|a lot|often|as well|also|"
                       r"for|at|costing|priced|about|around|roughly|approximately|approx|maybe|just|exactly|each|"
                       r"in total|total)\b", " ", part)
@@ -808,6 +830,5 @@ class ManagerParser:
                 result.preds.append(Pred("add", (name, Const("contains"), (item, count))))
             return "contains"
         mode = mode or "ingredient"
-        for topping in self.names_in(part, result, "topping"):
-            result.preds.append(Pred("add", (name, Const(mode), topping)))
+        listing += [(mode, entry) for entry in self.found_in(part, result, "topping")]
         return mode

@@ -211,6 +211,8 @@ class ManagerTemplates:
         if kind == "kept_theirs":
             name, prop, now = args
             return f"All right, the {PROPERTY_NAMES[prop]} of {name} stays {show_value(prop, now)}."
+        if kind == "answer_first":
+            return "Before I save, one question is still open:"
         if kind == "nothing_to_save":
             return "There are no pending changes to save."
         if kind == "abandoned":
