@@ -68,7 +68,7 @@ def bounded(number: str | float | int) -> int:
 
 
 UPDATE_OPS = "add|no|less|extra|change|fresco|supreme|grill|size"
-QUERY_KINDS = "price|calories|ingredients|toppings|available|menu|total|sizes"
+QUERY_KINDS = "price|calories|ingredients|toppings|available|menu|total|sizes|why"
 
 # The customer vocabulary: the paper's predicates plus corrections (remove, set_quantity,
 # replace, cancel, stop) and the answers to the bot's own questions (accept, decline).
@@ -86,7 +86,8 @@ CUSTOMER: dict[str, Form] = {
                            "...), all, veggie, chicken or combo; type upgrade: content is a dish and the customer "
                            "wants toppings for it", content="string", type="category|upgrade"),
     "query": form("query", "a question about food (a menu name, a category for kind menu, or all); quantity and "
-                  "size when the question names them ('how much are two large pepsis')",
+                  "size when the question names them ('how much are two large pepsis'); kind why: why an "
+                  "ordered food costs what it does, or why a food can't be had (all: the whole order)",
                   kind=QUERY_KINDS, food="string", quantity="integer?", size="regular|large?"),
     "remove": form("remove", "take quantity units of food off the order (null: all of them)",
                    food="string", quantity="integer?"),
@@ -100,6 +101,7 @@ CUSTOMER: dict[str, Form] = {
     "cancel": form("cancel", "cancel the whole order"),
     "stop": form("stop", "stop whatever the bot is doing; add nothing"),
     "quit": form("quit", "the customer leaves ('bye')"),
+    "greet": form("greet", "a greeting or small talk, no order", kind="hello|how_are_you|thanks"),
     "irrelevant": form("irrelevant", "nothing the bot can act on"),
 }
 

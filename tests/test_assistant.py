@@ -60,22 +60,22 @@ def test_paper_section_6_dialogue_turn_by_turn(home, menu):
     assert confirms(t[0], "unavailable") == [("Cantina Chicken Soft Taco", "Slow-Roasted Chicken")]
     assert "Slow-Roasted Chicken" in t[0].reply
     assert t[1].actions["recommend"] == [("category", "Soft Taco")]
-    assert confirms(t[2], "order") == [("Soft Taco", 2)]
-    assert confirms(t[3], "order") == [("Pepsi®", 1)]
-    assert t[4].actions["ask"] == [("Soft Taco", "toppings")]
+    assert confirms(t[2], "order") == [("Soft Taco", 2, 1)]
+    assert confirms(t[3], "order") == [("Pepsi®", 1, 1)]
+    # one question for the tacos, toppings and style together (the paper asks them one by one)
+    assert t[4].actions["ask"] == [("taco", "options")] and t[4].actions["ask_about"] == [("Soft Taco",)]
     assert confirms(t[5], "rejected_update") == [("Soft Taco", "add", "Tomatoes", "unavailable")]
-    assert t[5].actions["ask"] == [("Soft Taco", "toppings")]
+    assert t[5].actions["ask"] == [("taco", "options")]
     assert t[6].actions["recommend"] == [('upgrade("Soft Taco")', "Refried Beans")]
     assert confirms(t[7], "update") == [("Soft Taco", "add", "Refried Beans")]
-    assert t[7].actions["ask"] == [("Soft Taco", "style(fresco)")]
-    assert confirms(t[8], "update") == [("Soft Taco", "fresco", "no")]
-    assert t[8].actions["ask"] == [("Pepsi®", "size")]
-    assert t[9].actions["mode"] == [("check",)]
+    assert t[7].actions["ask"] == [("drink", "size")]
     taco = price(menu, "original_price", "Soft Taco") + price(menu, "upgrade_price", "Soft Taco", "Refried Beans")
     expected = 2 * taco + price(menu, "original_price", "Pepsi®")
-    assert t[9].actions["total"] == [(expected,)]
-    assert f"${expected // 100}.{expected % 100:02d}" in t[9].reply
+    for summary in (t[8], t[9]):  # "no thanks" to the size is a regular; saying so again changes nothing
+        assert summary.actions["mode"] == [("check",)] and summary.actions["total"] == [(expected,)]
+        assert f"${expected // 100}.{expected % 100:02d}" in summary.reply
     assert [u["item"] for u in t[9].order] == ["Soft Taco", "Soft Taco", "Pepsi®"]
+    assert t[9].order[2]["size"] == ["regular"]
     assert all(u.get("add") == ["Refried Beans"] for u in t[9].order[:2])
     assert t[10].actions["mode"] == [("quit",)] and "Goodbye" in t[10].reply
     assert chat.ended
@@ -123,10 +123,10 @@ def test_stop_and_cancel_work_at_any_point(home, menu):
 
 def test_the_same_question_is_not_asked_a_third_time(home, menu):
     _, t = converse(home, menu, ["a soft taco", "that's all", "hmm", "blah blah"])
-    assert t[1].actions["ask"] == [("Soft Taco", "toppings")]
-    assert t[2].actions["ask"] == [("Soft Taco", "toppings")]
-    assert t[3].actions["ask"] != [("Soft Taco", "toppings")]
-    assert confirms(t[3], "skipped") == [("Soft Taco", "toppings")]
+    assert t[1].actions["ask"] == [("taco", "options")]
+    assert t[2].actions["ask"] == [("taco", "options")]
+    assert t[3].actions.get("ask") is None and t[3].actions["mode"] == [("check",)]
+    assert confirms(t[3], "skipped") == [("taco", "options")]
 
 
 def test_updates_of_every_kind_are_priced(home, menu):
@@ -136,9 +136,9 @@ def test_updates_of_every_kind_are_priced(home, menu):
         "swap the seasoned beef for steak on the soft taco",
         "make it supreme",
         "a large pepsi",
-        "that's all", "no thanks",
+        "that's all",
     ])
-    last = t[-1]
+    last = t[-1]  # every question was answered before it was asked: straight to the summary
     assert last.actions["mode"] == [("check",)]
     taco = (price(menu, "original_price", "Soft Taco") + price(menu, "extra_price", "Cheddar Cheese")
             + price(menu, "replacement_price", "Soft Taco", "Seasoned Beef", "Steak")
@@ -166,7 +166,9 @@ def test_combo_choices_are_asked_and_specified(home, menu):
     _, t = converse(home, menu, ["a crunchwrap supreme combo", "that's it", "sierra mist"])
     ask = t[1].actions["ask"][0]
     assert ask[0] == "Crunchwrap Supreme® Combo" and "Drink" in ask[1]
-    assert ("Sierra Mist®",) in t[1].actions["ask_option"]
+    # the most popular drinks are named (the KB's ranks), the list is offered, any drink is taken
+    assert sorted(t[1].actions["ask_option"], key=lambda o: o[1])[:2] == [("Mountain Dew Baja Blast®", 0), ("Pepsi®", 1)]
+    assert len(t[1].actions["ask_option"]) == 3 and "whole list" in t[1].reply
     assert confirms(t[2], "specify") == [("Crunchwrap Supreme® Combo", "Sierra Mist®")]
 
 
@@ -234,6 +236,6 @@ def test_accept_and_the_remaining_questions_and_suggestions(home, menu):
 def test_a_size_asked_twice_is_settled_as_regular_without_contradiction(home, menu):
     # the default size given on the third ask must not undo the reason for giving it
     chat, turns = converse(home, menu, ["a pepsi", "that's all", "hmm", "hmm"])
-    assert confirms(turns[-1], "skipped") == [("Pepsi®", "size")]
+    assert confirms(turns[-1], "skipped") == [("drink", "size")]
     assert chat.order() == [{"item": "Pepsi®", "size": ["regular"]}]
     assert turns[-1].actions["total"] == [(100,)]

@@ -41,7 +41,11 @@ def context(state: list[str]) -> Context:
         if sym.name == "last_ask":
             target, topic = args
             ctx.ask_target = target.string if target.type == clingo.SymbolType.String else None
-            ctx.ask_topic = topic.name if topic.name in ("toppings", "size", "else") else str(topic)
+            ctx.ask_topic = topic.name if not topic.arguments else str(topic)
+        elif sym.name == "asked_about":
+            ctx.ask_group.append(args[0].string)
+        elif sym.name == "refused":
+            ctx.refused = args[0].string
         elif sym.name == "recommended" and args[0].name == "category":
             ctx.recommended_items.append(args[1].string)
         elif sym.name == "recommended":
@@ -54,4 +58,7 @@ def context(state: list[str]) -> Context:
         elif sym.name == "unit":
             units.append((args[0].number, args[1].string))
     ctx.ordered = list(dict.fromkeys(food for _, food in sorted(units)))
+    if ctx.ask_group:  # a question about a kind of dish: its first dish is what a short answer is about
+        ctx.ask_group.sort(key=ctx.ordered.index)
+        ctx.ask_target = ctx.ask_group[0]
     return ctx

@@ -39,7 +39,8 @@ class Context:
     the customer last asked about (what "one of those" means)."""
 
     ask_target: str | None = None
-    ask_topic: str | None = None  # toppings | style(S) | size | choice(...) | else
+    ask_topic: str | None = None  # options | which | size | choice(...) | else | more
+    ask_group: list[str] = field(default_factory=list)  # the dishes a question of a kind is about
     recommended_items: list[str] = field(default_factory=list)
     recommended_toppings: list[tuple[str, str]] = field(default_factory=list)  # (dish, topping)
     ordered: list[str] = field(default_factory=list)  # foods in order of first unit
@@ -47,6 +48,7 @@ class Context:
     discussed_quantity: int = 1
     discussed_size: str | None = None
     said_unknown: bool = False  # the last line named something not on the menu
+    refused: str | None = None  # the food the last line was refused (what "why can't I have it" means)
 
 
 @dataclass
@@ -84,14 +86,19 @@ class CustomerParser:
     # -- the whole line ------------------------------------------------------------------
     def parse(self, text: str, ctx: Context | None = None) -> Parse:
         ctx = ctx or Context()
+        said = " ".join(t for t in tokenize(text) if t.isalnum())
         tokens = self.without_discourse(tokenize(text))
         flat = " ".join(t for t in tokens if t.isalnum())
         acts = self.p.acts
-        if not flat:
+        if not flat and not said:
             return Parse([Pred("irrelevant")], [], [])
         if acts["quit"].search(flat):
             return Parse([Pred("quit")], [], [])
         mentions = self.names_with_and(tokens, [self.as_topping(tokens, m) for m in find_mentions(self.menu, tokens)])
+        if ctx.ask_topic == "more" and acts["one_more"].search(said) and not any(m.kind == "item" for m in mentions):
+            return Parse([Pred("accept")], [], [])  # "one more thing": the summary's order reopens
+        if not flat:
+            return Parse([Pred("irrelevant")], [], [])
         if not any(m.kind == "item" for m in mentions) and self.cancels_all(flat):
             return Parse([Pred("cancel")], [], [])
         if acts["stop"].starts(self.opened(flat)) and len(flat.split()) <= 5:
@@ -109,6 +116,9 @@ class CustomerParser:
             return Parse([Pred("decline")], [], [])
         if complete and not mentions and (re.match(r"^(no|nope|nah)\b", flat) or self.only_cues(flat)):
             return Parse([Pred("complete")], [], [])
+        small_talk = self.small_talk(flat) if not mentions else None
+        if small_talk and small_talk[1]:
+            return Parse([Pred("greet", (Const(small_talk[0]),))], [], [])
 
         result = Parse([], [], [])
         clauses = self.clauses(tokens, mentions)
@@ -122,6 +132,8 @@ class CustomerParser:
             self.clause(clause, ctx, result, state)
         if complete:
             result.preds.append(Pred("complete"))
+        if self.small_talk(flat) and not ctx.ordered:  # "hi, can I get a taco": hello back, then the order
+            result.preds.insert(0, Pred("greet", (Const(self.small_talk(flat)[0]),)))
         if not result.preds and not result.unknown:
             result.preds.append(Pred("irrelevant"))
         return result
@@ -161,6 +173,21 @@ class CustomerParser:
                 out.append(tokens[i])
                 i += 1
         return out
+
+    def small_talk(self, flat: str) -> tuple[str, bool] | None:
+        """(kind, alone) when the line opens with a greeting, small talk or thanks; alone: the
+        line says nothing else (polite words aside)."""
+        found = [(match.start(), kind) for kind in ("hello", "how_are_you", "thanks")
+                 if (match := self.p.acts[kind].search(flat))]
+        if not found:
+            return None
+        rest = flat
+        for kind in ("how_are_you", "hello", "thanks"):
+            rest = self.p.acts[kind].pattern.sub(" ", rest)
+        rest = self.p.polite.pattern.sub(" ", rest)
+        kind = "how_are_you" if any(k == "how_are_you" for _, k in found) else min(found)[1]
+        alone = all(w in OPENERS or w in ("there", "you", "guys", "folks", "all", "today", "again") for w in rest.split())
+        return (kind, alone) if alone or min(found)[0] == 0 else None
 
     def cancels_all(self, flat: str) -> bool:
         cue = self.p.acts["cancel"]
@@ -494,9 +521,11 @@ class CustomerParser:
             self.replacement(clause, items, ctx, result, state)
         elif act == "resize":
             size = self.size_in(clause)
-            target = (self.ordered_named(items[0], ctx) if items else None) or self.context_drink(ctx) or dish
-            if target:
-                preds.append(Pred("update", (target, Const("size"), Const(size)), 0))
+            named = self.ordered_named(items[0], ctx) if items else None
+            asked = ctx.ask_group if ctx.ask_topic == "size" and not named else []
+            for target in asked or [named or self.context_drink(ctx) or dish]:
+                if target:
+                    preds.append(Pred("update", (target, Const("size"), Const(size)), 0))
         elif act == "set":
             for m in items:
                 n = self.quantity_before(toks, m.start, clause.mentions)
@@ -517,8 +546,10 @@ class CustomerParser:
             self.order_discussed(ctx, result, state, self.number_in(clause))  # "ok, one with a baja blast"
         for m in items:
             choice_combo = self.combo_for_choice(m.name, ctx, state["last"])
-            if choice_combo and state["last"] == choice_combo and not self.slot_left(choice_combo, preds):
-                choice_combo = None  # "a combo with a lemonade and also a pepsi": the pepsi is an order
+            if choice_combo and state["last"] == choice_combo and (
+                    not self.slot_left(choice_combo, preds) or
+                    self.quantity_before(toks, m.start, clause.mentions, default=1) > 1):
+                choice_combo = None  # "a combo with a lemonade and also a pepsi", "a combo and two pepsis": orders
             if choice_combo:
                 state["line"] += 1  # each choice its own line: the n-th choice fills the n-th open slot
                 preds.append(Pred("specify", (choice_combo, m.name), state["line"]))
@@ -537,7 +568,9 @@ class CustomerParser:
         if not items and one:
             line = self.line_of_one(preds, state) or line
             units = None if line else 1  # no order line of one this sentence: one of the units ordered before
-        self.updates(clause, dish, line, ctx, result.preds, units)
+        answering_kind = not items and not state["last"] and not one and ctx.ask_topic in ("options", "which", "size")
+        for target in ctx.ask_group if answering_kind and ctx.ask_group else [dish]:
+            self.updates(clause, target, line, ctx, result.preds, units)  # "fresco please": on each dish asked about
 
     @staticmethod
     def line_of_one(preds: list[Pred], state: dict) -> int | None:
@@ -720,6 +753,11 @@ class CustomerParser:
                         (Const(kind), about, 1, Const("none")))
 
         back = self.refers_back(text) and not food
+        if q["why"].search(text):
+            if q["why_price"].search(text):  # "why is it so expensive": the price, part by part
+                whole = q["why_order"].search(text) and not food
+                return ask("why", "all" if whole else food or ctx.discussed or dish or "all")
+            return ask("available", food or ctx.refused or ctx.discussed or dish or "all")
         if (q["total"].search(text) and not food) or (back and q["price"].search(text) and ctx.ordered
                                                       and not ctx.discussed):
             return ask("total", "all")  # "how much is that gonna be", with an order: its total

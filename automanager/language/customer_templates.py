@@ -6,13 +6,17 @@ nothing here decides anything.
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+import re
+from collections import defaultdict
+
+import inflect
 
 from ..menu.model import Menu
 from ..reasoner import Atoms
 from ..vocab import MAX_NUMBER
 
-NUMBERS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten"}
+ENGLISH = inflect.engine()
+ENGLISH.defnoun("(.*(?<!tat|mat))o", "$1os")  # burritos, combos (inflect says "burritoes"); potatoes stay
 OP_WORDS = {"add": "add", "no": "leave off", "less": "go light on", "extra": "add extra"}
 
 
@@ -28,23 +32,39 @@ def join(words: list[str]) -> str:
 
 
 def plural(name: str, n: int) -> str:
+    """A menu name for n of it: its head noun made plural ("Cups of Water", "Power Menu Bowls -
+    Veggie", "Cheesy Gordita Crunches"); a name already plural stays as it is."""
     if n == 1:
         return name
-    base = name.rstrip("®™")
-    suffix = name[len(base):]
-    if base.endswith(("s", "x")):
+    head, rest = re.match(r"^(.*?)((?: of | - ).*)?$", name).groups()
+    before, _, last = head.rpartition(" ")
+    word = last.rstrip("®™")
+    if not word.isalpha() or word.lower().endswith("s"):
         return name
-    return (base[:-1] + "ies" if base.endswith("y") and base[-2:-1] not in "aeiou" else base + "s") + suffix
+    many = ENGLISH.plural_noun(word.lower())
+    many = many[:1].upper() + many[1:] if word[:1].isupper() else many
+    return f"{before} " * bool(before) + many + last[len(word):] + (rest or "")
 
 
-def count(name: str, n: int) -> str:
-    article = "an" if name[:1].lower() in "aeiou" else "a"
-    return f"{article} {name}" if n == 1 else f"{NUMBERS.get(n, str(n))} {plural(name, n)}"
+def number_words(n: int) -> str:
+    return ENGLISH.number_to_words(n) if n <= 20 else f"{n:,}"
+
+
+def count(name: str, n: int, by_the_order: bool = False) -> str:
+    """n of a menu item in words: "a Bean Burrito", "three Cups of Water", "an order of Cinnamon
+    Twists" (an item sold by the portion, whose name is already plural)."""
+    if by_the_order:
+        return f"an order of {name}" if n == 1 else f"{number_words(n)} orders of {name}"
+    return ENGLISH.a(name) if n == 1 else f"{number_words(n)} {plural(name, n)}"
 
 
 class CustomerTemplates:
     def __init__(self, menu: Menu):
         self.menu = menu
+        self.by_the_order = {name for (name,) in menu.facts.get("by_the_order", [])}
+
+    def count(self, name: str, n: int) -> str:
+        return count(name, n, name in self.by_the_order)
 
     def greeting(self) -> str:
         return f"Welcome to {self.menu.restaurant}! What can I get for you today?"
@@ -62,9 +82,15 @@ class CustomerTemplates:
         for args in actions.get("confirm", []):
             by_kind[args[0]].append(args[1:])
         out = []
+        for (kind,) in by_kind.pop("greeting", []):
+            out.append({"hello": "Hi there!", "how_are_you": "I'm doing great, thanks for asking!",
+                        "thanks": "You're welcome!"}[kind])
         for (k,) in by_kind.pop("unknown", []):
             out.append(f"Sorry, \"{unknown[k]}\" isn't on our menu." if k < len(unknown) else "")
-        ordered = [count(f, n) for f, n in by_kind.pop("order", [])]
+        lines: dict[str, int] = {}  # in the order said, each food once
+        for f, n, _ in sorted(by_kind.pop("order", []), key=lambda row: row[2]):
+            lines[f] = lines.get(f, 0) + n
+        ordered = [self.count(f, n) for f, n in lines.items()]
         if ordered:
             out.append(f"Got it: {join(ordered)}.")
         for f, i in by_kind.pop("unavailable", []):
@@ -94,17 +120,16 @@ class CustomerTemplates:
                 "no_open_slot": f"The choices for your {c} are already made.",
             }[why])
         for c, g, d in by_kind.pop("default_choice", []):
-            out.append(f"I'll make the {g.lower()} of your {c} a {d}.")
-        for t, q in by_kind.pop("skipped", []):
-            out.append({"toppings": f"I'll leave your {t} as it comes.", "size": f"I'll make your {t} a regular."}
-                       .get(q, f"No special style for your {t} then."))
+            out.append(f"I'll make that {ENGLISH.a(d)} for your {c}.")
+        for _, topic in by_kind.pop("skipped", []):
+            out.append("I'll leave them as they come." if topic == "options" else "I'll make that a regular.")
         for f, k in by_kind.pop("removed", []):
             out.append(f"I've taken the {f} off your order." if k == "all"
-                       else f"I've taken {count(f, k)} off your order.")
+                       else f"I've taken {self.count(f, k)} off your order.")
         for (f,) in by_kind.pop("not_in_order", []):
             out.append(f"There's no {f} in your order.")
         for f, n in by_kind.pop("quantity", []):
-            out.append(f"Okay, {count(f, n)} then." if n else f"Okay, no {plural(f, 2)} then.")
+            out.append(f"Okay, {self.count(f, n)} then." if n else f"Okay, no {plural(f, 2)} then.")
         for old, new in by_kind.pop("replaced", []):
             out.append(f"Okay, the {new} instead of the {old}.")
         if by_kind.pop("cancelled", []):
@@ -152,27 +177,45 @@ class CustomerTemplates:
         mode = actions["mode"][0][0]
         if mode == "quit":
             return f"Thank you for choosing {self.menu.restaurant}. Have a great day! Goodbye!"
+        if mode == "close":
+            return (f"That's {dollars(actions['total'][0][0])} in total. Please pull forward to the window. "
+                    f"Thank you for choosing {self.menu.restaurant}!")
         if mode == "ask":
-            return self.question(actions["ask"][0], [d for (d,) in actions.get("ask_option", [])])
+            return self.question(actions)
         if mode == "recommend":
             return self.recommendation(actions)
         if mode == "answer":
             return self.answer(actions)
         if mode == "check":
             return self.check(actions)
+        if actions.get("nothing_ordered"):
+            return "What can I get for you today?"
         return "What else can I get for you?"
 
-    @staticmethod
-    def question(ask: tuple, options: list[str]) -> str:
-        target, topic = ask
-        if topic == "toppings":
-            return f"What toppings or sauces would you like on your {target}?"
+    def question(self, actions: Atoms) -> str:
+        """The question of the moment; one about a kind of dish names the dishes it is about."""
+        target, topic = actions["ask"][0]
+        about = [d for (d,) in actions.get("ask_about", [])]
+        about.sort(key=lambda d: list(self.counts).index(d) if d in self.counts else len(self.counts))
+        dishes = join([plural(d, self.counts.get(d, 1)) for d in about])
+        styles = [st for (st,) in actions.get("ask_style", [])]
+        style = f"{styles[0]} style" if styles else ""
+        if topic == "options":
+            wanted = " or ".join(w for w in ("toppings" if actions.get("ask_toppings") else "", style) if w)
+            return f"Any {wanted} on your {dishes}?"
+        if topic == "which":
+            toppings = sorted(t for (t,) in actions.get("ask_topping", []))
+            offer = [f"add {join(toppings).replace(' and ', ' or ')}" if toppings else "",
+                     f"have {'them' if len(about) > 1 or self.counts.get(about[0], 1) > 1 else 'it'} {style}"
+                     if style else ""]
+            return f"What would you like on your {dishes}? You can {' or '.join(o for o in offer if o)}."
         if topic == "size":
-            return f"What size would you like for your {target}: regular or large?"
-        if topic.startswith("style("):
-            return f"Would you like your {target} {topic[6:-1]} style?"
+            return f"What size would you like for your {dishes}: regular or large?"
         group = topic.split(",")[1].strip('"') if "," in topic else "choice"
-        return f"Which {group.lower()} would you like with your {target}? You can choose {join(options)}."
+        options = [d for d, _ in sorted(actions.get("ask_option", []), key=lambda option: option[1])]
+        more = ", or ask me for the whole list" if actions.get("more_options") else ""
+        return (f"Which {group.lower()} would you like with your {target}? Popular picks are "
+                f"{join(options).replace(' and ', ' or ')}{more}.")
 
     @staticmethod
     def recommendation(actions: Atoms) -> str:
@@ -223,33 +266,65 @@ class CustomerTemplates:
                 out.append(f"The {f} is not available right now: we're out of {values[0]}.")
             elif prop == "total":
                 out.append(f"Your order comes to {dollars(values[0])} so far.")
+        out += self.explanation(actions)
         for kind, f in actions.get("answer_none", []):
             out.append(f"Sorry, I don't have the {kind} of {'that' if f == 'all' else 'the ' + f}.")
         return " ".join(out)
 
     def check(self, actions: Atoms) -> str:
+        """The priced summary: equal units grouped, in the order they were said."""
+        return f"Here's your order: {join(self.lines(actions))}. The total comes to " \
+               f"{dollars(actions['total'][0][0])}. Is there anything else?"
+
+    def lines(self, actions: Atoms) -> list[str]:
         details: dict[int, list[str]] = defaultdict(list)
+        sizes: dict[int, str] = {}
         for unit, kind, value in actions.get("detail", []):
-            if kind in ("add", "extra", "no", "less"):
+            if kind == "size":
+                sizes[unit] = value
+            elif kind in ("add", "extra", "no", "less"):
                 details[unit].append({"add": f"with {value}", "extra": f"extra {value}", "no": f"no {value}",
                                       "less": f"light {value}"}[kind])
             elif kind == "change":
                 details[unit].append(f"{value[1]} instead of {value[0]}")
-            elif kind == "style":
-                details[unit].append(f"{value[0]} style" if value[1] == "yes" else f"not {value[0]}")
+            elif kind == "style" and value[1] == "yes":  # the way it comes is not worth saying
+                details[unit].append(f"{value[0]} style")
             elif kind == "choice":
                 details[unit].append(f"with {value[2]}")
-        sizes = {unit: value for unit, kind, value in actions.get("detail", []) if kind == "size"}
-        lines: Counter = Counter()
-        prices: dict[tuple, int] = {}
-        for unit, food, price in actions.get("check", []):
-            key = (sizes.get(unit, ""), food, ", ".join(sorted(details[unit])))
-            lines[key] += 1
-            prices[key] = price
+        groups: dict[tuple, list[int]] = {}  # (size, food, details) -> [count, unit price]
+        for unit, food, price in sorted(actions.get("check", [])):
+            key = (sizes.get(unit, "") if sizes.get(unit) == "large" else "", food, ", ".join(sorted(details[unit])))
+            groups.setdefault(key, [0, price])[0] += 1
         parts = []
-        for (size, food, extra), n in lines.items():
-            name = f"{size} {food}" if size else food
-            text = count(name, n) + (f" ({extra})" if extra else "")
-            parts.append(f"{text} at {dollars(prices[(size, food, extra)])}" + (" each" if n > 1 else ""))
-        total = actions["total"][0][0]
-        return f"Here's your order: {join(parts)}. The total comes to {dollars(total)}. Is there anything else?"
+        for (size, food, extra), (n, price) in groups.items():
+            text = self.count(f"{size} {food}" if size else food, n) + (f" ({extra})" if extra else "")
+            parts.append(f"{text} at {dollars(price)}" + (" each" if n > 1 else ""))
+        return parts
+
+    def explanation(self, actions: Atoms) -> list[str]:
+        """Why a unit costs what it does, from the pricing rules' parts (explain/5)."""
+        parts: dict[tuple, list[tuple]] = defaultdict(list)
+        for unit, food, kind, what, cents in sorted(actions.get("explain", [])):
+            parts[(unit, food)].append((kind, what, cents))
+        said, out = set(), []
+        for (unit, food), rows in parts.items():
+            words = [f"{dollars(c)} for {self.part_name(food, k, w)}" for k, w, c in
+                     sorted(rows, key=lambda r: r[0] != "base")]
+            sentence = f"A {food} like yours is {dollars(sum(c for _, _, c in rows))}: {join(words)}." \
+                if len(rows) > 1 else f"Your {food} is {dollars(rows[0][2])}, its menu price, with nothing added."
+            if sentence not in said:
+                said.add(sentence)
+                out.append(sentence)
+        return out
+
+    @staticmethod
+    def part_name(food: str, kind: str, what) -> str:
+        if kind == "base":
+            return f"the {food} itself"
+        if kind == "change":
+            return f"{what[1]} instead of {what[0]}"
+        if kind == "style":
+            return f"{what} style"
+        if kind == "size":
+            return "the large size"
+        return {"add": f"adding {what}", "extra": f"extra {what}", "choice": f"choosing {what}"}.get(kind, str(what))

@@ -252,13 +252,16 @@ class Builder:
             if labels["cantina_chicken_ingredient"] in items:
                 self.facts.append(fact("cantina_chicken", dish))
         self.facts += [fact("complimentary", name) for name in labels["complimentary"]]
+        self.facts += [fact("by_the_order", name) for name in labels["by_the_order"]]
+        self.facts += [fact("ask_question", Function(q)) for q in self.rules["ask_questions"]]
         self.facts.append(fact("restaurant", self.rules["restaurant"]))
         self.facts += [fact("max_line_quantity", self.rules["max_line_quantity"]),
                        fact("max_order_quantity", self.rules["max_order_quantity"]),
                        fact("max_item_price", self.rules["max_item_price"]),
                        fact("max_item_calories", self.rules["max_item_calories"]),
                        fact("readback_price_change_percent", self.rules["readback_price_change_percent"]),
-                       fact("readback_runout_dishes", self.rules["readback_runout_dishes"])]
+                       fact("readback_runout_dishes", self.rules["readback_runout_dishes"]),
+                       fact("combo_choices_named", self.rules["combo_choices_named"])]
 
     def build(self) -> tuple[str, str]:
         combos = self.build_dishes()
