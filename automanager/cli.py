@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from collections.abc import Callable
 from typing import Annotated, Optional
 
 import typer
@@ -94,7 +95,8 @@ def llm_config(backend: str, model: Optional[str]) -> LLMConfig | None:
         err.print(f"LLM: {config.model} at {config.base_url or 'api.openai.com'} (offline parser as fallback)",
                   style="dim")
     elif backend == "auto":
-        err.print(f"offline backend: no LLM configured. {ENABLE_HINT}", style="dim", highlight=False)
+        err.print("offline mode: no LLM configured (set OPENAI_API_KEY or OPENAI_BASE_URL for one)", style="dim",
+                  highlight=False)
     return config
 
 
@@ -127,18 +129,22 @@ def chat_loop(kind: type[Chat], state_dir: Optional[Path], resume: Optional[str]
         chat = kind(open_home(state_dir), resume, config)
     except (StateError, ReasonerError) as exc:
         raise fail(str(exc))
-    interactive = sys.stdin.isatty()
-    if interactive:
-        Embedder.warm_in_background()  # so the first misspelled name costs no wait
     sys.stdin.reconfigure(errors="replace")  # bytes that are not UTF-8 are a bad line, not a crash
-
-    def read_line() -> str | None:
-        try:
-            return out.input("[bold]you>[/] ") if interactive else read_piped()
-        except (EOFError, KeyboardInterrupt):
-            return None
-
+    read_line = read_piped
+    if sys.stdin.isatty() and sys.stdout.isatty():
+        Embedder.warm_in_background()  # so the first misspelled name costs no wait
+        read_line = terminal_reader(chat.home.history_path(chat.role))
     raise typer.Exit(run_chat(chat, read_line, out, err, as_json))
+
+
+def terminal_reader(history: Path) -> Callable[[], str]:
+    """Line editing and history (up arrow, Ctrl-R) at a terminal; Ctrl-D raises EOFError and
+    Ctrl-C KeyboardInterrupt, which the chat loop answers with how to resume."""
+    from prompt_toolkit import PromptSession
+    from prompt_toolkit.history import FileHistory
+
+    session: PromptSession[str] = PromptSession(history=FileHistory(str(history)))
+    return lambda: session.prompt("you> ")
 
 
 @app.command()

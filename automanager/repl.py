@@ -7,10 +7,11 @@ repeat what users typed, and show it as the session holds it.
 With --json every stdout line is one JSON object with the session and role: a turn adds the
 fields of `Turn` (text, reply, parsed, actions, timings, ...); a slash command adds "command",
 the command that ran, and what it shows under one key:
-  /order "order" (as in a turn), /menu "items" ({"item", "category", "price"}, price in cents),
+  /order "order" (as in a turn), "lines" ({"quantity", "item", "modifiers", "unit_price",
+  "line_price"}, cents) and "total" (cents), /menu "items" ({"item", "category", "price"}, price in cents),
   /stock "stock" ({"name", "since"}), /pending "pending" (as in a turn), /history "history"
-  (the 20 newest changes, as `state history --json`), /help "help" (also for an unknown command).
-/quit is the turn "bye".
+  (the 20 newest changes, as `state history --json`), /help "help"; an unknown command gives
+  "error" and "help". /quit is the turn "bye".
 """
 
 from __future__ import annotations
@@ -49,8 +50,13 @@ def run_chat(chat: Chat, read_line: Callable[[], str | None], out: Console, err:
     show(err, Text(f"{chat.role} session {chat.session_id} (resume with --resume {chat.session_id}), "
                    f"menu version {chat.menu_version}", style="dim"))
     while not chat.ended:
-        line = read_line()
-        if line is None:
+        try:
+            line = read_line()
+        except (EOFError, KeyboardInterrupt):
+            line = None
+        if line is None:  # Ctrl-D, Ctrl-C or the end of piped input: the session waits to be resumed
+            show(err, Text(f"Session {chat.session_id} is saved; continue it with: automanager {chat.role} "
+                           f"--resume {chat.session_id}", style="dim"))
             break
         text = line.strip()
         if not text:
@@ -66,6 +72,10 @@ def run_chat(chat: Chat, read_line: Callable[[], str | None], out: Console, err:
                     show(out, as_text(shown))
                 continue
             turn = chat.turn(text)
+        except KeyboardInterrupt:
+            show(err, Text(f"Stopped. Everything up to the last reply is saved: automanager {chat.role} "
+                           f"--resume {chat.session_id}", style="dim"))
+            return 130
         except (ReasonerError, StateError) as exc:
             show(err, Text.assemble(("error:", "red"), f" {exc}"))
             return 2
@@ -98,7 +108,11 @@ def command(text: str, chat: Chat) -> dict:
     """What a slash command shows, as data: its --json object without session and role."""
     name = text.split()[0].lower()
     if isinstance(chat, CustomerChat) and name == "/order":
-        return {"command": name, "order": chat.order()}
+        priced = chat.review()
+        lines = [{"quantity": line.quantity, "item": line.name, "modifiers": line.modifiers,
+                  "unit_price": line.unit_price, "line_price": line.quantity * line.unit_price}
+                 for line in chat.templates.groups(priced)]
+        return {"command": name, "order": chat.order(), "lines": lines, "total": priced["total"][0][0]}
     if isinstance(chat, CustomerChat) and name == "/menu":
         prices = dict(chat.menu.facts.get("original_price", []))
         return {"command": name, "items": [{"item": item, "category": chat.menu.category_of.get(item, "combo"),
@@ -110,14 +124,24 @@ def command(text: str, chat: Chat) -> dict:
     if isinstance(chat, ManagerChat) and name == "/history":
         return {"command": name, "history": chat.home.history(20)}
     help_text = CUSTOMER_HELP if isinstance(chat, CustomerChat) else MANAGER_HELP
-    return {"command": "/help", "help": help_text.format(dish=chat.menu.example_dish)}
+    shown = {"command": "/help", "help": help_text.format(dish=chat.menu.example_dish)}
+    if name != "/help":
+        shown["error"] = f"{name} is not a command here."
+    return shown
 
 
 def as_text(shown: dict) -> RenderableType:
     """A slash command's data as a person reads it."""
     name = shown["command"]
     if name == "/order":
-        return "\n".join(map(unit_line, shown["order"])) or "Your order is empty."
+        if not shown["lines"]:
+            return "Your order is empty."
+        table = Table("qty", "item", "modifiers", "each", "price", show_footer=True)
+        for line in shown["lines"]:
+            table.add_row(str(line["quantity"]), Text(line["item"]), Text(line["modifiers"]),
+                          dollars(line["unit_price"]), dollars(line["line_price"]))
+        table.columns[3].footer, table.columns[4].footer = "total", dollars(shown["total"])
+        return table
     if name == "/menu":
         table = Table("item", "category", "price")
         for row in shown["items"]:
@@ -132,9 +156,4 @@ def as_text(shown: dict) -> RenderableType:
         return "\n".join(f"- {r['at']} {describe(r['action'], r['item'], r['property'], r['old'], r['new'])}"
                          + (f" (menu v{r['version']})" if r["version"] else "") for r in shown["history"]) or \
             "No changes applied yet."
-    return shown["help"]
-
-
-def unit_line(unit: dict) -> str:
-    extras = "; ".join(f"{k} {', '.join(v)}" for k, v in unit.items() if k != "item")
-    return f"- {unit['item']}" + (f" ({extras})" if extras else "")
+    return (shown["error"] + " " if "error" in shown else "") + shown["help"]

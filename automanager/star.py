@@ -29,7 +29,7 @@ from .menu.model import Menu
 from .names import NameMatcher
 from .reasoner import ReasonerError, value
 from .store import Home, StateError, VersionMoved
-from .vocab import VocabError
+from .vocab import Pred, VocabError
 
 MAX_COMMIT_ATTEMPTS = 5  # a manager turn decided again when other managers publish meanwhile
 MAX_INPUT = 2000  # characters of one turn that are read; the rest is ignored, and said so
@@ -104,6 +104,10 @@ class Chat:
 
     def greeting(self) -> str:
         return self.templates.greeting()
+
+    @property
+    def resumed(self) -> bool:
+        return bool(self.history)
 
     def respond(self, decided: str, actions: dict, usage: Usage) -> str:
         return self.llm.rephrase(self.role, decided, actions, usage) if self.llm else decided
@@ -187,6 +191,16 @@ class CustomerChat(Chat):
         return Turn(text=text, reply=reply, parsed=[str(p) for p in parse.preds], actions=decision.actions,
                     corrected=parse.corrected, order=order, llm=usage.as_dict(), timings=timings)
 
+    def greeting(self) -> str:
+        """A resumed session is welcomed back with its order so far, priced by the ASP."""
+        if not self.resumed:
+            return self.templates.greeting()
+        return self.templates.welcome_back(self.review())
+
+    def review(self) -> dict:
+        """The order as it stands, priced (check/3, detail/3, total/1); the state is not changed."""
+        return self.assistant.decide([Pred("review")], self.state, self.home.stock_out()).actions
+
     def order(self) -> list[dict]:
         """The order so far, one entry per unit, from the saved state."""
         units: dict[int, dict] = {}
@@ -245,6 +259,14 @@ class ManagerChat(Chat):
             if prop == "price" and isinstance(old, int) and isinstance(new, int) and old != new:
                 ctx.last_move = 1 if new > old else -1
         return ctx
+
+    def greeting(self) -> str:
+        """A resumed session is welcomed back with what it has not applied yet."""
+        if not self.resumed:
+            return self.templates.greeting()
+        pending = [describe(*row) for row in self.staged()]
+        return "Welcome back! " + (f"Still pending: {'; '.join(pending)}. Say save to apply it." if pending
+                                   else "Nothing is pending. What ran out, came back or should change?")
 
     def staged(self) -> list[tuple]:
         """The pending changes as audit rows: (action, item, property, old, new)."""

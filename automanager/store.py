@@ -75,6 +75,11 @@ class Home:
             if not self.session_path(session_id).exists():
                 return session_id
 
+    def history_path(self, role: str) -> Path:
+        """The line-editing history of one role's terminal chats (the up arrow recalls from it)."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        return self.root / f"{role}-input-history"
+
     def session_path(self, session_id: str) -> Path:
         if not session_id.isalnum():
             raise StateError(f"'{session_id}' is not a session id (letters and digits only)")

@@ -67,7 +67,7 @@ def test_paper_section_6_dialogue_turn_by_turn(home, menu):
     assert confirms(t[5], "rejected_update") == [("Soft Taco", "add", "Tomatoes", "unavailable")]
     assert t[5].actions["ask"] == [("taco", "options")]
     assert t[6].actions["recommend"] == [('upgrade("Soft Taco")', "Refried Beans")]
-    assert confirms(t[7], "update") == [("Soft Taco", "add", "Refried Beans")]
+    assert confirms(t[7], "update") == [("Soft Taco", "add", "Refried Beans", 2)]
     assert t[7].actions["ask"] == [("drink", "size")]
     taco = price(menu, "original_price", "Soft Taco") + price(menu, "upgrade_price", "Soft Taco", "Refried Beans")
     expected = 2 * taco + price(menu, "original_price", "Pepsi®")

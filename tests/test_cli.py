@@ -45,10 +45,10 @@ def test_json_prints_one_object_per_turn(tmp_path):
     first = records[0]
     assert first["text"] == "a pepsi"
     assert first["parsed"] == ["order('Pepsi®', 1)"]
-    assert first["actions"]["confirm"] == [["order", "Pepsi®", 1]]
+    assert first["actions"]["confirm"] == [["order", "Pepsi®", 1, 1]]  # food, quantity, order line
     assert first["order"] == [{"item": "Pepsi®"}]
     assert set(first["timings"]) == {"parse_ms", "reasoning_ms", "total_ms"}
-    assert records[1]["actions"]["ask"] == [["Pepsi®", "size"]]
+    assert records[1]["actions"]["ask"] == [["drink", "size"]]
 
 
 def test_resume_continues_the_saved_session(tmp_path):
@@ -69,9 +69,13 @@ def test_resume_of_a_damaged_session_names_the_file(tmp_path):
 
 
 def test_slash_commands(tmp_path):
-    result = run(["customer"], "a crunchy taco\n/order\n/help\n/menu\n/quit\n", tmp_path)
-    assert "- Crunchy Taco" in result.stdout
+    result = run(["customer"], "two crunchy tacos, one with no lettuce\n/order\n/help\n/menu\n/orders\n/quit\n",
+                 tmp_path)
+    # /order: a table row per group of equal units, modifiers in words, unit and line prices, total
+    assert re.search(r"1 .*Crunchy Taco .*no Iceberg Lettuce .*\$1\.39 .*\$1\.39", result.stdout)
+    assert re.search(r"total .*\$2\.78", result.stdout)
     assert "/order shows your order" in result.stdout
+    assert "/orders is not a command here." in result.stdout
     assert "Cheesy Gordita Crunch" in result.stdout
     assert "Goodbye" in result.stdout
 

@@ -59,20 +59,22 @@ def test_a_whole_order_through_the_repl(fake, home):
     fake.parses.extend([
         preds(order("soft tacos", 2), order("pepsi"), update("pepsi", "size", "large")),
         preds(update("soft taco", "add", "beans")),
-        preds(bare("complete")),
-        preds(bare("decline")),  # fresco style for the tacos
-        preds(bare("quit")),
+        preds(bare("complete")),  # toppings said and the size said: straight to the priced summary
+        preds(bare("decline")),  # nothing else: the total, and the order is closed
     ])
-    lines = iter(["two soft tacos and a large pepsi", "beans on the tacos please", "that's all", "no thanks", "bye"])
+    lines = iter(["two soft tacos and a large pepsi", "beans on the tacos please", "that's all", "no thanks",
+                  "never read"])
     out, err = io.StringIO(), io.StringIO()
     code = run_chat(customer(home), lambda: next(lines, None), Console(file=out, width=200),
                     Console(file=err, width=200), as_json=True)
     assert code == 0, err.getvalue()
     records = [json.loads(line) for line in out.getvalue().splitlines()]
-    assert len(records) == 5
+    assert len(records) == 4
     assert records[0]["parsed"] == ["order('Soft Taco', 2)", "order('Pepsi®', 1)", "update('Pepsi®', size, large)"]
     assert [u["item"] for u in records[-1]["order"]] == ["Soft Taco", "Soft Taco", "Pepsi®"]
-    assert records[-2]["actions"]["total"] == [[2 * (139 + 50) + 100 + 50]]  # priced from the KB's facts
+    assert records[2]["actions"]["mode"] == [["check"]] and records[3]["actions"]["mode"] == [["close"]]
+    for record in records[2:]:
+        assert record["actions"]["total"] == [[2 * (139 + 50) + 100 + 50]]  # priced from the KB's facts
     for record in records:
         llm = record["llm"]
         assert llm["backend"] == "openai" and llm["fallback"] is None and llm["response"] == "llm"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from dataclasses import dataclass
 
 import inflect
 
@@ -32,8 +33,8 @@ def join(words: list[str]) -> str:
 
 
 def plural(name: str, n: int) -> str:
-    """A menu name for n of it: its head noun made plural ("Cups of Water", "Power Menu Bowls -
-    Veggie", "Cheesy Gordita Crunches"); a name already plural stays as it is."""
+    """A menu name for n of it: its head noun made plural ("<Cups> of <Water>", "<Bowls> - <Veggie>",
+    "<Crunches>"); a name already plural stays as it is."""
     if n == 1:
         return name
     head, rest = re.match(r"^(.*?)((?: of | - ).*)?$", name).groups()
@@ -51,11 +52,22 @@ def number_words(n: int) -> str:
 
 
 def count(name: str, n: int, by_the_order: bool = False) -> str:
-    """n of a menu item in words: "a Bean Burrito", "three Cups of Water", "an order of Cinnamon
-    Twists" (an item sold by the portion, whose name is already plural)."""
+    """n of a menu item in words: "a <Burrito>", "three <Cups of Water>", "an order of <Twists>"
+    (an item sold by the portion, whose name is already plural)."""
     if by_the_order:
         return f"an order of {name}" if n == 1 else f"{number_words(n)} orders of {name}"
     return ENGLISH.a(name) if n == 1 else f"{number_words(n)} {plural(name, n)}"
+
+
+@dataclass
+class OrderLine:
+    """Equal units of an order: "two large <drinks>" at one unit price."""
+
+    name: str  # with its size when it is not the regular one
+    item: str
+    modifiers: str
+    unit_price: int
+    quantity: int = 0
 
 
 class CustomerTemplates:
@@ -68,6 +80,13 @@ class CustomerTemplates:
 
     def greeting(self) -> str:
         return f"Welcome to {self.menu.restaurant}! What can I get for you today?"
+
+    def welcome_back(self, priced: Atoms) -> str:
+        lines = self.lines(priced)
+        if not lines:
+            return "Welcome back! Your order is empty so far. What can I get for you?"
+        return (f"Welcome back! So far you have {join(lines)}, {dollars(priced['total'][0][0])} in all. "
+                "What else can I get for you?")
 
     def render(self, actions: Atoms, unknown: list[str], counts: dict[str, int] | None = None) -> str:
         """counts: units of each dish in the order after the turn ("your taco" or "your tacos")."""
@@ -106,8 +125,8 @@ class CustomerTemplates:
             out.append(f"{n} isn't a quantity I can take for the {f}.")
         for (m,) in by_kind.pop("order_limit", []):
             out.append(f"That would take your order over {m} items, so I haven't added it.")
-        for d, op, opt in by_kind.pop("update", []):
-            out.append(self.update_text(d, op, opt))
+        for d, op, opt, n in by_kind.pop("update", []):
+            out.append(self.update_text(d, op, opt, n))
         for d, op, opt, why in by_kind.pop("rejected_update", []):
             out.append(self.rejected_update(d, op, opt, why))
         for c, d in by_kind.pop("specify", []):
@@ -142,18 +161,21 @@ class CustomerTemplates:
             out.append("Your order is empty so far.")
         return out
 
-    def update_text(self, d: str, op: str, opt) -> str:
-        dishes = plural(d, self.counts.get(d, 1))
+    def update_text(self, d: str, op: str, opt, units: int) -> str:
+        """What an update did, and on how many of the dish: "your <tacos>" or "one of your <tacos>"."""
+        ordered = self.counts.get(d, 1)
+        where = f"your {plural(d, ordered)}" if units >= ordered else \
+            f"{number_words(units)} of your {plural(d, ordered)}"
         if op in OP_WORDS:
-            return {"add": f"I've added {opt} to your {dishes}.",
-                    "no": f"No {opt} on your {dishes}.",
-                    "less": f"Light on the {opt} for your {dishes}.",
-                    "extra": f"Extra {opt} on your {dishes}."}[op]
+            return {"add": f"I've added {opt} to {where}.",
+                    "no": f"No {opt} on {where}.",
+                    "less": f"Light on the {opt} for {where}.",
+                    "extra": f"Extra {opt} on {where}."}[op]
         if op == "change":
-            return f"{opt[1]} instead of {opt[0]} on your {dishes}."
+            return f"{opt[1]} instead of {opt[0]} on {where}."
         if op == "size":
-            return f"A {opt} {d}."
-        return f"Your {d} {op} style." if opt == "yes" else f"Okay, your {d} without {op} style."
+            return f"{opt.capitalize()} for {where}."
+        return f"{op.capitalize()} style for {where}." if opt == "yes" else f"Okay, {where} without {op} style."
 
     @staticmethod
     def rejected_update(d: str, op: str, opt, why: str) -> str:
@@ -277,6 +299,12 @@ class CustomerTemplates:
                f"{dollars(actions['total'][0][0])}. Is there anything else?"
 
     def lines(self, actions: Atoms) -> list[str]:
+        return [f"{self.count(line.name, line.quantity)}" + (f" ({line.modifiers})" if line.modifiers else "") +
+                f" at {dollars(line.unit_price)}" + (" each" if line.quantity > 1 else "") for line in self.groups(actions)]
+
+    @staticmethod
+    def groups(actions: Atoms) -> list[OrderLine]:
+        """The priced units (check/3, detail/3) as lines of equal units, in the order said."""
         details: dict[int, list[str]] = defaultdict(list)
         sizes: dict[int, str] = {}
         for unit, kind, value in actions.get("detail", []):
@@ -291,15 +319,13 @@ class CustomerTemplates:
                 details[unit].append(f"{value[0]} style")
             elif kind == "choice":
                 details[unit].append(f"with {value[2]}")
-        groups: dict[tuple, list[int]] = {}  # (size, food, details) -> [count, unit price]
+        lines: dict[tuple, OrderLine] = {}
         for unit, food, price in sorted(actions.get("check", [])):
-            key = (sizes.get(unit, "") if sizes.get(unit) == "large" else "", food, ", ".join(sorted(details[unit])))
-            groups.setdefault(key, [0, price])[0] += 1
-        parts = []
-        for (size, food, extra), (n, price) in groups.items():
-            text = self.count(f"{size} {food}" if size else food, n) + (f" ({extra})" if extra else "")
-            parts.append(f"{text} at {dollars(price)}" + (" each" if n > 1 else ""))
-        return parts
+            size = "large " if sizes.get(unit) == "large" else ""
+            key = (size + food, ", ".join(sorted(details[unit])), price)
+            line = lines.setdefault(key, OrderLine(key[0], food, key[1], price))
+            line.quantity += 1
+        return list(lines.values())
 
     def explanation(self, actions: Atoms) -> list[str]:
         """Why a unit costs what it does, from the pricing rules' parts (explain/5)."""
