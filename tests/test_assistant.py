@@ -239,3 +239,33 @@ def test_a_size_asked_twice_is_settled_as_regular_without_contradiction(home, me
     assert confirms(turns[-1], "skipped") == [("drink", "size")]
     assert chat.order() == [{"item": "Pepsi®", "size": ["regular"]}]
     assert turns[-1].actions["total"] == [(100,)]
+
+
+def test_a_restaurant_turns_question_kinds_off_with_kb_policy_facts(tmp_path, monkeypatch):
+    """Without ask_question(toppings) and ask_question(style) the dishes get no question; without
+    ask_question(choice) a combo gets its most popular choice, said aloud."""
+    kb = tmp_path / "kb"
+    kb.mkdir()
+    for path in paths.kb_files():
+        text = path.read_text(encoding="utf-8")
+        for kind in ("toppings", "style", "choice"):
+            text = text.replace(f"ask_question({kind}).\n", "")
+        (kb / path.name).write_text(text, encoding="utf-8")
+    monkeypatch.setenv("AUTOMANAGER_KB", str(kb))
+    chat = CustomerChat(Home(tmp_path / "state"))
+    ordered = chat.turn("two soft tacos and a crunchwrap supreme combo")
+    assert confirms(ordered, "default_choice") == [("Crunchwrap Supreme® Combo", "Drink", "Mountain Dew Baja Blast®")]
+    assert "I'll make that a Mountain Dew Baja Blast®" in ordered.reply
+    done = chat.turn("that's all")
+    assert done.actions["mode"] == [("check",)] and "ask" not in done.actions
+
+
+def test_why_answers_come_from_the_pricing_rules(home, menu):
+    chat, t = converse(home, menu, ["a soft taco with extra cheese", "why does it cost that much?",
+                                    "a large pepsi", "why is my order so expensive?"])
+    rows = {(kind, what): cents for _, food, kind, what, cents in t[1].actions["explain"]}
+    assert rows == {("base", "Soft Taco"): price(menu, "original_price", "Soft Taco"),
+                    ("extra", "Cheddar Cheese"): price(menu, "extra_price", "Cheddar Cheese")}
+    assert sum(rows.values()) == chat.review()["check"][0][2]  # the parts add up to the unit's price
+    foods = {food for _, food, *_ in t[3].actions["explain"]}
+    assert foods == {"Soft Taco", "Pepsi®"} and "$0.50 for the large size" in t[3].reply

@@ -103,7 +103,8 @@ class CustomerParser:
             return Parse([Pred("cancel")], [], [])
         if acts["stop"].starts(self.opened(flat)) and len(flat.split()) <= 5:
             return Parse([Pred("stop")], [], [])
-        complete = bool(acts["complete"].search(flat))
+        complete = bool(acts["complete"].search(flat)) or \
+            ctx.ask_topic in (None, "else", "more") and acts["complete_alone"].whole(self.p.without_polite(flat))
         reply = self.p.reply(flat)
         if reply == "yes" and not mentions and ctx.discussed and ctx.ask_topic in (None, "else") \
                 and not ctx.recommended_items:

@@ -75,9 +75,12 @@ class Phrases:
         self.examples = [(e["said"], e["means"]) for e in data.get("examples", [])]
         self.manager_commands = [(c["say"], frozenset(c["cues"])) for c in data.get("manager_commands", [])]
 
+    def without_polite(self, flat: str) -> str:
+        return " ".join(self.polite.pattern.sub(" ", flat).split())
+
     def reply(self, flat: str) -> str | None:
         """'yes' or 'no' when the whole line is a short answer, polite words aside."""
-        core = " ".join(self.polite.pattern.sub(" ", flat).split())
+        core = self.without_polite(flat)
         for kind, cue in (("no", self.no), ("yes", self.yes)):
             if cue.whole(flat) or (core and cue.whole(core)):
                 return kind
