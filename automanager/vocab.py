@@ -68,7 +68,7 @@ def bounded(number: str | float | int) -> int:
 
 
 UPDATE_OPS = "add|no|less|extra|change|fresco|supreme|grill|size"
-QUERY_KINDS = "price|calories|ingredients|toppings|available|menu|total|sizes|why"
+QUERY_KINDS = "price|calories|ingredients|toppings|available|menu|total|sizes|why|choices"
 
 # The customer vocabulary: the paper's predicates plus corrections (remove, set_quantity,
 # replace, cancel, stop) and the answers to the bot's own questions (accept, decline).
@@ -87,7 +87,8 @@ CUSTOMER: dict[str, Form] = {
                            "wants toppings for it", content="string", type="category|upgrade"),
     "query": form("query", "a question about food (a menu name, a category for kind menu, or all); quantity and "
                   "size when the question names them ('how much are two large pepsis'); kind why: why an "
-                  "ordered food costs what it does, or why a food can't be had (all: the whole order)",
+                  "ordered food costs what it does, or why a food can't be had (all: the whole order); kind choices: "
+                  "the choices of the combo the bot asked about",
                   kind=QUERY_KINDS, food="string", quantity="integer?", size="regular|large?"),
     "remove": form("remove", "take quantity units of food off the order (null: all of them)",
                    food="string", quantity="integer?"),

@@ -29,7 +29,8 @@ from .text import Mention, find_mentions, number_at, tokenize
 
 OPENERS = {"oh", "ok", "okay", "so", "um", "uh", "umm", "hmm", "well", "hi", "hey", "hello", "and", "but",
            "wait", "actually", "sorry", "yeah", "yes", "sure", "cool", "alright", "great", "sweet", "nah",
-           "no", "then", "also", "hi there", "there", "guys", "oops", "shoot", "dang", "eh", "ah", "right"}
+           "no", "then", "also", "hi there", "there", "guys", "oops", "shoot", "dang", "eh", "ah", "right", "hm",
+           "huh", "er", "erm", "mm", "hmmm"}
 ARTICLES = {"a", "an", "some", "any", "another"}
 
 
@@ -233,6 +234,8 @@ class CustomerParser:
                 nxt = next((m for m in mentions if m.start > i), None)
                 if tok in ("and", ",") and nxt and nxt.kind == "topping" and nxt.start == i + 1:
                     continue
+                if tok in ("also", "then") and i - start <= 2 and tokens[i - 1:i] in (["i"], ["we"], ["you"]):
+                    continue  # "can I also get": one clause
                 cuts.append((start, i))
                 start = i + 1
         cuts.append((start, len(tokens)))
@@ -755,10 +758,13 @@ class CustomerParser:
 
         back = self.refers_back(text) and not food
         if q["why"].search(text):
-            if q["why_price"].search(text):  # "why is it so expensive": the price, part by part
-                whole = q["why_order"].search(text) and not food
+            if q["why_price"].search(text) or re.search(r"\d", " ".join(clause.tokens)):  # "why so expensive"
+                whole = not food and (q["why_order"].search(text) or ctx.ask_topic == "more")  # after the summary
                 return ask("why", "all" if whole else food or ctx.discussed or dish or "all")
-            return ask("available", food or ctx.refused or ctx.discussed or dish or "all")
+            if food or ctx.refused:  # "why can't I have it": what ran out
+                return ask("available", food or ctx.refused)
+        if ctx.ask_topic and ctx.ask_topic.startswith("choice") and not food and q["menu"].search(text):
+            return ask("choices", ctx.ask_target)  # "what are my options?" for the combo asked about
         if (q["total"].search(text) and not food) or (back and q["price"].search(text) and ctx.ordered
                                                       and not ctx.discussed):
             return ask("total", "all")  # "how much is that gonna be", with an order: its total

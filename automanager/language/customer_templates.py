@@ -273,6 +273,8 @@ class CustomerTemplates:
                 out.append(f"The {f} comes with {join(sorted(values))}.")
             elif prop == "topping":
                 out.append(f"On the {f} you can add {join(sorted(values))}.")
+            elif prop == "option":
+                out.append(f"For your {f} you can choose {join(sorted(values)).replace(' and ', ' or ')}.")
             elif prop == "item":
                 out.append(f"Our {plural(f, 2)}: {join(sorted(values))}.")
             elif prop == "size" and values == ["one"]:
@@ -333,6 +335,11 @@ class CustomerTemplates:
         for unit, food, kind, what, cents in sorted(actions.get("explain", [])):
             parts[(unit, food)].append((kind, what, cents))
         said, out = set(), []
+        plain = [key for key, rows in parts.items() if len(rows) == 1]
+        if len(parts) > 1 and plain:  # the whole order: what was added is what needs saying
+            parts = {key: rows for key, rows in parts.items() if key not in plain}
+            out.append("Everything else is at its menu price." if parts else
+                       "Everything is at its menu price, with nothing added.")
         for (unit, food), rows in parts.items():
             words = [f"{dollars(c)} for {self.part_name(food, k, w)}" for k, w, c in
                      sorted(rows, key=lambda r: r[0] != "base")]
@@ -340,7 +347,7 @@ class CustomerTemplates:
                 if len(rows) > 1 else f"Your {food} is {dollars(rows[0][2])}, its menu price, with nothing added."
             if sentence not in said:
                 said.add(sentence)
-                out.append(sentence)
+                out.insert(len(said) - 1, sentence)
         return out
 
     @staticmethod
