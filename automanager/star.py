@@ -197,6 +197,12 @@ class CustomerChat(Chat):
             return self.templates.greeting()
         return self.templates.welcome_back(self.review())
 
+    def parting(self, text: str) -> bool:
+        """Is this line only a last word ("nope, thanks!", "bye") to a closed order? It is answered
+        in the same session; anything else after the close is a new customer."""
+        said = {pred.name for pred in self.parser.parse(text, context(self.state)).preds}
+        return bool(said) and said <= {"decline", "complete", "quit", "greet"}
+
     def review(self) -> dict:
         """The order as it stands, priced (check/3, detail/3, total/1); the state is not changed."""
         return self.assistant.decide([Pred("review")], self.state, self.home.stock_out()).actions

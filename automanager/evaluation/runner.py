@@ -1,7 +1,9 @@
 """Running scenarios: each in a fresh state dir, through the same chats the REPLs use, then
 checking every expectation against what the bots said, stored and published.
 
-Which customer session do order, total and ended mean? The one of the last customer step.
+Which customer session do order, total and ended mean? The one of the last customer step. A
+customer step after the order was closed starts a new session (the next car), unless it is only a
+last word to the closed one ("nope, thanks!").
 `rejected` collects refusals from every customer session; `say` and `not_say` look at every
 reply of both bots.
 """
@@ -69,7 +71,8 @@ def run_scenario(scenario: Scenario, llm: LLMConfig | None = None, judge: OpenAI
                         manager = ManagerChat(home, None, llm)
                     turn = manager.turn(step.text)
                 else:
-                    if step.session not in customers or customers[step.session].ended:
+                    chat = customers.get(step.session)
+                    if chat is None or (chat.ended and not chat.parting(step.text)):  # the next car
                         customers[step.session] = CustomerChat(home, None, llm)
                     last = customers[step.session]
                     turn = last.turn(step.text)

@@ -501,7 +501,7 @@ class CustomerParser:
     def clause(self, clause: Clause, ctx: Context, result: Parse, state: dict) -> None:
         preds = result.preds
         toks, text = clause.tokens, clause.text
-        targets = [m for m in clause.items() if self.is_target(toks, m)]
+        targets = [m for m in clause.items() if self.is_target(toks, m) or self.modified_ordered(clause, m, ctx)]
         items = [m for m in clause.items() if m not in targets]
         if targets and not state["last"]:
             state["last"] = self.ordered_named(targets[0], ctx) or targets[0].name
@@ -691,6 +691,15 @@ class CustomerParser:
         before = [t for t in toks[max(0, m.start - 6):m.start]
                   if t not in ("my", "the", "your", "both", "all", "those", "of", "one", "just", "only", "each")]
         return bool(before) and before[-1] in ("to", "on", "onto", "in")
+
+    def modified_ordered(self, clause: Clause, m: Mention, ctx: Context) -> bool:
+        """'make the tacos fresco', 'my burrito with no onions': a definite reference to a food
+        already ordered, in a clause that modifies it, changes that food; it orders nothing."""
+        toks = clause.tokens
+        definite = toks[max(0, m.start - 1):m.start] in (["the"], ["my"], ["those"], ["these"], ["both"], ["our"])
+        modifies = bool(clause.toppings() or self.style_in(clause)) or any(t in self.p.size_words for t in toks)
+        return definite and modifies and bool(self.ordered_named(m, ctx)) and \
+            self.quantity_before(toks, m.start, clause.mentions) is None
 
     def quantity_before(self, toks: list[str], end: int, mentions: list[Mention], default: int | None = None):
         prev_end = max([m.end for m in mentions if m.end <= end], default=0)

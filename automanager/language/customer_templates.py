@@ -199,6 +199,8 @@ class CustomerTemplates:
         mode = actions["mode"][0][0]
         if mode == "quit":
             return f"Thank you for choosing {self.menu.restaurant}. Have a great day! Goodbye!"
+        if mode == "parting":
+            return "Please pull forward to the window. Have a great day!"
         if mode == "close":
             return (f"That's {dollars(actions['total'][0][0])} in total. Please pull forward to the window. "
                     f"Thank you for choosing {self.menu.restaurant}!")
@@ -333,18 +335,19 @@ class CustomerTemplates:
         """Why a unit costs what it does, from the pricing rules' parts (explain/5)."""
         parts: dict[tuple, list[tuple]] = defaultdict(list)
         for unit, food, kind, what, cents in sorted(actions.get("explain", [])):
-            parts[(unit, food)].append((kind, what, cents))
+            if cents or kind == "base":  # what costs nothing does not explain a price
+                parts[(unit, food)].append((kind, what, cents))
         said, out = set(), []
         plain = [key for key, rows in parts.items() if len(rows) == 1]
         if len(parts) > 1 and plain:  # the whole order: what was added is what needs saying
             parts = {key: rows for key, rows in parts.items() if key not in plain}
             out.append("Everything else is at its menu price." if parts else
-                       "Everything is at its menu price, with nothing added.")
+                       "Everything is at its menu price.")
         for (unit, food), rows in parts.items():
             words = [f"{dollars(c)} for {self.part_name(food, k, w)}" for k, w, c in
                      sorted(rows, key=lambda r: r[0] != "base")]
             sentence = f"A {food} like yours is {dollars(sum(c for _, _, c in rows))}: {join(words)}." \
-                if len(rows) > 1 else f"Your {food} is {dollars(rows[0][2])}, its menu price, with nothing added."
+                if len(rows) > 1 else f"Your {food} is {dollars(rows[0][2])}, its menu price."
             if sentence not in said:
                 said.add(sentence)
                 out.insert(len(said) - 1, sentence)
