@@ -150,6 +150,18 @@ def test_a_misspelled_dish_is_corrected_by_name_correction(fake, home):
     assert second.corrected[0][2] == "embedding"
 
 
+def test_small_talk_and_a_why_question_through_the_llm(fake, home):
+    fake.parses.extend([preds({"predicate": "greet", "kind": "how_are_you"}),
+                        preds(order("soft taco"), update("soft taco", "extra", "cheddar cheese")),
+                        preds({"predicate": "query", "kind": "why", "food": "soft taco", "quantity": None,
+                               "size": None})])
+    chat = customer(home)
+    hello, _, why = chat.turn("hey, how are you?"), chat.turn("a soft taco, extra cheese"), chat.turn("why so much?")
+    assert hello.parsed == ["greet(how_are_you)"] and hello.order == []
+    assert why.parsed == ["query(why, 'Soft Taco', 1, none)"]
+    assert {(a[2], a[3]) for a in why.actions["explain"]} == {("base", "Soft Taco"), ("extra", "Cheddar Cheese")}
+
+
 def test_a_name_not_on_the_menu_is_refused_not_guessed(fake, home):
     fake.parses.append(preds(order("big mac")))
     turn = customer(home).turn("a big mac")

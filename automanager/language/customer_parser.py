@@ -106,6 +106,9 @@ class CustomerParser:
             return Parse([Pred("stop")], [], [])
         complete = bool(acts["complete"].search(flat)) or \
             ctx.ask_topic in (None, "else", "more") and acts["complete_alone"].whole(self.p.without_polite(flat))
+        if ctx.ask_topic and ctx.ask_topic.startswith("choice") and not mentions and \
+                self.p.any.whole(self.p.without_polite(self.opened(flat))):
+            return Parse([Pred("accept")], [], [])  # "whatever": the bot makes the choice
         reply = self.p.reply(flat)
         if reply == "yes" and not mentions and ctx.discussed and ctx.ask_topic in (None, "else") \
                 and not ctx.recommended_items:
@@ -459,7 +462,8 @@ class CustomerParser:
             return "resize"
         if not items and not clause.toppings() and not self.style_in(clause) and self.number_in(clause) is not None:
             return "quantity"
-        if not items and self.refers_back(text) and re.search(r"\b(take|have|get|do|order|want|try|grab)\b", text):
+        if not items and self.refers_back(text) and re.search(r"\b(take|have|get|do|order|want|try|grab)\b", text) \
+                and not clause.toppings() and not self.style_in(clause):  # "can I get them fresco": a change
             return "quantity"
         return None
 

@@ -50,6 +50,7 @@ class Phrases:
         self.questions = {name: Cue(tuple(words)) for name, words in data["questions"].items()}
         self.yes = Cue(tuple(data["replies"]["yes"]))
         self.no = Cue(tuple(data["replies"]["no"]))
+        self.any = Cue(tuple(data["replies"]["any"]))
         self.polite = Cue(tuple(data["replies"]["polite"]))
         words = data["words"]
         self.splitters = frozenset(words["splitters"])
@@ -84,9 +85,9 @@ class Phrases:
         for kind, cue in (("no", self.no), ("yes", self.yes)):
             if cue.whole(flat) or (core and cue.whole(core)):
                 return kind
-        for kind, cue, other in (("no", self.no, self.yes), ("yes", self.yes, self.no)):
-            if core and cue.search(core) and not other.search(core) and not cue.pattern.sub(" ", core).strip():
-                return kind  # "yeah why not", "nope nothing": only answers of one kind
+        for kind, cue in (("no", self.no), ("yes", self.yes)):
+            if core and not cue.pattern.sub(" ", core).strip():
+                return kind  # "yeah why not", "nope, plain is fine": only answers of one kind
         return None
 
     def is_question(self, clause: str) -> bool:

@@ -101,6 +101,8 @@ class CustomerReader:
         if name == "replace":
             old, new = self.item(f["old"], result), self.item(f["new"], result)
             return Pred("replace", (old, new), len(lines) + 1) if old and new else None
+        if name == "greet":
+            return Pred("greet", (Const(f["kind"]),))
         raise VocabError(f"{name} takes no fields")
 
     def update(self, f: dict[str, Any], result: Parse, lines: dict[str, int]) -> Pred | None:
