@@ -109,6 +109,9 @@ class CustomerParser:
         if ctx.ask_topic and ctx.ask_topic.startswith("choice") and not mentions and \
                 self.p.any.whole(self.p.without_polite(self.opened(flat))):
             return Parse([Pred("accept")], [], [])  # "whatever": the bot makes the choice
+        if ctx.ask_topic and ctx.ask_topic.startswith("choice") and not mentions and \
+                re.search(r"\b(no|dont want|do not want|dont need|skip|without|pass on)\b", flat):
+            return Parse([Pred("decline")], [], [])  # "I don't want a drink": asked once more, then the default
         reply = self.p.reply(flat)
         if reply == "yes" and not mentions and ctx.discussed and ctx.ask_topic in (None, "else") \
                 and not ctx.recommended_items:
