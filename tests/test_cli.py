@@ -57,6 +57,9 @@ def test_resume_continues_the_saved_session(tmp_path):
     again = run(["customer", "--resume", session, "--json"], "make that two soft tacos\n", tmp_path)
     record = json.loads(again.stdout.splitlines()[0])
     assert [u["item"] for u in record["order"]] == ["Soft Taco", "Soft Taco"]
+    welcome = run(["customer", "--resume", session], "", tmp_path)  # read back, priced, before anything else
+    assert "Welcome back! So far you have two Soft Tacos at $1.39 each, $2.78 in all." in welcome.stdout
+    assert f"--resume {session}" in welcome.stderr  # the end of input says how to come back again
 
 
 def test_resume_of_a_damaged_session_names_the_file(tmp_path):
