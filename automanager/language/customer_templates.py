@@ -127,6 +127,8 @@ class CustomerTemplates:
             out.append(f"That would take your order over {m} items, so I haven't added it.")
         for d, op, opt, n in by_kind.pop("update", []):
             out.append(self.update_text(d, op, opt, n))
+        for d, t in by_kind.pop("restored", []):
+            out.append(f"{t} back on your {plural(d, self.counts.get(d, 1))}, the way it comes.")
         for d, op, opt, why in by_kind.pop("rejected_update", []):
             out.append(self.rejected_update(d, op, opt, why))
         for c, d in by_kind.pop("specify", []):
