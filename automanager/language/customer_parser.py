@@ -556,7 +556,7 @@ class CustomerParser:
                 all(m.name in self.menu.combo_choices(discussed) for m in items):
             self.order_discussed(ctx, result, state, self.number_in(clause))  # "ok, one with a baja blast"
         for m in items:
-            choice_combo = self.combo_for_choice(m.name, ctx, state["last"])
+            choice_combo = self.combo_for_choice(m.name, ctx, state["last"], toks)
             if choice_combo and state["last"] == choice_combo and (
                     not self.slot_left(choice_combo, preds) or
                     self.quantity_before(toks, m.start, clause.mentions, default=1) > 1):
@@ -740,9 +740,14 @@ class CustomerParser:
         drinks = [f for f in ctx.ordered if self.menu.is_drink(f)]
         return drinks[-1] if drinks else None
 
-    def combo_for_choice(self, name: str, ctx: Context, last_item: str | None) -> str | None:
+    def combo_for_choice(self, name: str, ctx: Context, last_item: str | None, tokens: list[str] = ()) -> str | None:
+        """The combo a named dish is a choice for: the combo just said or asked about, or an
+        ordered combo whose group the clause names ("make the drink a <drink>")."""
         combos = ([last_item] if last_item else []) + (
             [ctx.ask_target] if ctx.ask_topic and ctx.ask_topic.startswith("choice") else [])
+        combos += [c for c in reversed(ctx.ordered) if c in self.menu.combos and any(
+            group.lower() in tokens and name in self.menu.groups[group] for c2, group in
+            self.menu.facts.get("combo_contain", []) if c2 == c and group in self.menu.groups)][:1]
         for combo in combos:
             if combo and name in self.menu.combo_choices(combo):
                 return combo

@@ -133,6 +133,8 @@ class CustomerTemplates:
             out.append(self.rejected_update(d, op, opt, why))
         for c, d in by_kind.pop("specify", []):
             out.append(f"{d} for your {c}.")
+        for c, old, d in by_kind.pop("swapped", []):
+            out.append(f"{d} instead of {old} for your {c}.")
         for c, d, why in by_kind.pop("rejected_specify", []):
             out.append({
                 "not_ordered": f"There's no {c} in your order to choose {d} for.",
