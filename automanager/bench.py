@@ -129,7 +129,7 @@ def run(quick: bool = False, progress: Callable[[str], None] = lambda _name: Non
     # what the turns talk about comes from the menu, so any restaurant's KB can be measured
     dish = menu.example_dish
     ingredient = Counter(i for _, i in menu.facts.get("included_ingredient", [])).most_common(1)[0][0]
-    drink = min(d for (d,) in menu.facts.get("size_changable_drink", [("",)]))
+    drink = min([item for item, group, _ in menu.facts.get("option", []) if group == "size"] or [dish])
     admin = Administrator(menu.files)
     admin_preds = [Pred("runout", (ingredient,)), Pred("edit", (dish, Const("price"), 199))]
     add("admin_reasoning", lambda: admin.decide(admin_preds, [], []))

@@ -217,6 +217,11 @@ class CustomerChat(Chat):
             if sym.name == "has" and sym.arguments[0].number in units:
                 unit = units[sym.arguments[0].number]
                 kind, val = sym.arguments[1].name, sym.arguments[2]
+                if kind == "option":  # by its group: {"size": ["large"]}, {"no crust": ["thin crust"]}
+                    group, value, wanted = val.arguments
+                    key = group.name if wanted.name == "yes" else f"no {group.name}"
+                    unit.setdefault(key, []).append(value.string)
+                    continue
                 unit.setdefault(kind, []).append(str(val).strip('"'))
         return [units[k] for k in sorted(units)]
 

@@ -67,7 +67,7 @@ def bounded(number: str | float | int) -> int:
     return int(max(-MAX_NUMBER, min(MAX_NUMBER, value)))
 
 
-UPDATE_OPS = "add|no|less|extra|change|fresco|supreme|grill|size"
+UPDATE_OPS = "add|no|less|extra|change|option"
 QUERY_KINDS = "price|calories|ingredients|toppings|available|menu|total|sizes|why|choices"
 
 # The customer vocabulary: the paper's predicates plus corrections (remove, set_quantity,
@@ -78,7 +78,8 @@ CUSTOMER: dict[str, Form] = {
                     "(which taco, which drink)", combo="string", dish="string"),
     "update": form("update", "change an ordered dish. operation add|no|less|extra: option is an ingredient or "
                    "sauce; change: option is the ingredient to replace and new_option its replacement; "
-                   "fresco|supreme|grill: option yes|no; size: option regular|large (drinks); units: on how "
+                   "option: option is a size, style or other option value the menu offers ('large', a crust), "
+                   "new_option 'no' when the customer does not want it; units: on how "
                    "many of the dishes already ordered ('on just one of them': 1), null for all",
                    dish="string", operation=UPDATE_OPS, option="string", new_option="string?",
                    units="integer?"),
@@ -89,7 +90,7 @@ CUSTOMER: dict[str, Form] = {
                   "size when the question names them ('how much are two large pepsis'); kind why: why an "
                   "ordered food costs what it does, or why a food can't be had (all: the whole order); kind choices: "
                   "the choices of the combo the bot asked about",
-                  kind=QUERY_KINDS, food="string", quantity="integer?", size="regular|large?"),
+                  kind=QUERY_KINDS, food="string", quantity="integer?", size="string?"),
     "remove": form("remove", "take quantity units of food off the order (null: all of them)",
                    food="string", quantity="integer?"),
     "set_quantity": form("set_quantity", "the order should hold exactly quantity of food ('make that two')",

@@ -68,7 +68,7 @@ def test_paper_section_6_dialogue_turn_by_turn(home, menu):
     assert t[5].actions["ask"] == [("taco", "options")]
     assert t[6].actions["recommend"] == [('upgrade("Soft Taco")', "Refried Beans")]
     assert confirms(t[7], "update") == [("Soft Taco", "add", "Refried Beans", 2)]
-    assert t[7].actions["ask"] == [("drink", "size")]
+    assert t[7].actions["ask"] == [("drink", "pick(size)")]
     taco = price(menu, "original_price", "Soft Taco") + price(menu, "upgrade_price", "Soft Taco", "Refried Beans")
     expected = 2 * taco + price(menu, "original_price", "Pepsi®")
     for summary in (t[8], t[9]):  # "no thanks" to the size is a regular; saying so again changes nothing
@@ -142,8 +142,8 @@ def test_updates_of_every_kind_are_priced(home, menu):
     assert last.actions["mode"] == [("check",)]
     taco = (price(menu, "original_price", "Soft Taco") + price(menu, "extra_price", "Cheddar Cheese")
             + price(menu, "replacement_price", "Soft Taco", "Seasoned Beef", "Steak")
-            + price(menu, "special_style_price", "Soft Taco", "supreme"))
-    pepsi = price(menu, "original_price", "Pepsi®") + menu.facts["upgrade_size_price"][0][0]
+            + price(menu, "option_price", "Soft Taco", "style", "supreme"))
+    pepsi = price(menu, "original_price", "Pepsi®") + price(menu, "option_price", "Pepsi®", "size", "large")
     assert last.actions["total"] == [(taco + pepsi,)]
     unit = last.order[0]
     assert unit["no"] == ["Iceberg Lettuce"] and unit["extra"] == ["Cheddar Cheese"]
@@ -156,7 +156,7 @@ def test_rejected_updates_say_why_and_change_nothing(home, menu):
     ])
     assert confirms(t[1], "rejected_update")[0][-1] == "not_ordered"
     assert t[1].order == [{"item": "Pepsi®"}]
-    assert confirms(t[2], "rejected_update") == [("Soft Taco", "size", "large", "no_size")]
+    assert confirms(t[2], "rejected_update") == [("Soft Taco", "option", ("size", "large", "yes"), "no_option")]
     assert "one size" in t[2].reply
     assert confirms(t[3], "rejected_update")[0][-1] == "not_topping"
     assert t[3].order == [{"item": "Pepsi®"}, {"item": "Soft Taco"}]
@@ -236,7 +236,7 @@ def test_accept_and_the_remaining_questions_and_suggestions(home, menu):
 def test_a_size_asked_twice_is_settled_as_regular_without_contradiction(home, menu):
     # the default size given on the third ask must not undo the reason for giving it
     chat, turns = converse(home, menu, ["a pepsi", "that's all", "hmm", "hmm"])
-    assert confirms(turns[-1], "skipped") == [("drink", "size")]
+    assert confirms(turns[-1], "skipped") == [("drink", "pick(size)")]
     assert chat.order() == [{"item": "Pepsi®", "size": ["regular"]}]
     assert turns[-1].actions["total"] == [(100,)]
 

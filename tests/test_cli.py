@@ -48,7 +48,7 @@ def test_json_prints_one_object_per_turn(tmp_path):
     assert first["actions"]["confirm"] == [["order", "Pepsi®", 1, 1]]  # food, quantity, order line
     assert first["order"] == [{"item": "Pepsi®"}]
     assert set(first["timings"]) == {"parse_ms", "reasoning_ms", "total_ms"}
-    assert records[1]["actions"]["ask"] == [["drink", "size"]]
+    assert records[1]["actions"]["ask"] == [["drink", "pick(size)"]]
 
 
 def test_resume_continues_the_saved_session(tmp_path):

@@ -34,9 +34,9 @@ def test_shipped_kb_has_at_least_1200_facts_and_the_whole_vocabulary():
     assert stats["total"] >= 1200
     vocabulary = """dish/1 combo/1 ingredient/1 sauce/1 original_price/2 original_cal/2 category/2
         included_ingredient/2 replaceable_ingredient/3 replacement_price/4 available_topping/2
-        popular_topping/2 upgrade_price/3 upgrade_cal/3 available_special_style/2
-        special_style_price/3 extra_price/2 extra_cal/2 combo_contain/2 combo_option_group/2
-        group_upgrade_price/3 size_changable_drink/1 upgrade_size_price/1 veggie/1
+        popular_topping/2 upgrade_price/3 upgrade_cal/3 option/3
+        option_price/4 extra_price/2 extra_cal/2 combo_contain/2 combo_option_group/2
+        group_upgrade_price/3 option_default/3 option_text/3 veggie/1
         cantina_chicken/1 best_seller/1""".split()
     missing = [p for p in vocabulary if stats["predicates"].get(p, 0) == 0]
     assert missing == []
@@ -48,8 +48,8 @@ def test_kb_holds_what_the_paper_dialogue_needs(kb):
     assert ("Cantina Chicken Soft Taco",) in kb["cantina_chicken"]
     assert ("Soft Taco", "Tomatoes") in kb["available_topping"]
     assert ("Soft Taco", "Refried Beans") in kb["popular_topping"]
-    assert ("Soft Taco", "fresco") in kb["available_special_style"]
-    assert ("Pepsi®",) in kb["size_changable_drink"]
+    assert ("Soft Taco", "style", "fresco") in kb["option"]
+    assert ("Pepsi®", "size", "large") in kb["option"]
     assert ("Soft Taco",) in kb["best_seller"]
     assert ("chalupa", "Chalupa Supreme") in kb["alias"]
 

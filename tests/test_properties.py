@@ -20,7 +20,7 @@ TOPPINGS: dict[str, list[str]] = {}
 for _dish, _topping in MENU.facts["available_topping"]:
     TOPPINGS.setdefault(_dish, []).append(_topping)
 DISHES = sorted(TOPPINGS)[:25]
-DRINKS = sorted(d for (d,) in MENU.facts["size_changable_drink"])[:5]
+DRINKS = sorted({d for d, g, _ in MENU.facts["option"] if g == "size"})[:5]
 ITEMS = DISHES + DRINKS + sorted(MENU.names("combo"))[:4]
 INCLUDED: dict[str, set[str]] = {}
 for _dish, _ingredient in MENU.facts["included_ingredient"]:
@@ -43,7 +43,7 @@ preds = st.one_of(
     st.builds(lambda f, n, line: Pred("order", (f, n), line), st.sampled_from(ITEMS), quantities,
               st.integers(1, 3)),
     updates(),
-    st.builds(lambda d: Pred("update", (d, Const("size"), Const("large"))), st.sampled_from(DRINKS)),
+    st.builds(lambda d: Pred("update", (d, Const("option"), (Const("size"), "large", Const("yes")))), st.sampled_from(DRINKS)),
     st.builds(lambda f, n: Pred("remove", (f, n)), st.sampled_from(ITEMS), st.one_of(st.integers(1, 3),
                                                                                      st.just(Const("all")))),
     st.builds(lambda f, n: Pred("set_quantity", (f, n), 1), st.sampled_from(ITEMS), quantities),

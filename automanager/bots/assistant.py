@@ -52,7 +52,7 @@ def context(state: list[str]) -> Context:
             ctx.recommended_toppings.append((args[0].arguments[0].string, args[1].string))
         elif sym.name == "discussed":
             ctx.discussed, ctx.discussed_quantity = args[0].string, args[1].number
-            ctx.discussed_size = args[2].name if args[2].name != "none" else None
+            ctx.discussed_size = args[2].string if args[2].type == clingo.SymbolType.String else None
         elif sym.name == "said_unknown":
             ctx.said_unknown = True
         elif sym.name == "unit":

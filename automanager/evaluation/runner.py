@@ -21,6 +21,7 @@ from typing import Any
 import clingo
 
 from ..bots.assistant import Assistant
+from ..normalize import normalize
 from ..llm.openai_backend import LLMConfig, LLMError, OpenAIBackend, Usage
 from ..menu.commit import kb_facts
 from ..menu.model import Menu
@@ -195,10 +196,10 @@ class Checker:
                 unit.setdefault(kind, []).append(value.string)
             elif kind == "change":
                 unit.setdefault("change", []).append(f"{value.arguments[0].string} > {value.arguments[1].string}")
-            elif kind == "style" and value.arguments[1].name == "yes":
-                unit.setdefault("style", []).append(value.arguments[0].name)
-            elif kind == "size":
-                unit["size"] = value.name
+            elif kind == "option" and value.arguments[2].name == "yes" and value.arguments[0].name == "size":
+                unit["size"] = value.arguments[1].string
+            elif kind == "option" and value.arguments[2].name == "yes":  # any other option: by its value
+                unit.setdefault("style", []).append(value.arguments[1].string)
             elif kind == "choice":
                 unit.setdefault("choices", []).append(value.arguments[2].string)
         return [canonical(u) for u in units.values()]
@@ -226,9 +227,9 @@ class Checker:
             for change in fields.get("change", ()):
                 old, new = change.split(" > ")
                 state.append(str(atom("has", number, Const("change"), (old, new))))
-            state += [str(atom("has", number, Const("style"), (Const(s), Const("yes")))) for s in fields.get("style", ())]
-            if fields.get("size"):
-                state.append(str(atom("has", number, Const("size"), Const(fields["size"]))))
+            said = [("size", fields["size"])] if fields.get("size") else []
+            said += [self.menu.option_words.get(normalize(s), ("style", s)) for s in fields.get("style", ())]
+            state += [str(atom("has", number, Const("option"), (Const(g), v, Const("yes")))) for g, v in said]
             slots: Counter = Counter()
             for dish in fields.get("choices", ()):
                 group = next((g for g, members in self.menu.groups.items() if dish in members

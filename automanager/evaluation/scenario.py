@@ -201,16 +201,12 @@ class Reader:
             unit.quantity = self.integer(keys["quantity"], "quantity")
         if "size" in keys:
             unit.size = self.text(keys["size"], "size").lower()
-            if unit.size not in ("regular", "large"):
-                raise self.fail(keys["size"], "size must be regular or large")
+
         for key in ("add", "no", "less", "extra", "choices"):
             if key in keys:
                 setattr(unit, key, self.texts(keys[key], key))
         if "style" in keys:
             unit.style = [s.lower() for s in self.texts(keys["style"], "style")]
-            wrong = [s for s in unit.style if s not in ("fresco", "supreme", "grill")]
-            if wrong:
-                raise self.fail(keys["style"], f"style '{wrong[0]}' is not fresco, supreme or grill")
         if "change" in keys:
             for item, text in zip(keys["change"].value, self.texts(keys["change"], "change")):
                 old, sep, new = text.partition(">")

@@ -6,7 +6,8 @@ steps, as dialogue systems do:
   2. split into clauses and give each its dialogue act (order, change, remove, replace,
      question, suggestion, a short answer to the bot's last question): a question never
      changes the order;
-  3. find what each clause mentions: items, ingredients, sizes, styles, quantities and words
+  3. find what each clause mentions: items, ingredients, options (sizes, styles, crusts: the KB's
+     option groups), quantities and words
      that refer back ("it", "those", "one of them"); words that look like a name but match none
      are corrected (close spelling, then sentence embeddings) or said back as not on the menu;
   4. attach each modifier to the item of its clause, or to the item the context means;
@@ -32,6 +33,11 @@ OPENERS = {"oh", "ok", "okay", "so", "um", "uh", "umm", "hmm", "well", "hi", "he
            "no", "then", "also", "hi there", "there", "guys", "oops", "shoot", "dang", "eh", "ah", "right", "hm",
            "huh", "er", "erm", "mm", "hmmm"}
 ARTICLES = {"a", "an", "some", "any", "another"}
+
+
+def option_value(group: str, value: str, wanted: bool) -> tuple:
+    """The Opt of an option update: (group, value, yes|no)."""
+    return Const(group), value, Const("yes" if wanted else "no")
 
 
 @dataclass
@@ -76,13 +82,16 @@ class Clause:
     def toppings(self) -> list[Mention]:
         return [m for m in self.mentions if m.kind == "topping"]
 
+    def options(self) -> list[Mention]:
+        return [m for m in self.mentions if m.kind == "option"]
+
 
 class CustomerParser:
     def __init__(self, menu: Menu, names: NameMatcher | None = None):
         self.menu = menu
         self.names = names or NameMatcher(menu)
         self.p = phrases()
-        self.styles = {**{s: s for s in menu.styles}, **self.p.style_words}
+        self.option_tokens = frozenset(w for phrase in menu.option_words for w in phrase.split())
 
     # -- the whole line ------------------------------------------------------------------
     def parse(self, text: str, ctx: Context | None = None) -> Parse:
@@ -268,9 +277,9 @@ class CustomerParser:
 
     # -- words that look like a name -------------------------------------------------------
     def plain_word(self, word: str) -> bool:
-        """A word that is not part of a name: filler, a cue, a size, a style, a modifier."""
+        """A word that is not part of a name: filler, a cue, an option word, a modifier."""
         p = self.p
-        return (word in p.filler or word in p.cue_words or word in p.size_words or word in self.styles
+        return (word in p.filler or word in p.cue_words or word in self.option_tokens
                 or word in p.operator_words or word in OPENERS or word in p.drink or not word.isalpha()
                 or word in p.category_words)
 
@@ -292,7 +301,7 @@ class CustomerParser:
         if any(i > item.start for i in content):
             return
         end = item.end
-        while end < len(toks) and (toks[end] in self.p.category_words or toks[end] in self.styles):
+        while end < len(toks) and (toks[end] in self.p.category_words or toks[end] in self.option_tokens):
             end += 1  # "... crunchwrap combo": the name goes on
         span = " ".join(t for i, t in enumerate(toks[content[0]:end], start=content[0])
                         if t.isalnum() and (t not in self.p.filler or i in numbers))
@@ -321,7 +330,7 @@ class CustomerParser:
         toks = clause.tokens
         last = clause.items()[-1]
         end = content[-1] + 1
-        while end < len(toks) and (toks[end] in self.p.category_words or toks[end] in self.styles):
+        while end < len(toks) and (toks[end] in self.p.category_words or toks[end] in self.option_tokens):
             end += 1
         after = [t for t in toks[last.end:end] if t.isalnum() and t not in self.p.filler]
         if not after:
@@ -349,6 +358,8 @@ class CustomerParser:
                 continue
             said = f"{topping.said} {item.said}"
             match = self.names.match(said, "item")
+            if not match and self.menu.builds_with(item.name, topping.name):
+                continue  # "a pepperoni pizza" where pizzas are made to order: the pizza with it
             if match and match.how != "embedding":
                 whole = Mention(topping.start, item.end, "item", match.name, {"item": match.name}, said)
                 clause.mentions = [m for m in clause.mentions if m not in (topping, item)] + [whole]
@@ -384,7 +395,7 @@ class CustomerParser:
         last = content[-1]  # and may end in words that are not names alone ("... combo", "... supreme")
         while last + 1 < len(toks) and toks[last + 1].isalpha() and last + 1 not in numbers and \
                 toks[last + 1] not in self.p.filler and toks[last + 1] not in self.p.operator_words and \
-                (toks[last + 1] in self.p.category_words or toks[last + 1] in self.styles):
+                (toks[last + 1] in self.p.category_words or toks[last + 1] in self.option_tokens):
             last += 1
         content = content + list(range(content[-1] + 1, last + 1))
         span = [t for i, t in enumerate(toks[first:content[-1] + 1], start=first)
@@ -392,7 +403,7 @@ class CustomerParser:
         phrase = " ".join(span)
         if question and not (set(toks[max(0, first - 2):first]) & ARTICLES):
             return  # "what's the difference between ...": words of a question, not a name
-        said = " ".join(t for t in span if t not in self.p.size_words) or phrase
+        said = " ".join(t for t in span if self.menu.option_words.get(t, ("",))[0] != "size") or phrase
         end = content[-1] + 1
         trailing = next((m for m in clause.toppings() if m.start == end), None)  # "... burrito steak"
         longer = self.names.match(f"{said} {trailing.said}", "item") if trailing else None
@@ -458,15 +469,14 @@ class CustomerParser:
                 and (ctx.ordered or earlier) and self.number_in(clause) is None:
             return "replace"
         if items and acts["set_quantity"].search(text) and all(self.ordered_named(m, ctx) for m in items) \
-                and not clause.toppings() and not self.style_in(clause) and \
-                not any(t in self.p.size_words for t in clause.tokens):
+                and not clause.toppings() and not clause.options():
             return "set"
         if self.resizes(clause, ctx):
             return "resize"
-        if not items and not clause.toppings() and not self.style_in(clause) and self.number_in(clause) is not None:
+        if not items and not clause.toppings() and not clause.options() and self.number_in(clause) is not None:
             return "quantity"
         if not items and self.refers_back(text) and re.search(r"\b(take|have|get|do|order|want|try|grab)\b", text) \
-                and not clause.toppings() and not self.style_in(clause):  # "can I get them fresco": a change
+                and not clause.toppings() and not clause.options():  # "can I get them fresco": a change
             return "quantity"
         return None
 
@@ -490,7 +500,7 @@ class CustomerParser:
         """'make the pepsi a large', 'upsize my drink', 'make it a regular': the size of an
         ordered drink changes; nothing new is ordered."""
         text = clause.text
-        said_size = any(t in self.p.size_words for t in clause.tokens) or \
+        said_size = bool(self.sizes_in(clause)) or \
             self.p.acts["upsize"].search(text) or self.p.acts["downsize"].search(text)
         if not said_size:
             return False
@@ -531,12 +541,12 @@ class CustomerParser:
         elif act == "replace":
             self.replacement(clause, items, ctx, result, state)
         elif act == "resize":
-            size = self.size_in(clause)
             named = self.ordered_named(items[0], ctx) if items else None
-            asked = ctx.ask_group if ctx.ask_topic == "size" and not named else []
-            for target in asked or [named or self.context_drink(ctx) or dish]:
-                if target:
-                    preds.append(Pred("update", (target, Const("size"), Const(size)), 0))
+            asked = ctx.ask_group if ctx.ask_topic == "pick(size)" and not named else []
+            for target in asked or [named or self.context_sized(ctx) or dish]:
+                size = self.size_for(target, clause) if target else None
+                if size:
+                    preds.append(Pred("update", (target, Const("option"), option_value("size", size, True)), 0))
         elif act == "set":
             for m in items:
                 n = self.quantity_before(toks, m.start, clause.mentions)
@@ -579,7 +589,7 @@ class CustomerParser:
         if not items and one:
             line = self.line_of_one(preds, state) or line
             units = None if line else 1  # no order line of one this sentence: one of the units ordered before
-        answering_kind = not items and not state["last"] and not one and ctx.ask_topic in ("options", "which", "size")
+        answering_kind = not items and not state["last"] and not one and (ctx.ask_topic in ("options", "which") or str(ctx.ask_topic).startswith("pick("))
         for target in ctx.ask_group if answering_kind and ctx.ask_group else [dish]:
             self.updates(clause, target, line, ctx, result.preds, units)  # "fresco please": on each dish asked about
 
@@ -610,7 +620,7 @@ class CustomerParser:
 
     def one_of_them(self, clause: Clause, items: list[Mention]) -> bool:
         """Do the modifiers of this clause go on one unit only ("..., one with no onions")?"""
-        return bool(clause.toppings() or self.style_in(clause)) and \
+        return bool(clause.toppings() or clause.options()) and \
             bool(self.p.some_units.search(clause.text)) and not self.p.every_unit.search(clause.text) and \
             (not items or clause.toppings() and clause.toppings()[0].start > items[-1].end)
 
@@ -644,7 +654,7 @@ class CustomerParser:
         state["line"] += 1
         result.preds.append(Pred("order", (ctx.discussed, n or ctx.discussed_quantity), state["line"]))
         if ctx.discussed_size:
-            result.preds.append(Pred("update", (ctx.discussed, Const("size"), Const(ctx.discussed_size)),
+            result.preds.append(Pred("update", (ctx.discussed, Const("option"), option_value("size", ctx.discussed_size, True)),
                                      state["line"]))
         state["last"] = ctx.discussed
 
@@ -704,12 +714,12 @@ class CustomerParser:
         already ordered, in a clause that modifies it, changes that food; it orders nothing."""
         toks = clause.tokens
         definite = toks[max(0, m.start - 1):m.start] in (["the"], ["my"], ["those"], ["these"], ["both"], ["our"])
-        modifies = bool(clause.toppings() or self.style_in(clause)) or any(t in self.p.size_words for t in toks)
+        modifies = bool(clause.toppings() or clause.options())
         return definite and modifies and bool(self.ordered_named(m, ctx)) and \
             self.quantity_before(toks, m.start, clause.mentions) is None
 
     def quantity_before(self, toks: list[str], end: int, mentions: list[Mention], default: int | None = None):
-        prev_end = max([m.end for m in mentions if m.end <= end], default=0)
+        prev_end = max([m.end for m in mentions if m.end <= end and m.kind != "option"], default=0)
         for i in range(prev_end, end):
             got = number_at(toks, i)
             if got and toks[i + got[1]:i + got[1] + 1] in (["dollar"], ["dollars"], ["buck"], ["bucks"]):
@@ -734,11 +744,13 @@ class CustomerParser:
         dishes = [f for f in ctx.ordered if f in self.menu.items]
         return dishes[-1] if dishes else None
 
-    def context_drink(self, ctx: Context) -> str | None:
-        if ctx.ask_topic == "size" and ctx.ask_target:
+    def context_sized(self, ctx: Context, group: str = "size") -> str | None:
+        """The item a bare option value ("a large", "make it thin crust") is about: the one whose
+        question is open, else the last ordered item that offers the group."""
+        if ctx.ask_topic == f"pick({group})" and ctx.ask_target:
             return ctx.ask_target
-        drinks = [f for f in ctx.ordered if self.menu.is_drink(f)]
-        return drinks[-1] if drinks else None
+        offering = [f for f in ctx.ordered if any(g == group for g, _ in self.menu.options_of(f))]
+        return offering[-1] if offering else None
 
     def combo_for_choice(self, name: str, ctx: Context, last_item: str | None, tokens: list[str] = ()) -> str | None:
         """The combo a named dish is a choice for: the combo just said or asked about, or an
@@ -771,10 +783,10 @@ class CustomerParser:
         q, text, toppings = self.p.questions, clause.text, clause.toppings()
         food = items[0].name if items else None
         n = self.quantity_before(clause.tokens, items[0].start, clause.mentions, default=1) if items else 1
-        size = next((self.p.size_words[t] for t in clause.tokens if t in self.p.size_words), "none")
+        size = next(iter(self.sizes_in(clause)), Const("none"))
 
         def ask(kind: str, about: str) -> Pred:
-            return Pred("query", (Const(kind), about, n, Const(size)) if about == food else
+            return Pred("query", (Const(kind), about, n, size) if about == food else
                         (Const(kind), about, 1, Const("none")))
 
         back = self.refers_back(text) and not food
@@ -797,7 +809,7 @@ class CustomerParser:
         if q["toppings"].search(text) and not toppings:
             return ask("toppings", about or "all")
         if q["sizes"].search(text):
-            return ask("sizes", food or self.context_drink(ctx) or "all")
+            return ask("sizes", food or self.context_sized(ctx) or "all")
         named = [m for m in clause.mentions if m.end - m.start > 1]  # "crunchwrap combo" is no category word
         category = self.category_in(" ".join(t for i, t in enumerate(clause.tokens)
                                              if not any(m.start <= i < m.end for m in named)))
@@ -822,14 +834,20 @@ class CustomerParser:
         return None
 
     # -- modifiers ---------------------------------------------------------------------------
-    def size_in(self, clause: Clause) -> str:
-        for t in clause.tokens:
-            if t in self.p.size_words:
-                return self.p.size_words[t]
-        return "regular" if self.p.acts["downsize"].search(clause.text) else "large"
+    @staticmethod
+    def sizes_in(clause: Clause) -> list[str]:
+        return [m.name for m in clause.options() if m.alternatives["option"] == "size"]
 
-    def style_in(self, clause: Clause) -> str | None:
-        return next((self.styles[t] for t in clause.tokens if t in self.styles), None)
+    def size_for(self, item: str, clause: Clause) -> str | None:
+        """The size said, else the one "upsize" (the dearest) or "downsize" (the cheapest) means."""
+        said = self.sizes_in(clause)
+        if said:
+            return said[0]
+        prices = {o: p for i, g, o, p in self.menu.facts.get("option_price", []) if i == item and g == "size"}
+        sizes = sorted((prices.get(o, 0), o) for g, o in self.menu.options_of(item) if g == "size")
+        if not sizes:
+            return None
+        return sizes[0][1] if self.p.acts["downsize"].search(clause.text) else sizes[-1][1]
 
     def updates(self, clause: Clause, dish: str | None, line: int, ctx: Context, preds: list[Pred],
                 units: int | None = None) -> None:
@@ -855,18 +873,14 @@ class CustomerParser:
         if not toppings and re.search(r"\b(add|put|throw) (them|it|those|that)\b", text) and ctx.recommended_toppings:
             for rec_dish, topping in ctx.recommended_toppings:
                 preds.append(Pred("update", (rec_dish, Const("add"), topping)))
-        inside = {i for m in clause.mentions for i in range(m.start, m.end)}
-        for i, tok in enumerate(toks):
-            if i in inside:
-                continue
-            since = max([m.end for m in clause.mentions if m.end <= i], default=0)
-            negated = any(t in ("no", "not", "without", "dont", "nope") for t in toks[max(since, i - 3):i])
-            if tok in self.styles:
-                preds.append(Pred("update", (dish, Const(self.styles[tok]), Const("no" if negated else "yes")), line))
-            elif tok in self.p.size_words:
-                size = self.p.size_words[tok]
-                target = dish if self.menu.is_drink(dish) or line else self.context_drink(ctx) or dish
-                preds.append(Pred("update", (target, Const("size"), Const(size)), line if target == dish else 0))
+        for m in clause.options():
+            group = m.alternatives["option"]
+            since = max([x.end for x in clause.mentions if x.end <= m.start and x.kind != "option"], default=0)
+            negated = any(t in ("no", "not", "without", "dont", "nope") for t in toks[max(since, m.start - 3):m.start])
+            offers = any(g == group for g, _ in self.menu.options_of(dish))
+            target = dish if offers or line else self.context_sized(ctx, group) or dish
+            preds.append(Pred("update", (target, Const("option"), option_value(group, m.name, not negated)),
+                              line if target == dish else 0))
 
     def own_ingredient(self, dish: str, m: Mention) -> str:
         """'no cheese' on a dish whose cheese has another name: the dish's own ingredient whose
@@ -879,7 +893,7 @@ class CustomerParser:
         return own[0] if len(own) == 1 else m.name
 
     def operator_before(self, toks: list[str], m: Mention, mentions: list[Mention]) -> str | None:
-        prev_end = max([x.end for x in mentions if x.end <= m.start], default=0)
+        prev_end = max([x.end for x in mentions if x.end <= m.start and x.kind != "option"], default=0)
         window = toks[max(prev_end, m.start - 4):m.start]
         for words, op in self.p.operators:
             n = len(words)

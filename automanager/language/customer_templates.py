@@ -144,8 +144,12 @@ class CustomerTemplates:
             }[why])
         for c, g, d in by_kind.pop("default_choice", []):
             out.append(f"I'll make that {ENGLISH.a(d)} for your {c}.")
+        defaults = [self.option_said(group, value) for group, value in by_kind.pop("defaulted", [])]
         for _, topic in by_kind.pop("skipped", []):
-            out.append("I'll leave them as they come." if topic == "options" else "I'll make that a regular.")
+            if topic == "options":
+                out.append("I'll leave them as they come.")
+            elif defaults:
+                out.append(f"I'll make that {ENGLISH.a(join(defaults))}.")
         for f, k in by_kind.pop("removed", []):
             out.append(f"I've taken the {f} off your order." if k == "all"
                        else f"I've taken {self.count(f, k)} off your order.")
@@ -177,12 +181,14 @@ class CustomerTemplates:
                     "extra": f"Extra {opt} on {where}."}[op]
         if op == "change":
             return f"{opt[1]} instead of {opt[0]} on {where}."
-        if op == "size":
-            return f"{opt.capitalize()} for {where}."
-        return f"{op.capitalize()} style for {where}." if opt == "yes" else f"Okay, {where} without {op} style."
+        text = self.option_said(opt[0], opt[1])
+        return f"{text[0].upper()}{text[1:]} for {where}." if opt[2] == "yes" else f"Okay, {where} without {text}."
 
-    @staticmethod
-    def rejected_update(d: str, op: str, opt, why: str) -> str:
+    def option_said(self, group: str, value: str) -> str:
+        """How an option value is said ("fresco style", "large"): option_text/3 of the KB."""
+        return self.menu.option_text.get((group, value), value)
+
+    def rejected_update(self, d: str, op: str, opt, why: str) -> str:
         if why == "not_ordered":
             return f"There's no {d} in your order yet, so I can't change it."
         if why == "not_topping":
@@ -194,9 +200,9 @@ class CustomerTemplates:
             return f"The {d} doesn't come with {opt}, so there's nothing to {OP_WORDS[op]}."
         if why == "not_replaceable":
             return f"Sorry, we can't swap {opt[0]} for {opt[1]} on the {d}."
-        if why == "no_style":
-            return f"Sorry, the {d} doesn't come {op} style."
-        return f"The {d} only comes in one size."
+        if not any(g == opt[0] for g, _ in self.menu.options_of(d)):
+            return f"The {d} only comes in one {opt[0]}."
+        return f"Sorry, the {d} doesn't come {self.option_said(opt[0], opt[1])}."
 
     # -- the action ----------------------------------------------------------------------
     def action(self, actions: Atoms) -> str:
@@ -226,8 +232,8 @@ class CustomerTemplates:
         about = [d for (d,) in actions.get("ask_about", [])]
         about.sort(key=lambda d: list(self.counts).index(d) if d in self.counts else len(self.counts))
         dishes = join([plural(d, self.counts.get(d, 1)) for d in about])
-        styles = [st for (st,) in actions.get("ask_style", [])]
-        style = f"{styles[0]} style" if styles else ""
+        styles = [self.option_said(group, value) for group, value in actions.get("ask_style", [])]
+        style = styles[0] if styles else ""
         if topic == "options":
             wanted = " or ".join(w for w in ("toppings" if actions.get("ask_toppings") else "", style) if w)
             return f"Any {wanted} on your {dishes}?"
@@ -237,8 +243,10 @@ class CustomerTemplates:
                      f"have {'them' if len(about) > 1 or self.counts.get(about[0], 1) > 1 else 'it'} {style}"
                      if style else ""]
             return f"What would you like on your {dishes}? You can {' or '.join(o for o in offer if o)}."
-        if topic == "size":
-            return f"What size would you like for your {dishes}: regular or large?"
+        if topic.startswith("pick("):
+            values = dict.fromkeys(self.option_said(g, o) for g, o, _ in sorted(actions.get("ask_value", []),
+                                                                            key=lambda row: (row[2], row[1])))
+            return f"What {topic[5:-1]} would you like for your {dishes}: {join(list(values)).replace(' and ', ' or ')}?"
         group = topic.split(",")[1].strip('"') if "," in topic else "choice"
         options = [d for d, _ in sorted(actions.get("ask_option", []), key=lambda option: option[1])]
         more = ", or ask me for the whole list" if actions.get("more_options") else ""
@@ -286,8 +294,9 @@ class CustomerTemplates:
             elif prop == "size" and values == ["one"]:
                 out.append(f"The {f} comes in one size.")
             elif prop == "size":
-                sizes = sorted(values, key=lambda z: z != "regular")
-                out.append(f"Our {f} come in {join(sizes)}." if f == "drinks" else f"The {f} comes in {join(sizes)}.")
+                sizes = list(dict.fromkeys(self.option_said("size", o) for o, _ in sorted(values, key=lambda v: (v[1], v[0]))))
+                out.append(f"Our {plural(f, 2)} come in {join(sizes)}." if f in self.menu.categories
+                           else f"The {f} comes in {join(sizes)}.")
             elif prop == "available":
                 out.append(f"Yes, we have {f} right now.")
             elif prop == "unavailable" and f == "all":
@@ -310,27 +319,27 @@ class CustomerTemplates:
         return [f"{self.count(line.name, line.quantity)}" + (f" ({line.modifiers})" if line.modifiers else "") +
                 f" at {dollars(line.unit_price)}" + (" each" if line.quantity > 1 else "") for line in self.groups(actions)]
 
-    @staticmethod
-    def groups(actions: Atoms) -> list[OrderLine]:
-        """The priced units (check/3, detail/3) as lines of equal units, in the order said."""
+    def groups(self, actions: Atoms) -> list[OrderLine]:
+        """The priced units (check/3, detail/3) as lines of equal units, in the order said.
+        Options said before the name come first ("a large Pepsi"); an item's default is not said."""
         details: dict[int, list[str]] = defaultdict(list)
-        sizes: dict[int, str] = {}
-        for unit, kind, value in actions.get("detail", []):
-            if kind == "size":
-                sizes[unit] = value
+        before: dict[int, list[str]] = defaultdict(list)
+        food_of = {unit: food for unit, food, _ in actions.get("check", [])}
+        defaults = {(item, str(group), value) for item, group, value in self.menu.facts.get("option_default", [])}
+        for unit, kind, value in sorted(actions.get("detail", [])):
+            if kind == "option" and value[2] == "yes" and (food_of.get(unit), *value[:2]) not in defaults:
+                text = self.option_said(value[0], value[1])
+                (before if value[0] in self.menu.said_before_name else details)[unit].append(text)
             elif kind in ("add", "extra", "no", "less"):
                 details[unit].append({"add": f"with {value}", "extra": f"extra {value}", "no": f"no {value}",
                                       "less": f"light {value}"}[kind])
             elif kind == "change":
                 details[unit].append(f"{value[1]} instead of {value[0]}")
-            elif kind == "style" and value[1] == "yes":  # the way it comes is not worth saying
-                details[unit].append(f"{value[0]} style")
             elif kind == "choice":
                 details[unit].append(f"with {value[2]}")
         lines: dict[tuple, OrderLine] = {}
         for unit, food, price in sorted(actions.get("check", [])):
-            size = "large " if sizes.get(unit) == "large" else ""
-            key = (size + food, ", ".join(sorted(details[unit])), price)
+            key = (" ".join([*before[unit], food]), ", ".join(sorted(details[unit])), price)
             line = lines.setdefault(key, OrderLine(key[0], food, key[1], price))
             line.quantity += 1
         return list(lines.values())
@@ -357,14 +366,12 @@ class CustomerTemplates:
                 out.insert(len(said) - 1, sentence)
         return out
 
-    @staticmethod
-    def part_name(food: str, kind: str, what) -> str:
+    def part_name(self, food: str, kind: str, what) -> str:
         if kind == "base":
             return f"the {food} itself"
         if kind == "change":
             return f"{what[1]} instead of {what[0]}"
-        if kind == "style":
-            return f"{what} style"
-        if kind == "size":
-            return "the large size"
+        if kind == "option":  # "fresco style", "thin crust", "the large size"
+            text = self.option_said(*what)
+            return text if what[0] in text.split() else f"the {text} {what[0]}"
         return {"add": f"adding {what}", "extra": f"extra {what}", "choice": f"choosing {what}"}.get(kind, str(what))

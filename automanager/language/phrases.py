@@ -65,8 +65,6 @@ class Phrases:
         self.substitute = Cue(tuple(words["substitute"]))
         self.discourse = [tuple(phrase.split()) for phrase in words["discourse"]]
         synonyms = data["synonyms"]
-        self.size_words = _single_words(synonyms["size"])
-        self.style_words = _single_words(synonyms["style"])
         self.category_words = _single_words(synonyms["category"])
         self.cue_words = frozenset(w for table in (self.acts, self.questions) for cue in table.values()
                                    for phrase in cue.phrases for w in phrase.split())
@@ -103,7 +101,7 @@ def prompt_examples(menu) -> str:
     """The worked examples of phrases.toml for the LLM's parsing prompt, with the KB's own
     names filled in: the LLM learns from the same phrase data as the offline parser."""
     dish = menu.example_dish
-    drinks = sorted(d for (d,) in menu.facts.get("size_changable_drink", []))
+    drinks = sorted({item for item, group, _ in menu.facts.get("option", []) if group == "size"})
     toppings = {t for d, t in menu.facts.get("available_topping", []) if d == dish}
     own = sorted(menu.included(dish), key=lambda i: (i not in toppings, i))
     ingredient = own[0] if own else dish

@@ -22,7 +22,7 @@ LONGEST_NUMBER = 8  # words read as one number at most ("two hundred and twenty 
 class Mention:
     start: int
     end: int
-    kind: str  # item | topping
+    kind: str  # item | topping | option (name: the value; alternatives["option"]: its group)
     name: str
     alternatives: dict[str, str]  # every kind this phrase can be
     said: str = ""  # the words as said
@@ -90,15 +90,22 @@ def _spelled(word: str) -> bool:
 
 
 def find_mentions(menu: Menu, tokens: list[str]) -> list[Mention]:
-    """Menu names in the tokens, longest match first: dishes, combos, ingredients, sauces."""
-    longest = max(len(k.split()) for k in menu.lexicon)
+    """Menu names in the tokens, longest match first: dishes, combos, ingredients, sauces, and
+    the option values the KB declares ("large", "thin crust", "2 liter")."""
+    longest = max(len(k.split()) for k in [*menu.lexicon, *menu.option_words])
     found, i = [], 0
     while i < len(tokens):
         for n in range(min(longest, len(tokens) - i), 0, -1):
-            entry = menu.lexicon.get(" ".join(tokens[i:i + n]))
+            said = " ".join(tokens[i:i + n])
+            entry = menu.lexicon.get(said)
             if entry:
                 kind = "item" if "item" in entry else "topping"
-                found.append(Mention(i, i + n, kind, entry[kind], entry, " ".join(tokens[i:i + n])))
+                found.append(Mention(i, i + n, kind, entry[kind], entry, said))
+                i += n
+                break
+            if said in menu.option_words:
+                group, value = menu.option_words[said]
+                found.append(Mention(i, i + n, "option", value, {"option": group}, said))
                 i += n
                 break
         else:

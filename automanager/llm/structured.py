@@ -90,7 +90,8 @@ class CustomerReader:
                 if food is None:
                     return None
             quantity = f.get("quantity") if isinstance(f.get("quantity"), int) and f["quantity"] > 0 else 1
-            return Pred("query", (Const(f["kind"]), food, quantity, Const(f.get("size") or "none")))
+            size = self.menu.option_words.get(normalize(f.get("size") or ""), ("", ""))
+            return Pred("query", (Const(f["kind"]), food, quantity, size[1] if size[0] == "size" else Const("none")))
         if name == "remove":
             food = self.item(f["food"], result)
             quantity = f["quantity"] if f["quantity"] is not None else Const("all")
@@ -111,14 +112,12 @@ class CustomerReader:
             return None
         op, option = f["operation"], normalize(f["option"])
         line = lines.get(dish, 0)
-        if op in ("fresco", "supreme", "grill"):
-            if option not in ("yes", "no"):
-                raise VocabError(f"update {op} takes option yes or no, not {f['option']!r}")
-            return Pred("update", (dish, Const(op), Const(option)), line)
-        if op == "size":
-            if option not in ("regular", "large"):
-                raise VocabError(f"update size takes option regular or large, not {f['option']!r}")
-            return Pred("update", (dish, Const("size"), Const(option)), line)
+        if op == "option":
+            if option not in self.menu.option_words:
+                raise VocabError(f"update option: {f['option']!r} is no size, style or option on this menu")
+            group, value = self.menu.option_words[option]
+            wanted = normalize(f.get("new_option") or "") != "no"
+            return Pred("update", (dish, Const("option"), (Const(group), value, Const("yes" if wanted else "no"))), line)
         if op == "change":
             if not f["new_option"]:
                 raise VocabError("update change needs new_option, the ingredient that replaces option")

@@ -63,6 +63,39 @@ def fact(name: str, *args: str | int | Symbol) -> str:
     return f"{Function(name, [term(a) for a in args])}."
 
 
+def option_group_facts(groups: dict) -> list[str]:
+    """The KB facts of the option groups a menu declares (`[options.<group>]`): which are
+    exclusive, which are said before the name, the words for each value and how it is said."""
+    facts = []
+    for group, spec in groups.items():
+        if not re.fullmatch(r"[a-z][a-z0-9_]*", group):
+            raise BuildError(f"option group {group!r}: use lowercase letters, digits and _ only")
+        g = Function(group)
+        facts += [fact("option_group", g)]
+        facts += [fact("option_exclusive", g)] if spec.get("exclusive") else []
+        facts += [fact("option_before_name", g)] if spec.get("before_name") else []
+        for value, details in spec.get("values", {}).items():
+            facts.append(fact("option_text", g, value, details.get("text", value)))
+            facts += [fact("option_word", g, value, word) for word in details.get("words", [])]
+    return facts
+
+
+def offer_facts(item: str, group: str, value: str, groups: dict, price: int | None = None,
+                cal: int | None = None) -> list[str]:
+    """An item offers one value of a declared group; price and calories default to the group's."""
+    details = groups.get(group, {}).get("values", {}).get(value)
+    if details is None:
+        raise BuildError(f"{item}: option {group} {value!r} is not declared in [options.{group}]")
+    g = Function(group)
+    price = details.get("price", 0) if price is None else price
+    cal = details.get("cal", 0) if cal is None else cal
+    facts = [fact("option", item, g, value)]
+    facts += [fact("option_price", item, g, value, price)] if price else []
+    facts += [fact("option_cal", item, g, value, cal)] if cal else []
+    facts += [fact("option_default", item, g, value)] if details.get("default") else []
+    return facts
+
+
 def read_jhiney(path: Path) -> dict[str, Row]:
     """First listing of each item wins; later listings only add sections."""
     rows: dict[str, Row] = {}
@@ -133,8 +166,10 @@ class Builder:
                        fact("original_price", name, price), fact("original_cal", name, cal)]
         if category == "drink":
             self.ingredients[name] = []
-            if cal_high > cal:
-                self.facts += [fact("size_changable_drink", name), fact("large_cal", name, cal_high)]
+            groups = self.cur["options"]
+            self.facts += offer_facts(name, "size", "regular", groups)
+            if cal_high > cal:  # the sources list a larger size
+                self.facts += offer_facts(name, "size", "large", groups, cal=cal_high - cal)
         else:
             self.ingredients[name] = self.ingredient_list(name)
 
@@ -201,7 +236,7 @@ class Builder:
                 if topping in toppings:
                     self.facts.append(fact("popular_topping", dish, topping))
 
-    def build_replacements_and_styles(self) -> None:
+    def build_replacements_and_options(self) -> None:
         for rule in self.cur["replacement"]:
             for dish, items in self.ingredients.items():
                 if rule["from"] not in items:
@@ -211,16 +246,16 @@ class Builder:
                         continue
                     self.facts += [fact("replaceable_ingredient", dish, rule["from"], new),
                                    fact("replacement_price", dish, rule["from"], new, price)]
-        for style in self.cur["style"]:
+        self.facts += option_group_facts(self.cur["options"])
+        for offer in self.cur["offer"]:
             for dish, category in self.dishes.items():
-                if category not in style["categories"]:
+                if category not in offer["categories"]:
                     continue
-                if set(style.get("unless_includes", [])) <= set(self.ingredients[dish]) and style.get("unless_includes"):
+                if set(offer.get("unless_includes", [])) <= set(self.ingredients[dish]) and offer.get("unless_includes"):
                     continue
-                self.facts += [fact("available_special_style", dish, Function(style["name"])),
-                               fact("special_style_price", dish, Function(style["name"]), style["price"])]
-        self.facts.append(fact("upgrade_size_price", self.rules["size_upgrade_price"]))
-        self.notes.append(f"drink size upgrade price {self.rules['size_upgrade_price']} cents: public knowledge")
+                self.facts += offer_facts(dish, offer["group"], offer["value"], self.cur["options"], offer["price"])
+        large = self.cur["options"]["size"]["values"]["large"]["price"]
+        self.notes.append(f"drink size upgrade price {large} cents: public knowledge")
 
     # -- combos and labels ------------------------------------------------------------
     def build_combos(self, rows: list[Row]) -> None:
@@ -266,7 +301,7 @@ class Builder:
     def build(self) -> tuple[str, str]:
         combos = self.build_dishes()
         self.build_ingredients()
-        self.build_replacements_and_styles()
+        self.build_replacements_and_options()
         self.build_combos(combos)
         self.build_labels()
         by_predicate: dict[str, list[str]] = defaultdict(list)
@@ -279,7 +314,14 @@ class Builder:
 
 
 def build_kb(kb_dir: Path) -> tuple[str, str]:
-    """Return (menu.lp text, NOTES.md text) built from kb_dir's sources and curation."""
+    """Return (menu.lp text, NOTES.md text) built from kb_dir's menu file (menu.toml), or from its
+    sources and curation (the Taco Bell pack's reproducible build)."""
+    from .menufile import MENU_FILE, build_menu_file
+
+    if (kb_dir / MENU_FILE).is_file():
+        return build_menu_file(kb_dir)
+    if not (kb_dir / "curation.toml").is_file():
+        raise BuildError(f"{kb_dir} has neither {MENU_FILE} nor curation.toml")
     try:
         return Builder(kb_dir).build()
     except KeyError as exc:

@@ -32,6 +32,9 @@ MESSAGES = {
     "dish_and_combo": "{0} is both a dish and a combo",
     "bad_alias": "alias '{0}' points to {1}, which is not on the menu",
     "similar_names": "'{0}' and '{1}' differ only by case or punctuation",
+    "bad_option_price": "option {1} of {0} would make it cost nothing or less",
+    "undeclared_option": "{0} offers option {1}, which no option group declares",
+    "bad_option_default": "{0}: option {1} cannot be its default (one default per group, one it offers)",
 }
 
 

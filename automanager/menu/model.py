@@ -60,6 +60,18 @@ class Menu:
     def included(self, dish: str) -> set[str]:
         return {i for d, i in self.facts.get("included_ingredient", []) if d == dish}
 
+    @cached_property
+    def made_to_order(self) -> set[str]:
+        return {item for (item,) in self.facts.get("made_to_order", [])}
+
+    def builds_with(self, item: str, topping: str) -> bool:
+        """Is the item made to order with this topping on request ("a pepperoni pizza")?"""
+        return item in self.made_to_order and (item, topping) in self.topping_pairs
+
+    @cached_property
+    def topping_pairs(self) -> set[tuple[str, str]]:
+        return set(self.facts.get("available_topping", []))
+
     def choice_slots(self, combo: str) -> int:
         """How many choices one unit of the combo takes (a drink, a dish from a group...)."""
         groups = {g for c, g in self.facts.get("combo_contain", []) if c == combo and g in self.groups}
@@ -84,9 +96,37 @@ class Menu:
         return self.category_of.get(name) == "drink"
 
     @cached_property
-    def styles(self) -> set[str]:
-        """The special styles some dish can be made in (fresco, ...), as the KB names them."""
-        return {str(style) for _, style in self.facts.get("available_special_style", [])}
+    def option_words(self) -> dict[str, tuple[str, str]]:
+        """normalized phrase -> (group, value) for every option value the KB declares: the value
+        itself, the words people say for it (option_word/3) and their plurals."""
+        table: dict[str, tuple[str, str]] = {}
+        said = [(value, str(group), value) for group, value, _ in self.facts.get("option_text", [])]
+        said += [(word, str(group), value) for group, value, word in self.facts.get("option_word", [])]
+        for phrase, group, value in said:
+            key = normalize(phrase)
+            for variant in (key, key + "s"):
+                table.setdefault(variant, (group, value))
+        return table
+
+    def options_of(self, item: str) -> set[tuple[str, str]]:
+        return {(str(g), o) for i, g, o in self.facts.get("option", []) if i == item}
+
+    @cached_property
+    def option_text(self) -> dict[tuple[str, str], str]:
+        """How the bot says an option value ("fresco style", "large")."""
+        return {(str(g), o): text for g, o, text in self.facts.get("option_text", [])}
+
+    @cached_property
+    def said_before_name(self) -> set[str]:
+        return {str(g) for (g,) in self.facts.get("option_before_name", [])}
+
+    @cached_property
+    def option_groups(self) -> set[str]:
+        return {str(g) for (g,) in self.facts.get("option_group", [])}
+
+    @cached_property
+    def exclusive_groups(self) -> set[str]:
+        return {str(g) for (g,) in self.facts.get("option_exclusive", [])}
 
     @cached_property
     def lexicon(self) -> dict[str, dict[str, str]]:
