@@ -6,6 +6,7 @@ Data goes to stdout (tables, or JSON with --json); diagnostics go to stderr.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from collections.abc import Callable
@@ -100,6 +101,18 @@ def llm_config(backend: str, model: Optional[str]) -> LLMConfig | None:
     return config
 
 
+def use_kb(kb: Optional[Path]) -> None:
+    """--kb: this run reads that menu pack (as $AUTOMANAGER_KB would); a folder without a built
+    menu is refused before anything starts."""
+    if kb is None:
+        return
+    if not kb.is_dir() or not paths.kb_files(kb):
+        hint = f"Build it first: automanager kb build --kb {kb}" if (kb / "menu.toml").is_file() else \
+            "Point --kb at a folder holding menu.lp (for example kb/packs/pizza)."
+        raise fail(f"{kb} holds no built menu (no .lp files)", hint)
+    os.environ["AUTOMANAGER_KB"] = str(kb.resolve())
+
+
 def open_home(state_dir: Optional[Path]) -> Home:
     """The state dir; one that is a file is refused here, before a command half works on it."""
     home = Home(state_dir)
@@ -120,7 +133,8 @@ def read_piped() -> str | None:
 
 
 def chat_loop(kind: type[Chat], state_dir: Optional[Path], resume: Optional[str], as_json: bool,
-              backend: str, model: Optional[str]) -> None:
+              backend: str, model: Optional[str], kb: Optional[Path]) -> None:
+    use_kb(kb)
     if resume == "":
         raise fail("--resume '' names no session: give the id a chat printed when it started, or leave out "
                    "--resume for a new session")
@@ -149,23 +163,24 @@ def terminal_reader(history: Path) -> Callable[[], str]:
 
 @app.command()
 def customer(state_dir: StateDirOption = None, resume: ResumeOption = None, as_json: ChatJsonOption = False,
-             backend: BackendOption = "auto", model: ModelOption = None) -> None:
-    """Chat as a customer at the drive-through (type /help inside).
+             backend: BackendOption = "auto", model: ModelOption = None, kb: KbOption = None) -> None:
+    """Chat as a customer at the drive-through (type /help inside for examples from the menu).
 
-    Example: echo "two soft tacos and a large pepsi" | automanager customer
+    Piped lines are one customer turn each: echo "<what you would say>" | automanager customer.
+    Another restaurant: --kb kb/packs/pizza.
     """
-    chat_loop(CustomerChat, state_dir, resume, as_json, backend, model)
+    chat_loop(CustomerChat, state_dir, resume, as_json, backend, model, kb)
 
 
 @app.command()
 def manager(state_dir: StateDirOption = None, resume: ResumeOption = None, as_json: ChatJsonOption = False,
-            backend: BackendOption = "auto", model: ModelOption = None) -> None:
-    """Chat as the restaurant manager: stock and menu changes (type /help inside).
+            backend: BackendOption = "auto", model: ModelOption = None, kb: KbOption = None) -> None:
+    """Chat as the restaurant manager: stock and menu changes (type /help inside for examples).
 
     Stock changes reach customers at their next turn; menu changes are applied together when
-    you say "save" or "bye". Example: echo "we're out of tomatoes" | automanager manager
+    you say "save" or "bye". Example: echo "we're out of <an ingredient>" | automanager manager
     """
-    chat_loop(ManagerChat, state_dir, resume, as_json, backend, model)
+    chat_loop(ManagerChat, state_dir, resume, as_json, backend, model, kb)
 
 
 @state_app.command("stock")
@@ -244,12 +259,13 @@ def evaluate(
     report: Annotated[Optional[Path], typer.Option("--report", help="Also write a Markdown report here.")] = None,
     judge: Annotated[bool, typer.Option("--judge", help="Have the LLM grade each transcript 1-10 on the paper's "
                                                         "seven criteria (needs an LLM backend).")] = False,
-    backend: BackendOption = "auto", model: ModelOption = None,
+    backend: BackendOption = "auto", model: ModelOption = None, kb: KbOption = None,
 ) -> None:
     """Run transcript scenarios and check what the bots did; exit 1 if any fails, 2 on a bad file.
 
     Example: automanager eval eval/scenarios --report report.md
     """
+    use_kb(kb)
     config = llm_config(backend, model)
     if judge and config is None:
         raise fail("--judge needs an LLM backend", ENABLE_HINT)
@@ -280,6 +296,50 @@ def evaluate(
                   f"p95 {summary['total_ms']['p95']} ms", highlight=False)
     if summary["failed"]:
         raise typer.Exit(1)
+
+
+@app.command("eval-nlu")
+def evaluate_nlu(
+    benchmark: Annotated[str, typer.Argument(help="The benchmark: pizza (Amazon's PIZZA dataset).",
+                                             show_default=False)],
+    data: Annotated[Path, typer.Option("--data", help="The dataset folder you fetched (it holds data/PIZZA_dev.json "
+                                                      "and utils/catalogs/); it is CC-BY-NC, keep it outside "
+                                                      "this project.", show_default=False)],
+    split: Annotated[str, typer.Option("--split", help="dev (tune on it) or test (one final figure).")] = "dev",
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON document: figures and every miss.")] = False,
+    limit: Annotated[Optional[int], typer.Option("--limit", help="Only the first N utterances.")] = None,
+    kb: Annotated[Optional[Path], typer.Option("--kb", help="The menu pack (default: the shipped pizza pack).")] = None,
+) -> None:
+    """Score understanding on a semantic parsing benchmark: each utterance is one fresh customer
+    turn; the order it leaves is compared with the gold one (whole-order exact match, and per field).
+
+    Example: automanager eval-nlu pizza --data ../pizza-semantic-parsing-dataset --split dev
+    """
+    from .evaluation.nlu import DataError, evaluate as run_nlu
+
+    if benchmark != "pizza":
+        raise fail(f"unknown benchmark '{benchmark}'", "The benchmark this command knows: pizza.")
+    if split not in ("dev", "test"):
+        raise fail(f"unknown split '{split}'", "Use --split dev or --split test.")
+    if limit is not None and limit < 1:
+        raise fail(f"--limit {limit} is out of range: give 1 or more")
+    use_kb(kb or paths.data_dir("kb") / "packs" / "pizza")
+    try:
+        with Progress(console=err, disable=not err.is_terminal, transient=True) as progress:
+            task = progress.add_task(f"PIZZA {split}", total=limit)
+            report = run_nlu(data, split, lambda n: progress.update(task, completed=n), limit)
+    except DataError as exc:
+        raise fail(str(exc), "Fetch github:amazon-science/pizza-semantic-parsing-dataset and pass its folder.")
+    result = report.as_dict()
+    if as_json:
+        out.print(json.dumps(result, ensure_ascii=False), soft_wrap=True, highlight=False, markup=False)
+        return
+    grid = Table("field", "accuracy", title=f"PIZZA {split}: {report.total} utterances")
+    for name, rate in result["field_accuracy"].items():
+        grid.add_row(name, f"{rate:.1%}")
+    out.print(grid)
+    out.print(f"whole-order exact match: {report.exact}/{report.total} ({result['exact_match_rate']:.1%})",
+              highlight=False)
 
 
 @app.command("bench")

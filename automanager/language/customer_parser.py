@@ -33,6 +33,7 @@ OPENERS = {"oh", "ok", "okay", "so", "um", "uh", "umm", "hmm", "well", "hi", "he
            "no", "then", "also", "hi there", "there", "guys", "oops", "shoot", "dang", "eh", "ah", "right", "hm",
            "huh", "er", "erm", "mm", "hmmm"}
 ARTICLES = {"a", "an", "some", "any", "another"}
+LINKING = {"to", "for", "into", "of", "than", "by", "instead", "like", "as"}  # "switch the X to a Y": one clause
 
 
 def option_value(group: str, value: str, wanted: bool) -> tuple:
@@ -104,7 +105,8 @@ class CustomerParser:
             return Parse([Pred("irrelevant")], [], [])
         if acts["quit"].search(flat):
             return Parse([Pred("quit")], [], [])
-        mentions = self.names_with_and(tokens, [self.as_topping(tokens, m) for m in find_mentions(self.menu, tokens)])
+        mentions = self.names_with_and(tokens, [self.as_topping(tokens, m) for m in find_mentions(self.menu, tokens)
+                                                if not self.verb_not_option(tokens, m)])
         if ctx.ask_topic == "more" and acts["one_more"].search(said) and not any(m.kind == "item" for m in mentions):
             return Parse([Pred("accept")], [], [])  # "one more thing": the summary's order reopens
         if not flat:
@@ -179,6 +181,11 @@ class CustomerParser:
                 inside.update(range(start, end))
         return mentions
 
+    @staticmethod
+    def verb_not_option(tokens: list[str], m: Mention) -> bool:
+        """'can I get', 'can you': a word that names an option value (a can) used as a verb."""
+        return m.kind == "option" and m.end - m.start == 1 and tokens[m.end:m.end + 1] in (["i"], ["you"], ["we"], ["u"])
+
     def without_discourse(self, tokens: list[str]) -> list[str]:
         """The tokens without phrases that only steer the talk ("oh, one more thing")."""
         out, i = [], 0
@@ -240,14 +247,15 @@ class CustomerParser:
         cuts, start = [], 0
         item_ends = {m.end for m in mentions if m.kind == "item"}
         for i, tok in enumerate(tokens):
-            if i in item_ends and i not in inside and i > start and (tok in ("a", "an") or self.counts(tokens, i)) \
-                    and not any(m.start == i for m in mentions) and self.names_ahead(tokens, i, mentions):  # "two tacos a bean burrito": two clauses
-                cuts.append((start, i))
+            item_before = any(m.kind == "item" and start <= m.start and m.end <= i for m in mentions)
+            if item_before and i not in inside and i > start and (tok in ("a", "an") or self.counts(tokens, i)) \
+                    and tokens[i - 1] not in self.p.operator_words and tokens[i - 1] not in LINKING \
+                    and not any(m.start == i for m in mentions) and self.names_ahead(tokens, i, mentions):
+                cuts.append((start, i))  # "two tacos a bean burrito", "a pizza with ham one medium pizza": two clauses
                 start = i
             if tok in self.p.splitters and i not in inside:
-                # "and" between two toppings of one dish keeps the clause ("with beans and cheese")
-                nxt = next((m for m in mentions if m.start > i), None)
-                if tok in ("and", ",") and nxt and nxt.kind == "topping" and nxt.start == i + 1:
+                # "and" between two modifiers of one dish keeps the clause ("with beans and extra cheese")
+                if tok in ("and", ",") and self.modifier_follows(tokens, i, mentions, item_before):
                     continue
                 if tok in ("also", "then") and i - start <= 2 and tokens[i - 1:i] in (["i"], ["we"], ["you"]):
                     continue  # "can I also get": one clause
@@ -257,6 +265,16 @@ class CustomerParser:
         return [Clause(tokens[a:b], [replace(m, start=m.start - a, end=m.end - a) for m in mentions if a <= m.start < b],
                        asks="?" in tokens[b:b + 1])
                 for a, b in cuts if b > a and any(t.isalnum() for t in tokens[a:b])]
+
+    def modifier_follows(self, tokens: list[str], i: int, mentions: list[Mention], item_before: bool) -> bool:
+        """Does an ingredient (after modifier words only: "and extra cheese") or an option of the
+        item named before ("a pizza with ham and thin crust", no item after it) follow the
+        splitter at tokens[i]?"""
+        nxt = next((m for m in mentions if m.start > i), None)
+        if nxt is None or any(t not in self.p.operator_words for t in tokens[i + 1:nxt.start]):
+            return False
+        return nxt.kind == "topping" or nxt.kind == "option" and nxt.start == i + 1 and item_before and \
+            not self.names_ahead(tokens, nxt.end - 1, mentions)
 
     def names_ahead(self, tokens: list[str], i: int, mentions: list[Mention]) -> bool:
         """Is a food named after tokens[i] before the next splitter ("a bean burito", not "a large")?"""
@@ -719,7 +737,7 @@ class CustomerParser:
             self.quantity_before(toks, m.start, clause.mentions) is None
 
     def quantity_before(self, toks: list[str], end: int, mentions: list[Mention], default: int | None = None):
-        prev_end = max([m.end for m in mentions if m.end <= end and m.kind != "option"], default=0)
+        prev_end = max([m.end for m in mentions if m.end <= end and m.kind == "item"], default=0)
         for i in range(prev_end, end):
             got = number_at(toks, i)
             if got and toks[i + got[1]:i + got[1] + 1] in (["dollar"], ["dollars"], ["buck"], ["bucks"]):
@@ -866,7 +884,7 @@ class CustomerParser:
             toppings = toppings[2:]
         operation = None
         for m in toppings:
-            operation = self.operator_before(toks, m, clause.mentions) or operation or "add"
+            operation = self.operator_before(toks, m, clause.mentions) or self.carried(operation, toks, m, clause) or "add"
             name = self.own_ingredient(dish, m) if operation in ("no", "less", "extra") else m.name
             args = (dish, Const(operation), name) + ((units,) if units else ())
             preds.append(Pred("update", args, line))
@@ -876,11 +894,22 @@ class CustomerParser:
         for m in clause.options():
             group = m.alternatives["option"]
             since = max([x.end for x in clause.mentions if x.end <= m.start and x.kind != "option"], default=0)
-            negated = any(t in ("no", "not", "without", "dont", "nope") for t in toks[max(since, m.start - 3):m.start])
+            negated = any(t in ("no", "not", "without", "dont", "nope", "avoid") for t in toks[max(since, m.start - 5):m.start])
             offers = any(g == group for g, _ in self.menu.options_of(dish))
             target = dish if offers or line else self.context_sized(ctx, group) or dish
             preds.append(Pred("update", (target, Const("option"), option_value(group, m.name, not negated)),
                               line if target == dish else 0))
+
+    def carried(self, operation: str | None, toks: list[str], m: Mention, clause: Clause) -> str | None:
+        """The operation an ingredient said without its own takes from the one before: "with ham,
+        bacon and onions" all added; "extra cheese and ham": only the cheese is extra; a "no" goes
+        on over "or" ("no peppers or onions")."""
+        if operation in ("extra", "less"):
+            return "add"
+        if operation == "no":
+            before = max((x.end for x in clause.toppings() if x.end <= m.start), default=m.start)
+            return "no" if set(toks[before:m.start]) & self.p.negation_goes_on else "add"
+        return operation
 
     def own_ingredient(self, dish: str, m: Mention) -> str:
         """'no cheese' on a dish whose cheese has another name: the dish's own ingredient whose

@@ -63,6 +63,7 @@ class Phrases:
                           sorted(words["operators"], key=lambda pair: -len(pair[0].split()))]
         self.operator_words = frozenset(w for phrase, _ in words["operators"] for w in phrase.split())
         self.substitute = Cue(tuple(words["substitute"]))
+        self.negation_goes_on = frozenset(words["negation_goes_on"])
         self.discourse = [tuple(phrase.split()) for phrase in words["discourse"]]
         synonyms = data["synonyms"]
         self.category_words = _single_words(synonyms["category"])
