@@ -100,8 +100,8 @@ def test_a_failing_scenario_exits_1_and_the_report_says_why(tmp_path):
     ("name: x\nsteps:\n  - customer: hi\n    manager: hello\n", 3, "either 'manager: ...' or 'customer: ...'"),
     ("name: x\nsteps:\n  - customer: hi\nexpect:\n  total: lots\n", 5, "total must be an amount"),
     ("name: x\nsteps:\n  - customer: hi\nexpect:\n  menu: ['not a fact(']\n", 5, "is not an ASP fact"),
-    ("name: x\nsteps:\n  - customer: hi\nexpect:\n  order:\n    - {item: Pepsi, size: huge}\n", 6,
-     "size must be regular or large"),
+    ("name: x\nsteps:\n  - customer: hi\nexpect:\n  order:\n    - {item: Pepsi, size: [large, small]}\n", 6,
+     "size must be text"),
     ("name: x\nsteps:\n  - customer: [unclosed\n", 4, "not valid YAML"),
 ])
 def test_a_malformed_file_is_refused_with_file_line_and_problem(tmp_path, body, line, problem):

@@ -145,6 +145,7 @@ class CustomerParser:
             self.kind_with_ingredient(clause, result)
             if clause.act != "unknown":
                 self.find_unknown(clause, result, ctx)
+                self.implied_item(clause)
         self.give_acts(clauses, ctx)
         state = {"line": 0, "last": ctx.ordered[-1] if flat.startswith("with ") and ctx.ordered else None}
         for clause in clauses:
@@ -388,6 +389,26 @@ class CustomerParser:
                 clause.mentions = []
             return
 
+    def implied_item(self, clause: Clause) -> None:
+        """'a large pepperoni', 'two medium with ham': counted options and toppings with no name
+        order the one item that has them all; when several do, nothing is guessed."""
+        toks = clause.tokens
+        modifiers = [m for m in clause.mentions if m.kind in ("topping", "option")]
+        if clause.items() or not modifiers:
+            return
+        first = modifiers[0]
+        counted = any((got := number_at(toks, j)) and j + got[1] == first.start for j in range(first.start))
+        if not counted:
+            return
+        options = {(m.alternatives["option"], m.name) for m in modifiers if m.kind == "option"}
+        toppings = {m.name for m in modifiers if m.kind == "topping"}
+        fits = [item for item in sorted(self.menu.items) if options <= self.menu.options_of(item)
+                and all(self.menu.builds_with(item, t) for t in toppings)]
+        if len(fits) == 1:
+            clause.mentions = sorted(clause.mentions + [Mention(first.start, first.start, "item", fits[0],
+                                                                {"item": fits[0]}, "")],
+                                     key=lambda m: (m.start, m.end))
+
     def find_unknown(self, clause: Clause, result: Parse, ctx: Context) -> None:
         """Words of a clause that match no menu name: corrected when close to one, else said back.
 
@@ -579,6 +600,7 @@ class CustomerParser:
         toks = clause.tokens
         preds = result.preds
         one = self.one_of_them(clause, items)
+        placed: list[tuple[Mention, int]] = []  # the items ordered here, with their lines
         discussed = ctx.discussed if ctx.discussed in self.menu.combos else None
         if discussed and not state["line"] and items and self.number_in(clause) is not None and \
                 all(m.name in self.menu.combo_choices(discussed) for m in items):
@@ -600,7 +622,12 @@ class CustomerParser:
                 n = 1
             state["line"] += 1
             preds.append(Pred("order", (m.name, n), state["line"]))
+            placed.append((m, state["line"]))
             state["last"] = m.name
+        if len(placed) > 1:  # "two medium ham pizzas with a large pepsi": each item its own modifiers
+            for (m, line), (after, _) in zip(placed, placed[1:] + [(None, 0)]):
+                self.updates(self.item_span(clause, m, after), m.name, line, ctx, result.preds)
+            return
         dish = items[-1].name if items else self.context_dish(ctx, state["last"])
         line = state["line"] if items else 0
         units = None
@@ -610,6 +637,24 @@ class CustomerParser:
         answering_kind = not items and not state["last"] and not one and (ctx.ask_topic in ("options", "which") or str(ctx.ask_topic).startswith("pick("))
         for target in ctx.ask_group if answering_kind and ctx.ask_group else [dish]:
             self.updates(clause, target, line, ctx, result.preds, units)  # "fresco please": on each dish asked about
+
+    def item_span(self, clause: Clause, m: Mention, after: Mention | None) -> Clause:
+        """The part of a clause that modifies item m: from the options and ingredients said just
+        before it ("two medium ham <pizzas>") to those said just before the next item."""
+        def start_of(item: Mention) -> int:
+            start = item.start
+            while start > 0 and (self.modifier_at(clause, start - 1) or number_at(clause.tokens, start - 1)):
+                start -= 1
+            return start
+
+        a, b = start_of(m), start_of(after) if after else len(clause.tokens)
+        return Clause(clause.tokens[a:b], [replace(x, start=x.start - a, end=x.end - a) for x in clause.mentions
+                                           if a <= x.start and x.end <= b], clause.act, clause.asks)
+
+    def modifier_at(self, clause: Clause, i: int) -> bool:
+        """Is tokens[i] part of an option or ingredient mention, or "and" between two of them?"""
+        inside = any(x.kind in ("option", "topping") and x.start <= i < x.end for x in clause.mentions)
+        return inside or clause.tokens[i] == "and" and i > 0 and self.modifier_at(clause, i - 1)
 
     @staticmethod
     def line_of_one(preds: list[Pred], state: dict) -> int | None:
@@ -737,7 +782,7 @@ class CustomerParser:
             self.quantity_before(toks, m.start, clause.mentions) is None
 
     def quantity_before(self, toks: list[str], end: int, mentions: list[Mention], default: int | None = None):
-        prev_end = max([m.end for m in mentions if m.end <= end and m.kind == "item"], default=0)
+        prev_end = max([m.end for m in mentions if m.end <= end and m.start < end and m.kind == "item"], default=0)
         for i in range(prev_end, end):
             got = number_at(toks, i)
             if got and toks[i + got[1]:i + got[1] + 1] in (["dollar"], ["dollars"], ["buck"], ["bucks"]):
@@ -894,7 +939,7 @@ class CustomerParser:
         for m in clause.options():
             group = m.alternatives["option"]
             since = max([x.end for x in clause.mentions if x.end <= m.start and x.kind != "option"], default=0)
-            negated = any(t in ("no", "not", "without", "dont", "nope", "avoid") for t in toks[max(since, m.start - 5):m.start])
+            negated = bool(set(toks[max(since, m.start - 5):m.start]) & self.p.option_negation)
             offers = any(g == group for g, _ in self.menu.options_of(dish))
             target = dish if offers or line else self.context_sized(ctx, group) or dish
             preds.append(Pred("update", (target, Const("option"), option_value(group, m.name, not negated)),
@@ -922,11 +967,9 @@ class CustomerParser:
         return own[0] if len(own) == 1 else m.name
 
     def operator_before(self, toks: list[str], m: Mention, mentions: list[Mention]) -> str | None:
+        """The modifier word closest before an ingredient ("along with extra cheese": extra)."""
         prev_end = max([x.end for x in mentions if x.end <= m.start and x.kind != "option"], default=0)
         window = toks[max(prev_end, m.start - 4):m.start]
-        for words, op in self.p.operators:
-            n = len(words)
-            for i in range(len(window) - n, -1, -1):
-                if tuple(window[i:i + n]) == words:
-                    return op
-        return None
+        found = [(i + len(words), len(words), op) for words, op in self.p.operators
+                 for i in range(len(window) - len(words) + 1) if tuple(window[i:i + len(words)]) == words]
+        return max(found)[2] if found else None
