@@ -26,15 +26,17 @@ from rich.text import Text
 
 from .language.customer_templates import dollars
 from .language.manager_templates import describe
+from .language.phrases import menu_examples
 from .reasoner import ReasonerError
 from .star import Chat, CustomerChat, ManagerChat
 from .store import StateError
 
-CUSTOMER_HELP = """Talk as you would at the drive-through: "two soft tacos and a large pepsi",
-"no onions on the burrito", "what do you recommend?", "how much is a chalupa?", "that's all".
+CUSTOMER_HELP = """Talk as you would at the drive-through: "two {dishes} and a {size} {drink}",
+"no {ingredient} on the {dish}", "what do you recommend?", "how much is the {dish}?", "that's all".
 Commands: /order shows your order, /menu lists the menu, /help this text, /quit leaves."""
-MANAGER_HELP = """Tell me what ran out or came back: "we're out of tomatoes and lettuce", "onions are back".
-Change the menu: "the {dish} now costs $1.99", "replace lettuce with onions in the {dish}",
+MANAGER_HELP = """Tell me what ran out or came back: "we're out of {ingredient} and {other_ingredient}",
+"{ingredient} is back". Change the menu: "the {dish} now costs $1.99", "replace {ingredient} with
+{other_ingredient} in the {dish}",
 "take the {dish} off the menu", "add a new dish called Spicy Bean Wrap" (I ask for the rest),
 "add ingredient Pickled Radish". Menu changes are applied together when you say "save" or "bye".
 Commands: /stock the stock list, /pending changes not applied yet, /history applied changes,
@@ -124,7 +126,7 @@ def command(text: str, chat: Chat) -> dict:
     if isinstance(chat, ManagerChat) and name == "/history":
         return {"command": name, "history": chat.home.history(20)}
     help_text = CUSTOMER_HELP if isinstance(chat, CustomerChat) else MANAGER_HELP
-    shown = {"command": "/help", "help": help_text.format(dish=chat.menu.example_dish)}
+    shown = {"command": "/help", "help": help_text.format(**menu_examples(chat.menu))}
     if name != "/help":
         shown["error"] = f"{name} is not a command here."
     return shown

@@ -75,7 +75,7 @@ QUERY_KINDS = "price|calories|ingredients|toppings|available|menu|total|sizes|wh
 CUSTOMER: dict[str, Form] = {
     "order": form("order", "the customer wants quantity of a dish or combo", food="string", quantity="integer"),
     "specify": form("specify", "dish is the customer's choice for one of the combo's option groups "
-                    "(which taco, which drink)", combo="string", dish="string"),
+                    "(which side, which drink)", combo="string", dish="string"),
     "update": form("update", "change an ordered dish. operation add|no|less|extra: option is an ingredient or "
                    "sauce; change: option is the ingredient to replace and new_option its replacement; "
                    "option: option is a size, style or other option value the menu offers ('large', a crust), "
@@ -83,11 +83,11 @@ CUSTOMER: dict[str, Form] = {
                    "many of the dishes already ordered ('on just one of them': 1), null for all",
                    dish="string", operation=UPDATE_OPS, option="string", new_option="string?",
                    units="integer?"),
-    "need_recommend": form("need_recommend", "a suggestion. type category: content is a category (taco, burrito, "
+    "need_recommend": form("need_recommend", "a suggestion. type category: content is a category (one of the menu's, "
                            "...), all, veggie, chicken or combo; type upgrade: content is a dish and the customer "
                            "wants toppings for it", content="string", type="category|upgrade"),
     "query": form("query", "a question about food (a menu name, a category for kind menu, or all); quantity and "
-                  "size when the question names them ('how much are two large pepsis'); kind why: why an "
+                  "size when the question names them ('how much are two large drinks'); kind why: why an "
                   "ordered food costs what it does, or why a food can't be had (all: the whole order); kind choices: "
                   "the choices of the combo the bot asked about",
                   kind=QUERY_KINDS, food="string", quantity="integer?", size="string?"),
@@ -95,7 +95,7 @@ CUSTOMER: dict[str, Form] = {
                    food="string", quantity="integer?"),
     "set_quantity": form("set_quantity", "the order should hold exactly quantity of food ('make that two')",
                          food="string", quantity="integer"),
-    "replace": form("replace", "a correction: new instead of old ('actually a burrito instead of the taco')",
+    "replace": form("replace", "a correction: new instead of old ('actually the other one instead')",
                     old="string", new="string"),
     "complete": form("complete", "the customer has ordered everything ('that's all')"),
     "accept": form("accept", "yes to the bot's last question or suggestion"),

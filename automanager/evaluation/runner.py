@@ -102,8 +102,8 @@ class Checker:
         self.names = NameMatcher(self.menu)
 
     def name(self, said: str, *kinds: str) -> str:
-        """The KB name an expectation means: an exact name of any kind first ("Nacho Cheese
-        Sauce" is the sauce, not the chips named with it), then each kind in turn."""
+        """The KB name an expectation means: an exact name of any kind first (a sauce is the sauce,
+        not the side dish named after it), then each kind in turn."""
         matches = [m for m in (self.names.match(said, kind) for kind in kinds) if m]
         exact = next((m for m in matches if m.how == "exact"), None)
         return (exact or matches[0]).name if matches else said

@@ -11,7 +11,7 @@ steps, as dialogue systems do:
      that refer back ("it", "those", "one of them"); words that look like a name but match none
      are corrected (close spelling, then sentence embeddings) or said back as not on the menu;
   4. attach each modifier to the item of its clause, or to the item the context means;
-  5. refer back to the order (passed in as `Context`): "the pepsi" is the ordered Pepsi.
+  5. refer back to the order (passed in as `Context`): "the drink" is the drink ordered.
 The cue phrases live in `phrases.toml`, not here, and no menu word appears in this file.
 """
 

@@ -33,7 +33,7 @@ def join(words: list[str]) -> str:
 
 
 def plural(name: str, n: int) -> str:
-    """A menu name for n of it: its head noun made plural ("<Cups> of <Water>", "<Bowls> - <Veggie>",
+    """A menu name for n of it: its head noun made plural ("<Cups> of <Tea>", "<Bowls> - <Veggie>",
     "<Crunches>"); a name already plural stays as it is."""
     if n == 1:
         return name
@@ -52,7 +52,7 @@ def number_words(n: int) -> str:
 
 
 def count(name: str, n: int, by_the_order: bool = False) -> str:
-    """n of a menu item in words: "a <Burrito>", "three <Cups of Water>", "an order of <Twists>"
+    """n of a menu item in words: "a <Burrito>", "three <Cups of Tea>", "an order of <Twists>"
     (an item sold by the portion, whose name is already plural)."""
     if by_the_order:
         return f"an order of {name}" if n == 1 else f"{number_words(n)} orders of {name}"
@@ -245,7 +245,7 @@ class CustomerTemplates:
             return f"What would you like on your {dishes}? You can {' or '.join(o for o in offer if o)}."
         if topic.startswith("pick("):
             values = dict.fromkeys(self.option_said(g, o) for g, o, _ in sorted(actions.get("ask_value", []),
-                                                                            key=lambda row: (row[2], row[1])))
+                                                                            key=lambda row: row[2]))
             return f"What {topic[5:-1]} would you like for your {dishes}: {join(list(values)).replace(' and ', ' or ')}?"
         group = topic.split(",")[1].strip('"') if "," in topic else "choice"
         options = [d for d, _ in sorted(actions.get("ask_option", []), key=lambda option: option[1])]
@@ -321,7 +321,7 @@ class CustomerTemplates:
 
     def groups(self, actions: Atoms) -> list[OrderLine]:
         """The priced units (check/3, detail/3) as lines of equal units, in the order said.
-        Options said before the name come first ("a large Pepsi"); an item's default is not said."""
+        Options said before the name come first ("a large <drink>"); an item's default is not said."""
         details: dict[int, list[str]] = defaultdict(list)
         before: dict[int, list[str]] = defaultdict(list)
         food_of = {unit: food for unit, food, _ in actions.get("check", [])}

@@ -99,16 +99,35 @@ def _single_words(table: dict[str, list[str]]) -> dict[str, str]:
     return {word: meaning for meaning, words in table.items() for word in words if " " not in word}
 
 
+def menu_examples(menu) -> dict[str, str]:
+    """Names from the KB for examples in prompts and help texts, so no example holds a menu
+    word: the best-selling dish, one of its ingredients and toppings, a drink with sizes and its
+    largest size."""
+    dish = menu.example_dish
+    rank = dict(menu.facts.get("popularity", []))
+    sizes_of: dict[str, list[str]] = {}
+    for item, group, value in menu.facts.get("option", []):
+        if group == "size":
+            sizes_of.setdefault(item, []).append(value)
+    drinks = sorted(sizes_of, key=lambda d: (not menu.is_drink(d), len(sizes_of[d]) < 2, rank.get(d, 1000), d)) or [dish]
+    prices = {o: p for i, g, o, p in menu.facts.get("option_price", []) if i == drinks[0] and g == "size"}
+    sizes = sorted((prices.get(o, 0), o) for o in sizes_of.get(drinks[0], []))
+    toppings = sorted(t for d, t in menu.facts.get("available_topping", []) if d == dish)
+    popular = {t for d, t in menu.facts.get("popular_topping", []) if d == dish}
+    own = menu.included(dish)
+    # first what the dish comes with and can have more of, then what people add; never the dough
+    ingredients = sorted(own | popular, key=lambda i: (not (i in own and i in toppings), i not in popular,
+                                                       i not in toppings, i)) + [dish, dish]
+    return {"dish": dish, "dishes": plural(dish, 2), "drink": drinks[0], "drinks": plural(drinks[0], 2),
+            "other_drink": drinks[1] if len(drinks) > 1 else dish, "size": sizes[-1][1] if sizes else "large",
+            "ingredient": ingredients[0], "other_ingredient": ingredients[1],
+            "topping": toppings[0] if toppings else ingredients[0], "category": menu.category_of.get(dish, "dish")}
+
+
 def prompt_examples(menu) -> str:
     """The worked examples of phrases.toml for the LLM's parsing prompt, with the KB's own
     names filled in: the LLM learns from the same phrase data as the offline parser."""
-    dish = menu.example_dish
-    drinks = sorted({item for item, group, _ in menu.facts.get("option", []) if group == "size"})
-    toppings = {t for d, t in menu.facts.get("available_topping", []) if d == dish}
-    own = sorted(menu.included(dish), key=lambda i: (i not in toppings, i))
-    ingredient = own[0] if own else dish
-    names = {"dish": dish, "dishes": plural(dish, 2), "drink": drinks[0] if drinks else dish,
-             "other_drink": drinks[1] if len(drinks) > 1 else dish, "ingredient": ingredient}
+    names = menu_examples(menu)
     return "\n".join(f'- "{said.format(**names)}": {means.format(**names)}' for said, means in phrases().examples)
 
 

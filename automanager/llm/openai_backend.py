@@ -24,7 +24,7 @@ from functools import lru_cache
 from .. import paths
 from ..menu.model import Menu
 from ..vocab import VOCABULARIES, VocabError, describe, json_schema, validate
-from ..language.phrases import prompt_examples
+from ..language.phrases import menu_examples, prompt_examples
 from ..language.text import find_mentions, tokenize
 
 DEFAULT_MODEL = "gpt-4o-mini"
@@ -103,7 +103,7 @@ class Prompts:
 
     def __init__(self, menu: Menu):
         self.values = {"restaurant": menu.restaurant, "categories": ", ".join(sorted(menu.categories)),
-                       "phrase_examples": prompt_examples(menu)}
+                       "phrase_examples": prompt_examples(menu), **menu_examples(menu)}
 
     def render(self, name: str, role: str) -> tuple[str, str]:
         """(text, name@hash) of prompts/<name>.txt."""

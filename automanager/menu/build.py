@@ -74,10 +74,17 @@ def option_group_facts(groups: dict) -> list[str]:
         facts += [fact("option_group", g)]
         facts += [fact("option_exclusive", g)] if spec.get("exclusive") else []
         facts += [fact("option_before_name", g)] if spec.get("before_name") else []
-        for value, details in spec.get("values", {}).items():
+        for rank, (value, details) in enumerate(spec.get("values", {}).items(), start=1):
             facts.append(fact("option_text", g, value, details.get("text", value)))
+            facts.append(fact("option_rank", g, value, rank))
             facts += [fact("option_word", g, value, word) for word in details.get("words", [])]
     return facts
+
+
+def ask_facts(questions: list[str]) -> list[str]:
+    """Policy: the questions the assistant asks (ask_question/1), in the order listed (ask_order/2)."""
+    return [f for rank, q in enumerate(questions, start=1)
+            for f in (fact("ask_question", Function(q)), fact("ask_order", Function(q), rank))]
 
 
 def offer_facts(item: str, group: str, value: str, groups: dict, price: int | None = None,
@@ -166,10 +173,10 @@ class Builder:
                        fact("original_price", name, price), fact("original_cal", name, cal)]
         if category == "drink":
             self.ingredients[name] = []
-            groups = self.cur["options"]
-            self.facts += offer_facts(name, "size", "regular", groups)
+            usual, larger = self.rules["drink_sizes"]
+            self.facts += offer_facts(name, "size", usual, self.cur["options"])
             if cal_high > cal:  # the sources list a larger size
-                self.facts += offer_facts(name, "size", "large", groups, cal=cal_high - cal)
+                self.facts += offer_facts(name, "size", larger, self.cur["options"], cal=cal_high - cal)
         else:
             self.ingredients[name] = self.ingredient_list(name)
 
@@ -254,8 +261,9 @@ class Builder:
                 if set(offer.get("unless_includes", [])) <= set(self.ingredients[dish]) and offer.get("unless_includes"):
                     continue
                 self.facts += offer_facts(dish, offer["group"], offer["value"], self.cur["options"], offer["price"])
-        large = self.cur["options"]["size"]["values"]["large"]["price"]
-        self.notes.append(f"drink size upgrade price {large} cents: public knowledge")
+        larger = self.rules["drink_sizes"][-1]
+        upgrade = self.cur["options"]["size"]["values"][larger]["price"]
+        self.notes.append(f"drink size upgrade price {upgrade} cents: public knowledge")
 
     # -- combos and labels ------------------------------------------------------------
     def build_combos(self, rows: list[Row]) -> None:
@@ -288,7 +296,7 @@ class Builder:
                 self.facts.append(fact("cantina_chicken", dish))
         self.facts += [fact("complimentary", name) for name in labels["complimentary"]]
         self.facts += [fact("by_the_order", name) for name in labels["by_the_order"]]
-        self.facts += [fact("ask_question", Function(q)) for q in self.rules["ask_questions"]]
+        self.facts += ask_facts(self.rules["ask_questions"])
         self.facts.append(fact("restaurant", self.rules["restaurant"]))
         self.facts += [fact("max_line_quantity", self.rules["max_line_quantity"]),
                        fact("max_order_quantity", self.rules["max_order_quantity"]),

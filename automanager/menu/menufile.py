@@ -14,7 +14,7 @@ from pathlib import Path
 
 from clingo import Function
 
-from .build import HEADER, BuildError, fact, offer_facts, option_group_facts
+from .build import HEADER, BuildError, ask_facts, fact, offer_facts, option_group_facts
 
 MENU_FILE = "menu.toml"
 POLICIES = ("max_line_quantity", "max_order_quantity", "max_item_price", "max_item_calories",
@@ -49,7 +49,7 @@ class MenuFile:
         out = [fact("restaurant", self.menu["restaurant"]["name"])]
         policy = self.menu.get("policy", {})
         out += [fact(name, policy[name]) for name in POLICIES if name in policy]
-        out += [fact("ask_question", Function(q)) for q in policy.get("ask_questions", [])]
+        out += ask_facts(policy.get("ask_questions", []))
         out += option_group_facts(self.groups)
         out += self.ingredient_facts()
         for rank, item in enumerate(self.menu.get("item", []), start=1):

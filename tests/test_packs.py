@@ -1,0 +1,177 @@
+"""Menu packs: the pizza shop's menu file builds into a checked KB, both chats work on it, the
+options (sizes, crusts, styles, containers, volumes) are KB data, and the PIZZA benchmark
+command scores hand-written lines in the dataset's format (tests/data/pizza, written by us)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from automanager import paths
+from automanager.cli import app
+from automanager.evaluation.nlu import parse_exr
+from automanager.menu.build import BuildError, build_kb
+from automanager.star import CustomerChat, ManagerChat
+from automanager.store import Home
+
+REPO = Path(__file__).resolve().parent.parent
+PIZZA = REPO / "kb" / "packs" / "pizza"
+runner = CliRunner()
+
+
+@pytest.fixture
+def pizza(monkeypatch):
+    monkeypatch.setenv("AUTOMANAGER_KB", str(PIZZA))
+
+
+def chat_with(home: Path) -> CustomerChat:
+    return CustomerChat(Home(home))
+
+
+def test_the_pizza_pack_is_built_from_its_menu_file_and_passes_the_integrity_check():
+    assert runner.invoke(app, ["kb", "build", "--check", "--kb", str(PIZZA)]).exit_code == 0
+    checked = runner.invoke(app, ["kb", "check", "--kb", str(PIZZA)])
+    assert checked.exit_code == 0 and "no integrity violations" in checked.output
+
+
+@pytest.mark.parametrize("change, problem", [
+    (('"Pizza Dough"', '"Pizza Dogh"'), "'Pizza Dough' is not in [ingredients]"),
+    (('"deep dish", "stuffed crust"', '"deep dish", "cracker crust"'), "option crust 'cracker crust' is not declared"),
+    (('default = "medium"\n[categories.pizza.options.crust]', 'default = "jumbo"\n[categories.pizza.options.crust]'),
+     "default 'jumbo' is not one of its size values"),
+])
+def test_a_mistake_in_a_menu_file_is_refused_with_what_to_fix(tmp_path, change, problem):
+    text = (PIZZA / "menu.toml").read_text(encoding="utf-8")
+    assert change[0] in text
+    (tmp_path / "menu.toml").write_text(text.replace(change[0], change[1], 1), encoding="utf-8")
+    with pytest.raises(BuildError) as caught:
+        build_kb(tmp_path)
+    assert problem in str(caught.value)
+
+
+def test_a_pizza_order_uses_the_packs_options_and_prices(pizza, tmp_path):
+    chat = chat_with(tmp_path)
+    turn = chat.turn("two large thin crust pizzas with pepperoni and extra cheese, and a coke in a bottle")
+    pizzas = [u for u in turn.order if u["item"] == "Pizza"]
+    assert len(pizzas) == 2 and pizzas[0] == {"item": "Pizza", "add": ["Pepperoni"], "extra": ["Cheese"],
+                                              "crust": ["thin crust"], "size": ["large"]}
+    assert {"item": "Coke", "container": ["bottle"]} in turn.order
+    priced = chat.review()
+    pizza_price = 1299 + 300 + 175 + 100  # base (medium), large, pepperoni, extra cheese: menu.toml
+    assert sorted(p for _, food, p in priced["check"] if food == "Pizza") == [pizza_price, pizza_price]
+    assert priced["total"][0][0] == 2 * pizza_price + 249 + 50  # the bottle costs 50 cents more
+
+
+def test_the_assistant_asks_the_packs_own_questions_then_prices(pizza, tmp_path):
+    chat = chat_with(tmp_path)
+    chat.turn("a pizza with mushrooms")
+    size = chat.turn("that's all")
+    assert size.reply.startswith("What size would you like for your Pizza: personal, lunch size, small, medium")
+    done = chat.turn("large")
+    assert done.actions["mode"] == [("check",)]
+    assert "a large Pizza (with Mushrooms) at $17.24" in done.reply  # 12.99 + 3.00 large + 1.25 mushrooms
+
+
+def test_a_pack_that_asks_for_the_crust_asks_it_after_the_size_and_defaults_it(tmp_path, monkeypatch):
+    pack = tmp_path / "pack"
+    pack.mkdir()
+    text = (PIZZA / "menu.toml").read_text(encoding="utf-8")
+    assert 'ask_questions = ["size", "toppings"]' in text
+    (pack / "menu.toml").write_text(text.replace('ask_questions = ["size", "toppings"]',
+                                                 'ask_questions = ["size", "crust"]'), encoding="utf-8")
+    menu, _ = build_kb(pack)
+    (pack / "menu.lp").write_text(menu, encoding="utf-8")
+    monkeypatch.setenv("AUTOMANAGER_KB", str(pack))
+    chat = chat_with(tmp_path / "home")
+    chat.turn("a small pizza")
+    crust = chat.turn("that's it")
+    assert crust.reply.startswith("What crust would you like for your Pizza: thin crust, thick crust, deep dish")
+    chat.turn("hmm")
+    settled = chat.turn("hmm")  # asked twice without an answer, then the default is said aloud
+    assert "I'll make that a new york style." in settled.reply and settled.actions["mode"] == [("check",)]
+    assert chat.order() == [{"item": "Pizza", "size": ["small"], "crust": ["new york style"]}]
+
+
+def test_a_runout_reported_by_the_manager_is_refused_to_the_next_pizza_customer(pizza, tmp_path):
+    home = Home(tmp_path)
+    manager = ManagerChat(home)
+    assert "Pepperoni" in manager.turn("we're out of pepperoni").reply
+    customer = CustomerChat(home)
+    turn = customer.turn("a large pizza with pepperoni and olives")
+    assert {"item": "Pizza", "add": ["Olives"], "size": ["large"]} in turn.order
+    assert "run out of Pepperoni" in turn.reply
+
+
+@pytest.mark.parametrize("said, expected", [
+    ("a large pepperoni", [{"item": "Pizza", "add": ["Pepperoni"], "size": ["large"]}]),
+    ("two medium fantas", [{"item": "Fanta", "size": ["medium"]}] * 2),
+    ("three 7 ups", [{"item": "7 Up"}] * 3),
+    ("a coke zero and a 7 up", [{"item": "Coke Zero"}, {"item": "7 Up"}]),
+    ("a pizza with ham but no peppers or onions", [{"item": "Pizza", "add": ["Ham"], "no": ["Onions", "Peppers"]}]),
+    ("a pizza with extra cheese and ham", [{"item": "Pizza", "add": ["Ham"], "extra": ["Cheese"]}]),
+    ("one small pizza with tuna one large pizza with bacon",
+     [{"item": "Pizza", "add": ["Tuna"], "size": ["small"]}, {"item": "Pizza", "add": ["Bacon"], "size": ["large"]}]),
+    ("two medium ham pizzas with one large pepsi",
+     [{"item": "Pizza", "add": ["Ham"], "size": ["medium"]}] * 2 + [{"item": "Pepsi", "size": ["large"]}]),
+    ("a thin crust vegetarian pie, not deep dish",
+     [{"item": "Pizza", "crust": ["thin crust"], "style": ["vegetarian"], "no crust": ["deep dish"]}]),
+])
+def test_generic_phrasing_on_the_pizza_pack(pizza, tmp_path, said, expected):
+    assert chat_with(tmp_path).turn(said).order == expected
+
+
+def test_a_two_word_size_is_an_option_not_a_modifier(pizza, tmp_path):
+    turn = chat_with(tmp_path).turn("an extra large pizza with light onions")
+    assert turn.order == [{"item": "Pizza", "less": ["Onions"], "size": ["extra large"]}]
+
+
+def test_taco_bell_sizes_and_styles_come_from_its_kb_declarations(tmp_path):
+    chat = chat_with(tmp_path)
+    turn = chat.turn("a grilled beef burrito and a big pepsi")
+    assert {"item": "Beef Burrito", "style": ["grill"]} in turn.order
+    assert {"item": "Pepsi®", "size": ["large"]} in turn.order
+    assert chat_with(tmp_path / "2").turn("two beefy 5 layer burritos").order == [{"item": "Beefy 5-Layer Burrito"}] * 2
+
+
+def test_help_prompts_and_greeting_come_from_the_pack(pizza, tmp_path):
+    result = runner.invoke(app, ["customer", "--kb", str(PIZZA), "--backend", "offline"], input="/help\n")
+    assert "Corner Slice Pizzeria" in result.output and "two Pizzas and a large Coke" in result.output
+    assert "Taco" not in result.output
+    from automanager.llm.openai_backend import Prompts
+    text, _ = Prompts(chat_with(tmp_path).menu).render("customer_parse", "customer")
+    assert "Pizza" in text and "taco" not in text.lower()
+
+
+def test_kb_option_refuses_a_folder_without_a_built_menu(tmp_path):
+    shutil.copy(PIZZA / "menu.toml", tmp_path / "menu.toml")
+    result = runner.invoke(app, ["customer", "--kb", str(tmp_path)], input="hi\n")
+    assert result.exit_code == 2 and "automanager kb build --kb" in result.output
+
+
+def test_eval_nlu_scores_lines_in_the_datasets_format(tmp_path):
+    data = REPO / "tests" / "data" / "pizza"
+    result = runner.invoke(app, ["eval-nlu", "pizza", "--data", str(data), "--split", "dev", "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert (report["utterances"], report["exact_match"]) == (5, 4)
+    # the calzone is not on the menu: said back, nothing ordered, counted as a miss
+    assert [m["text"] for m in report["misses"]] == ["a calzone with ricotta please"]
+    assert report["misses"][0]["got"] == "(ORDER  )" and "isn't on our menu" in report["misses"][0]["reply"]
+    assert report["field_accuracy"]["drinks"] == 1.0  # "2 liter" read through the catalog: VOLUME 2 LITER
+    missing = runner.invoke(app, ["eval-nlu", "pizza", "--data", str(tmp_path), "--split", "test"])
+    assert missing.exit_code == 2 and "PIZZA_test.json" in missing.output
+
+
+def test_exact_match_ignores_the_order_of_children_only():
+    a = parse_exr("(ORDER (PIZZAORDER (NUMBER 1 ) (TOPPING HAM ) (TOPPING OLIVES ) ) )")
+    b = parse_exr("(ORDER (PIZZAORDER (TOPPING OLIVES ) (NUMBER 1 ) (TOPPING HAM ) ) )")
+    c = parse_exr("(ORDER (PIZZAORDER (NUMBER 1 ) (NOT (TOPPING HAM ) ) (TOPPING OLIVES ) ) )")
+    assert a == b and a != c
+
+
+def test_the_shipped_packs_are_in_the_installed_data():
+    assert (paths.data_dir("kb") / "packs" / "pizza" / "menu.lp").is_file()
