@@ -184,9 +184,9 @@ def manager(state_dir: StateDirOption = None, resume: ResumeOption = None, as_js
 
 
 @state_app.command("stock")
-def state_stock(state_dir: StateDirOption = None, as_json: JsonOption = False) -> None:
+def state_stock(state_dir: StateDirOption = None, as_json: JsonOption = False, kb: KbOption = None) -> None:
     """What is out of stock now."""
-    rows = load(lambda home: home.stock_list(), state_dir)
+    rows = load(lambda home: home.stock_list(), state_dir, kb)
     if as_json:
         out.print_json(json.dumps([{"name": name, "since": since} for name, since in rows]))
     elif not rows:
@@ -199,10 +199,10 @@ def state_stock(state_dir: StateDirOption = None, as_json: JsonOption = False) -
 
 
 @state_app.command("pending")
-def state_pending(state_dir: StateDirOption = None, as_json: JsonOption = False) -> None:
+def state_pending(state_dir: StateDirOption = None, as_json: JsonOption = False, kb: KbOption = None) -> None:
     """Menu changes managers have made but not applied yet (applied at save or bye)."""
     sessions = load(lambda home: [(sid, ManagerChat(home, sid).staged()) for sid, _ in home.sessions_of("manager")],
-                    state_dir)
+                    state_dir, kb)
     pending = [(sid, row) for sid, rows in sessions for row in rows]
     if as_json:
         out.print_json(json.dumps([{"session": sid, "change": describe(*row)} for sid, row in pending]))
@@ -214,12 +214,12 @@ def state_pending(state_dir: StateDirOption = None, as_json: JsonOption = False)
 
 
 @state_app.command("history")
-def state_history(state_dir: StateDirOption = None, as_json: JsonOption = False,
+def state_history(state_dir: StateDirOption = None, as_json: JsonOption = False, kb: KbOption = None,
                   limit: Annotated[int, typer.Option(help="How many changes, newest first.")] = 50) -> None:
     """Applied changes, newest first: stock and menu, with old and new values (the audit log)."""
     if not 1 <= limit <= HISTORY_MAX:
         raise fail(f"--limit {limit} is out of range: give a number of changes from 1 to {HISTORY_MAX}")
-    rows = load(lambda home: home.history(limit), state_dir)
+    rows = load(lambda home: home.history(limit), state_dir, kb)
     if as_json:
         out.print_json(json.dumps(rows))
         return
@@ -243,7 +243,8 @@ def state_reset(state_dir: StateDirOption = None,
     out.print(f"state in {home.root} reset: the shipped menu, nothing out of stock, no sessions")
 
 
-def load(read, state_dir: Optional[Path]):
+def load(read, state_dir: Optional[Path], kb: Optional[Path] = None):
+    use_kb(kb)
     try:
         return read(open_home(state_dir))
     except (StateError, ReasonerError) as exc:
@@ -348,6 +349,7 @@ def bench_command(
     quick: Annotated[bool, typer.Option("--quick", help="Fewer rounds: under a minute.")] = False,
     plot_file: Annotated[Optional[Path], typer.Option("--plot", help="Also draw the curves into this PNG "
                                                                      "(needs matplotlib).")] = None,
+    kb: KbOption = None,
 ) -> None:
     """Time reasoning and whole turns against the paper's Table 1 (p50/p95/max in ms).
 
@@ -356,6 +358,7 @@ def bench_command(
     """
     from . import bench
 
+    use_kb(kb)
     with Progress(console=err, disable=not err.is_terminal, transient=True) as progress:
         task = progress.add_task("bench", total=None)
         result = bench.run(quick, lambda name: progress.update(task, description=name))
@@ -382,14 +385,19 @@ def bench_command(
 @kb_app.command("build")
 def kb_build(
     kb: KbOption = None,
-    check: Annotated[bool, typer.Option("--check", help="Only compare: exit 1 if kb/menu.lp is out of date.")] = False,
+    check: Annotated[bool, typer.Option("--check", help="Only compare: exit 1 if menu.lp is out of date.")] = False,
 ) -> None:
-    """Rebuild kb/menu.lp (and kb/NOTES.md) from kb/sources/ and kb/curation.toml."""
+    """Rebuild a pack's menu.lp (and NOTES.md): from its menu.toml, or from kb/sources/ and
+    kb/curation.toml for the shipped Taco Bell pack.
+
+    Example: automanager kb build --kb kb/packs/pizza
+    """
     folder = kb or paths.kb_dir()
     try:
         menu, notes = build_kb(folder)
     except (BuildError, OSError) as exc:
-        raise fail(str(exc), "Fix kb/curation.toml (or the sources) and run `automanager kb build` again.")
+        raise fail(str(exc), "Fix the menu file (or kb/curation.toml and the sources) and run `automanager kb build` "
+                   "again; the format is in kb/packs/README.md.")
     targets = {folder / "menu.lp": menu, folder / "NOTES.md": notes}
     if check:
         stale = [p.name for p, text in targets.items() if not p.exists() or p.read_text(encoding="utf-8") != text]

@@ -57,7 +57,7 @@ def customer(home):
 
 def test_a_whole_order_through_the_repl(fake, home):
     fake.parses.extend([
-        preds(order("soft tacos", 2), order("pepsi"), update("pepsi", "size", "large")),
+        preds(order("soft tacos", 2), order("pepsi"), update("pepsi", "option", "large")),
         preds(update("soft taco", "add", "beans")),
         preds(bare("complete")),  # toppings said and the size said: straight to the priced summary
         preds(bare("decline")),  # nothing else: the total, and the order is closed
@@ -70,7 +70,7 @@ def test_a_whole_order_through_the_repl(fake, home):
     assert code == 0, err.getvalue()
     records = [json.loads(line) for line in out.getvalue().splitlines()]
     assert len(records) == 4
-    assert records[0]["parsed"] == ["order('Soft Taco', 2)", "order('Pepsi®', 1)", "update('Pepsi®', size, large)"]
+    assert records[0]["parsed"] == ["order('Soft Taco', 2)", "order('Pepsi®', 1)", "update('Pepsi®', option, (size, 'large', yes))"]
     assert [u["item"] for u in records[-1]["order"]] == ["Soft Taco", "Soft Taco", "Pepsi®"]
     assert records[2]["actions"]["mode"] == [["check"]] and records[3]["actions"]["mode"] == [["close"]]
     for record in records[2:]:

@@ -61,7 +61,7 @@ def test_a_pizza_order_uses_the_packs_options_and_prices(pizza, tmp_path):
                                               "crust": ["thin crust"], "size": ["large"]}
     assert {"item": "Coke", "container": ["bottle"]} in turn.order
     priced = chat.review()
-    pizza_price = 1299 + 300 + 175 + 100  # base (medium), large, pepperoni, extra cheese: menu.toml
+    pizza_price = 1399 + 300 + 175 + 100  # base (medium), large, pepperoni, extra cheese: menu.toml
     assert sorted(p for _, food, p in priced["check"] if food == "Pizza") == [pizza_price, pizza_price]
     assert priced["total"][0][0] == 2 * pizza_price + 249 + 50  # the bottle costs 50 cents more
 
@@ -73,7 +73,7 @@ def test_the_assistant_asks_the_packs_own_questions_then_prices(pizza, tmp_path)
     assert size.reply.startswith("What size would you like for your Pizza: personal, lunch size, small, medium")
     done = chat.turn("large")
     assert done.actions["mode"] == [("check",)]
-    assert "a large Pizza (with Mushrooms) at $17.24" in done.reply  # 12.99 + 3.00 large + 1.25 mushrooms
+    assert "a large Pizza (with Mushrooms) at $18.24" in done.reply  # 13.99 + 3.00 large + 1.25 mushrooms
 
 
 def test_a_pack_that_asks_for_the_crust_asks_it_after_the_size_and_defaults_it(tmp_path, monkeypatch):
@@ -113,6 +113,9 @@ def test_a_runout_reported_by_the_manager_is_refused_to_the_next_pizza_customer(
     ("a coke zero and a 7 up", [{"item": "Coke Zero"}, {"item": "7 Up"}]),
     ("a pizza with ham but no peppers or onions", [{"item": "Pizza", "add": ["Ham"], "no": ["Onions", "Peppers"]}]),
     ("a pizza with extra cheese and ham", [{"item": "Pizza", "add": ["Ham"], "extra": ["Cheese"]}]),
+    # "no extra cheese" is the cheese as it comes: never extra, never none
+    ("a pizza with ham and no extra cheese", [{"item": "Pizza", "add": ["Cheese", "Ham"]}]),
+    ("two cheese pizzas", [{"item": "Pizza", "add": ["Cheese"]}] * 2),
     ("one small pizza with tuna one large pizza with bacon",
      [{"item": "Pizza", "add": ["Tuna"], "size": ["small"]}, {"item": "Pizza", "add": ["Bacon"], "size": ["large"]}]),
     ("two medium ham pizzas with one large pepsi",

@@ -174,6 +174,8 @@ class CustomerTemplates:
         ordered = self.counts.get(d, 1)
         where = f"your {plural(d, ordered)}" if units >= ordered else \
             f"{number_words(units)} of your {plural(d, ordered)}"
+        if op == "add" and opt in self.menu.included(d):
+            return f"{opt} on {where}, the way it comes."
         if op in OP_WORDS:
             return {"add": f"I've added {opt} to {where}.",
                     "no": f"No {opt} on {where}.",

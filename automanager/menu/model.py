@@ -66,7 +66,7 @@ class Menu:
 
     def builds_with(self, item: str, topping: str) -> bool:
         """Is the item made to order with this topping on request ("a pepperoni pizza")?"""
-        return item in self.made_to_order and (item, topping) in self.topping_pairs
+        return item in self.made_to_order and ((item, topping) in self.topping_pairs or topping in self.included(item))
 
     @cached_property
     def topping_pairs(self) -> set[tuple[str, str]]:
