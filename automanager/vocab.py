@@ -84,7 +84,7 @@ CUSTOMER: dict[str, Form] = {
                    dish="string", operation=UPDATE_OPS, option="string", new_option="string?",
                    units="integer?"),
     "need_recommend": form("need_recommend", "a suggestion. type category: content is a category (one of the menu's, "
-                           "...), all, veggie, chicken or combo; type upgrade: content is a dish and the customer "
+                           "...), all, a label of the menu (veggie) or combo; type upgrade: content is a dish and the customer "
                            "wants toppings for it", content="string", type="category|upgrade"),
     "query": form("query", "a question about food (a menu name, a category for kind menu, or all); quantity and "
                   "size when the question names them ('how much are two large drinks'); kind why: why an "

@@ -225,7 +225,7 @@ def test_accept_and_the_remaining_questions_and_suggestions(home, menu):
     ], runout=["Onions"])
     assert ("Bean Burrito", "unavailable", "Onions") in t[0].actions["answer"]
     veggie = t[1].actions["recommend"][0][1]
-    assert (veggie,) in menu.facts["veggie"] and veggie != "Bean Burrito"
+    assert (veggie, "veggie") in menu.facts["label"] and veggie != "Bean Burrito"
     assert [u["item"] for u in t[2].order] == [veggie]
     tacos = {a[2] for a in t[3].actions["answer"]}
     assert "Soft Taco" in tacos and all(menu.category_of[x] == "taco" for x in tacos)

@@ -37,8 +37,8 @@ def test_shipped_kb_has_at_least_1200_facts_and_the_whole_vocabulary():
         included_ingredient/2 replaceable_ingredient/3 replacement_price/4 available_topping/2
         popular_topping/2 upgrade_price/3 upgrade_cal/3 option/3
         option_price/4 extra_price/2 extra_cal/2 combo_contain/2 combo_option_group/2
-        group_upgrade_price/3 option_default/3 option_text/3 veggie/1
-        cantina_chicken/1 best_seller/1""".split()
+        group_upgrade_price/3 option_default/3 option_text/3 label/2
+        label_word/2 best_seller/1""".split()
     missing = [p for p in vocabulary if stats["predicates"].get(p, 0) == 0]
     assert missing == []
 
@@ -46,7 +46,7 @@ def test_shipped_kb_has_at_least_1200_facts_and_the_whole_vocabulary():
 def test_kb_holds_what_the_paper_dialogue_needs(kb):
     assert ("Cantina Chicken Soft Taco",) in kb["dish"]
     assert ("Cantina Chicken Soft Taco", "Slow-Roasted Chicken") in kb["included_ingredient"]
-    assert ("Cantina Chicken Soft Taco",) in kb["cantina_chicken"]
+    assert ("Cantina Chicken Soft Taco", "chicken") in kb["label"]
     assert ("Soft Taco", "Tomatoes") in kb["available_topping"]
     assert ("Soft Taco", "Refried Beans") in kb["popular_topping"]
     assert ("Soft Taco", "style", "fresco") in kb["option"]

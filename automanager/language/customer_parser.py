@@ -93,6 +93,8 @@ class CustomerParser:
         self.names = names or NameMatcher(menu)
         self.p = phrases()
         self.option_tokens = frozenset(w for phrase in menu.option_words for w in phrase.split())
+        # kinds a customer can ask for: the phrase data's ("combo") and the KB's labels ("vegetarian")
+        self.category_words = {**self.p.category_words, **menu.label_words}
 
     # -- the whole line ------------------------------------------------------------------
     def parse(self, text: str, ctx: Context | None = None) -> Parse:
@@ -300,7 +302,7 @@ class CustomerParser:
         p = self.p
         return (word in p.filler or word in p.cue_words or word in self.option_tokens
                 or word in p.operator_words or word in OPENERS or word in p.drink or not word.isalpha()
-                or word in p.category_words)
+                or word in self.category_words)
 
     def ordered_by_words(self, said: str, ctx: Context) -> str | None:
         """'the pizzas', 'one of the tacos': an ordered food whose name holds every word said."""
@@ -320,7 +322,7 @@ class CustomerParser:
         if any(i > item.start for i in content):
             return
         end = item.end
-        while end < len(toks) and (toks[end] in self.p.category_words or toks[end] in self.option_tokens):
+        while end < len(toks) and (toks[end] in self.category_words or toks[end] in self.option_tokens):
             end += 1  # "... crunchwrap combo": the name goes on
         span = " ".join(t for i, t in enumerate(toks[content[0]:end], start=content[0])
                         if t.isalnum() and (t not in self.p.filler or i in numbers))
@@ -349,7 +351,7 @@ class CustomerParser:
         toks = clause.tokens
         last = clause.items()[-1]
         end = content[-1] + 1
-        while end < len(toks) and (toks[end] in self.p.category_words or toks[end] in self.option_tokens):
+        while end < len(toks) and (toks[end] in self.category_words or toks[end] in self.option_tokens):
             end += 1
         after = [t for t in toks[last.end:end] if t.isalnum() and t not in self.p.filler]
         if not after:
@@ -434,7 +436,7 @@ class CustomerParser:
         last = content[-1]  # and may end in words that are not names alone ("... combo", "... supreme")
         while last + 1 < len(toks) and toks[last + 1].isalpha() and last + 1 not in numbers and \
                 toks[last + 1] not in self.p.filler and toks[last + 1] not in self.p.operator_words and \
-                (toks[last + 1] in self.p.category_words or toks[last + 1] in self.option_tokens):
+                (toks[last + 1] in self.category_words or toks[last + 1] in self.option_tokens):
             last += 1
         content = content + list(range(content[-1] + 1, last + 1))
         span = [t for i, t in enumerate(toks[first:content[-1] + 1], start=first)
@@ -889,8 +891,8 @@ class CustomerParser:
 
     def category_in(self, text: str) -> str | None:
         for w in text.split():
-            if w in self.p.category_words:
-                return self.p.category_words[w]
+            if w in self.category_words:
+                return self.category_words[w]
             for cand in (w, w[:-1], w[:-2]):
                 if cand in self.menu.categories:
                     return cand

@@ -109,8 +109,10 @@ class CustomerTemplates:
         lines: dict[str, int] = {}  # in the order said, each food once
         for f, n, _ in sorted(by_kind.pop("order", []), key=lambda row: row[2]):
             lines[f] = lines.get(f, 0) + n
-        ordered = [self.count(f, n) for f, n in lines.items()]
-        if ordered:
+        ordered = self.ordered_with_changes(lines, by_kind)
+        if len(ordered) > 1 and any(" with " in line for line in ordered):  # "..., and a <drink>": whose "and" is whose
+            out.append(f"Got it: {', '.join(ordered[:-1])}, and {ordered[-1]}.")
+        elif ordered:
             out.append(f"Got it: {join(ordered)}.")
         for f, i in by_kind.pop("unavailable", []):
             out.append(f"Sorry, we can't offer the {f} right now: we've run out of {i}.")
@@ -168,6 +170,29 @@ class CustomerTemplates:
         if by_kind.pop("empty_order", []):
             out.append("Your order is empty so far.")
         return out
+
+    def ordered_with_changes(self, lines: dict[str, int], by_kind: dict[str, list[tuple]]) -> list[str]:
+        """The foods ordered this turn, each with the changes said for all of its units in the same
+        breath: "two large <dishes> with <this> and extra <that>". A change on only some units,
+        or on a food ordered before, keeps a sentence of its own."""
+        before: dict[str, list[str]] = defaultdict(list)  # "large", "thin crust"
+        after: dict[str, list[str]] = defaultdict(list)  # "fresco style", "in a bottle"
+        details: dict[str, list[str]] = defaultdict(list)  # "with" what
+        rest = []
+        for d, op, opt, n in by_kind.pop("update", []):
+            whole = d in lines and n == lines[d] == self.counts.get(d, lines[d])
+            if whole and op == "option" and opt[2] == "yes":
+                text = self.option_said(opt[0], opt[1])
+                (before if opt[0] in self.menu.said_before_name else after)[d].append(text)
+            elif whole and op in OP_WORDS:
+                details[d].append({"add": "{}", "extra": "extra {}", "no": "no {}", "less": "light {}"}[op].format(opt))
+            elif whole and op == "change":
+                details[d].append(f"{opt[1]} instead of {opt[0]}")
+            else:
+                rest.append((d, op, opt, n))
+        by_kind["update"] = rest
+        return [" ".join([self.count(" ".join([*before[f], f]), n), *after[f]]) +
+                (f" with {join(details[f])}" if details[f] else "") for f, n in lines.items()]
 
     def update_text(self, d: str, op: str, opt, units: int) -> str:
         """What an update did, and on how many of the dish: "your <tacos>" or "one of your <tacos>"."""

@@ -17,7 +17,7 @@ from ..vocab import VocabError, Pred, bounded
 from ..language.customer_parser import Parse
 from ..language.manager_parser import ManagerContext, ManagerParse, cents, new_name
 
-SPECIAL_CONTENT = {"all", "veggie", "chicken", "combo"}
+SPECIAL_CONTENT = {"all", "combo"}  # besides the menu's categories and labels
 
 
 def tidy(said: str) -> str:
@@ -77,9 +77,9 @@ class CustomerReader:
                 return Pred("need_recommend", (dish, Const("upgrade"))) if dish else None
             if content not in SPECIAL_CONTENT and content.rstrip("s") in self.menu.categories:
                 content = content.rstrip("s")
-            if content not in SPECIAL_CONTENT | self.menu.categories:
-                raise VocabError(f"need_recommend content {f['content']!r} is not a category, all, veggie, "
-                                 "chicken or combo")
+            if content not in SPECIAL_CONTENT | self.menu.categories | self.menu.labels:
+                raise VocabError(f"need_recommend content {f['content']!r} is not a category, a label "
+                                 f"({', '.join(sorted(self.menu.labels)) or 'none'}), all or combo")
             return Pred("need_recommend", (content, Const("category")))
         if name == "query":
             food = normalize(f["food"])

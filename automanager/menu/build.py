@@ -290,10 +290,11 @@ class Builder:
             self.facts += [fact("best_seller", name), fact("popularity", name, rank)]
         vegetarian = {r.name for r in self.jhiney.values() if "vegetarian" in r.sections}
         for dish in sorted((vegetarian | set(labels["veggie"])) & self.dishes.keys()):
-            self.facts.append(fact("veggie", dish))
+            self.facts.append(fact("label", dish, "veggie"))
         for dish, items in self.ingredients.items():
             if labels["cantina_chicken_ingredient"] in items:
-                self.facts.append(fact("cantina_chicken", dish))
+                self.facts.append(fact("label", dish, "chicken"))
+        self.facts += [fact("label_word", label, word) for label, words in labels["words"].items() for word in words]
         self.facts += [fact("complimentary", name) for name in labels["complimentary"]]
         self.facts += [fact("by_the_order", name) for name in labels["by_the_order"]]
         self.facts += ask_facts(self.rules["ask_questions"])

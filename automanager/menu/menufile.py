@@ -51,6 +51,7 @@ class MenuFile:
         out += [fact(name, policy[name]) for name in POLICIES if name in policy]
         out += ask_facts(policy.get("ask_questions", []))
         out += option_group_facts(self.groups)
+        out += [fact("label_word", label, word) for label, words in self.menu.get("labels", {}).items() for word in words]
         out += self.ingredient_facts()
         for rank, item in enumerate(self.menu.get("item", []), start=1):
             out += self.item_facts(item, rank)
@@ -76,6 +77,7 @@ class MenuFile:
         out += [fact("popularity", name, rank)] + ([fact("best_seller", name)] if item.get("best_seller") else [])
         out += [fact("made_to_order", name)] if kind.get("made_to_order") else []
         out += [fact("by_the_order", name)] if item.get("by_the_order") else []
+        out += [fact("label", name, label) for label in item.get("labels", [])]
         for ingredient in item.get("includes", []):
             self.known(name, ingredient)
             out.append(fact("included_ingredient", name, ingredient))

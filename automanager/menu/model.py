@@ -96,6 +96,15 @@ class Menu:
         return self.category_of.get(name) == "drink"
 
     @cached_property
+    def label_words(self) -> dict[str, str]:
+        """A word customers use for a label of the KB (label_word/2: "vegetarian" -> "veggie")."""
+        return {normalize(word): label for label, word in self.facts.get("label_word", []) if " " not in word.strip()}
+
+    @cached_property
+    def labels(self) -> set[str]:
+        return {label for _, label in self.facts.get("label", [])}
+
+    @cached_property
     def option_words(self) -> dict[str, tuple[str, str]]:
         """normalized phrase -> (group, value) for every option value the KB declares: the value
         itself, the words people say for it (option_word/3) and their plurals."""
