@@ -120,6 +120,11 @@ def test_a_runout_reported_by_the_manager_is_refused_to_the_next_pizza_customer(
      [{"item": "Pizza", "add": ["Tuna"], "size": ["small"]}, {"item": "Pizza", "add": ["Bacon"], "size": ["large"]}]),
     ("two medium ham pizzas with one large pepsi",
      [{"item": "Pizza", "add": ["Ham"], "size": ["medium"]}] * 2 + [{"item": "Pepsi", "size": ["large"]}]),
+    # "one <topping>" after a count is one of those units, never one more; what was said for the
+    # whole line stays on every unit
+    ("three large pies: one pepperoni, one sausage",
+     [{"item": "Pizza", "size": ["large"]}, {"item": "Pizza", "add": ["Pepperoni"], "size": ["large"]},
+      {"item": "Pizza", "add": ["Sausage"], "size": ["large"]}]),
     ("a thin crust vegetarian pie, not deep dish",
      [{"item": "Pizza", "crust": ["thin crust"], "style": ["vegetarian"], "no crust": ["deep dish"]}]),
 ])

@@ -143,11 +143,14 @@ class CustomerParser:
 
         result = Parse([], [], [])
         clauses = self.clauses(tokens, mentions)
+        counted: dict[str, int] = {}  # how many of each item the clauses so far ordered
         for clause in clauses:
             self.kind_with_ingredient(clause, result)
             if clause.act != "unknown":
                 self.find_unknown(clause, result, ctx)
-                self.implied_item(clause)
+                self.implied_item(clause, counted)
+            for m in clause.items():
+                counted[m.name] = counted.get(m.name, 0) + self.quantity_before(clause.tokens, m.start, clause.mentions, 1)
         self.give_acts(clauses, ctx)
         state = {"line": 0, "last": ctx.ordered[-1] if flat.startswith("with ") and ctx.ordered else None}
         for clause in clauses:
@@ -391,22 +394,23 @@ class CustomerParser:
                 clause.mentions = []
             return
 
-    def implied_item(self, clause: Clause) -> None:
+    def implied_item(self, clause: Clause, counted: dict[str, int]) -> None:
         """'a large pepperoni', 'two medium with ham': counted options and toppings with no name
-        order the one item that has them all; when several do, nothing is guessed."""
+        order the one item that has them all; when several do, nothing is guessed. "three pies,
+        one pepperoni" is one of the three (counted: what the sentence ordered so far)."""
         toks = clause.tokens
         modifiers = [m for m in clause.mentions if m.kind in ("topping", "option")]
         if clause.items() or not modifiers:
             return
         first = modifiers[0]
-        counted = any((got := number_at(toks, j)) and j + got[1] == first.start for j in range(first.start))
-        if not counted:
+        count = next((j for j in range(first.start) if (got := number_at(toks, j)) and j + got[1] == first.start), None)
+        if count is None:
             return
         options = {(m.alternatives["option"], m.name) for m in modifiers if m.kind == "option"}
         toppings = {m.name for m in modifiers if m.kind == "topping"}
         fits = [item for item in sorted(self.menu.items) if options <= self.menu.options_of(item)
                 and all(self.menu.builds_with(item, t) for t in toppings)]
-        if len(fits) == 1:
+        if len(fits) == 1 and not (toks[count] in ("one", "1") and counted.get(fits[0], 0) > 1):
             clause.mentions = sorted(clause.mentions + [Mention(first.start, first.start, "item", fits[0],
                                                                 {"item": fits[0]}, "")],
                                      key=lambda m: (m.start, m.end))
@@ -675,6 +679,8 @@ class CustomerParser:
         preds[index] = Pred("order", (food, n - 1), last.line)
         state["line"] += 1
         preds.append(Pred("order", (food, 1), state["line"]))
+        # what was said for the whole line ("two large pizzas, one with ham") goes on the unit too
+        preds += [replace(p, line=state["line"]) for p in list(preds) if p.name == "update" and p.line == last.line]
         state["rest"] = index
         return state["line"]
 
