@@ -181,6 +181,8 @@ class CustomerTemplates:
         rest = []
         for d, op, opt, n in by_kind.pop("update", []):
             whole = d in lines and n == lines[d] == self.counts.get(d, lines[d])
+            if whole and op == "option" and opt[2] == "yes" and (d, opt[0], opt[1]) in self.menu.option_defaults:
+                continue  # "a medium Coke" is a Coke
             if whole and op == "option" and opt[2] == "yes":
                 text = self.option_said(opt[0], opt[1])
                 (before if opt[0] in self.menu.said_before_name else after)[d].append(text)
@@ -352,9 +354,8 @@ class CustomerTemplates:
         details: dict[int, list[str]] = defaultdict(list)
         before: dict[int, list[str]] = defaultdict(list)
         food_of = {unit: food for unit, food, _ in actions.get("check", [])}
-        defaults = {(item, str(group), value) for item, group, value in self.menu.facts.get("option_default", [])}
         for unit, kind, value in sorted(actions.get("detail", [])):
-            if kind == "option" and value[2] == "yes" and (food_of.get(unit), *value[:2]) not in defaults:
+            if kind == "option" and value[2] == "yes" and (food_of.get(unit), *value[:2]) not in self.menu.option_defaults:
                 text = self.option_said(value[0], value[1])
                 (before if value[0] in self.menu.said_before_name else details)[unit].append(text)
             elif kind in ("add", "extra", "no", "less"):

@@ -126,6 +126,11 @@ class Menu:
         return {(str(g), o): text for g, o, text in self.facts.get("option_text", [])}
 
     @cached_property
+    def option_defaults(self) -> set[tuple[str, str, str]]:
+        """(item, group, value): what an item is when nothing is said; not worth saying back."""
+        return {(item, str(group), value) for item, group, value in self.facts.get("option_default", [])}
+
+    @cached_property
     def said_before_name(self) -> set[str]:
         return {str(g) for (g,) in self.facts.get("option_before_name", [])}
 
