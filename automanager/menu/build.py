@@ -74,6 +74,7 @@ def option_group_facts(groups: dict) -> list[str]:
         facts += [fact("option_group", g)]
         facts += [fact("option_exclusive", g)] if spec.get("exclusive") else []
         facts += [fact("option_before_name", g)] if spec.get("before_name") else []
+        facts += [fact("option_settles", g, Function(other)) for other in spec.get("settles", [])]
         for rank, (value, details) in enumerate(spec.get("values", {}).items(), start=1):
             facts.append(fact("option_text", g, value, details.get("text", value)))
             facts.append(fact("option_rank", g, value, rank))
