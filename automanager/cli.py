@@ -144,6 +144,7 @@ def chat_loop(kind: type[Chat], state_dir: Optional[Path], resume: Optional[str]
     except (StateError, ReasonerError) as exc:
         raise fail(str(exc))
     sys.stdin.reconfigure(errors="replace")  # bytes that are not UTF-8 are a bad line, not a crash
+    chat.warm_in_background()
     read_line = read_piped
     if sys.stdin.isatty() and sys.stdout.isatty():
         Embedder.warm_in_background()  # so the first misspelled name costs no wait

@@ -9,7 +9,11 @@ never reaches clingo as program text: facts are `clingo.Symbol`s built by `atom(
 
 from __future__ import annotations
 
+import hashlib
+import os
 import re
+import tempfile
+import threading
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
@@ -74,12 +78,8 @@ def value(symbol: clingo.Symbol) -> Value:
 
 
 def program_text(path: Path) -> str:
-    """Each `.lp` file is read from disk once per process (again if it changes on disk), and
-    checked on its own first.
-
-    The check loads the file by path so that clingo's syntax and safety errors name the
-    file and line; later calls add the cached text.
-    """
+    """Each `.lp` file is read from disk once per process (again if it changes on disk). Programs
+    are added as text; when one fails, `locate_error` names the file and line."""
     try:
         stat = path.stat()
     except OSError as exc:
@@ -90,17 +90,23 @@ def program_text(path: Path) -> str:
 @lru_cache(maxsize=64)
 def _program_text(path: Path, _mtime: int, _size: int) -> str:
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ReasonerError(f"cannot read ASP program {path}: {exc.strerror}") from exc
-    messages: list[str] = []
-    ctl = clingo.Control(["--warn=none"], logger=lambda _code, msg: messages.append(msg))
-    try:
-        ctl.load(str(path))
-        ctl.ground([("base", [])], context=_AnyFunction())
-    except RuntimeError as exc:
-        raise ReasonerError("".join(messages).strip() or f"{path}: {exc}") from exc
-    return text
+
+
+def locate_error(paths: Sequence[Path], fallback: str) -> ReasonerError:
+    """The error of a program that failed, named by file and line: each file is loaded by path
+    and grounded on its own (only after a failure: a good program never pays for it)."""
+    for path in paths:
+        messages: list[str] = []
+        ctl = clingo.Control(["--warn=none"], logger=lambda _code, msg: messages.append(msg))
+        try:
+            ctl.load(str(path))
+            ctl.ground([("base", [])], context=_AnyFunction())
+        except RuntimeError as exc:
+            return ReasonerError("".join(messages).strip() or f"{path}: {exc}")
+    return ReasonerError(fallback)
 
 
 class _AnyFunction:
@@ -133,7 +139,7 @@ class Reasoner:
                 for model in handle:
                     shown = model.symbols(shown=True)
         except RuntimeError as exc:
-            raise ReasonerError("".join(messages).strip() or str(exc)) from exc
+            raise locate_error([*self.programs, *extra], "".join(messages).strip() or str(exc)) from exc
         if shown is None:
             raise ReasonerError("the program has no answer set (an integrity constraint failed)")
         atoms: Atoms = defaultdict(list)
@@ -159,22 +165,31 @@ class TurnReasoner:
 
     RECYCLE = 32
     _shared: dict[tuple, TurnReasoner] = {}
+    _programs: dict[str, str] = {}  # digest of the rules and the KB's predicates -> rewritten text
 
     @classmethod
-    def shared(cls, kb_files: Sequence[Path], rules: Sequence[Path]) -> TurnReasoner:
+    def shared(cls, kb_files: Sequence[Path], rules: Sequence[Path], cache: Path | None = None) -> TurnReasoner:
         """One per KB and rule set in a process: chats of the same menu share the grounded KB."""
         key = (tuple(map(str, kb_files)), tuple(map(str, rules)))
         if key not in cls._shared:
             if len(cls._shared) >= 8:
                 cls._shared.pop(next(iter(cls._shared)))
-            cls._shared[key] = cls(kb_files, rules)
+            cls._shared[key] = cls(kb_files, rules, cache)
         return cls._shared[key]
 
-    def __init__(self, kb_files: Sequence[Path], rules: Sequence[Path]):
+    def __init__(self, kb_files: Sequence[Path], rules: Sequence[Path], cache: Path | None = None):
         self.kb_files, self.rules = [Path(p) for p in kb_files], [Path(p) for p in rules]
+        self.cache = cache  # a folder for the rewritten rules, so a new process need not rewrite them
         self._ctl: clingo.Control | None = None
-        self._rewritten: list[ast.AST] | None = None
         self._calls = 0
+        self._lock = threading.Lock()  # a call during the warm-up waits for it
+
+    def warm(self) -> None:
+        """Ground the KB and the rules now (a chat does it in the background at start), so the
+        first call costs what any call costs."""
+        with self._lock:
+            if self._ctl is None:
+                self._ctl = self._start()
 
     def _start(self) -> clingo.Control:
         messages: list[str] = []
@@ -183,20 +198,36 @@ class TurnReasoner:
             for path in self.kb_files:
                 ctl.add("kb", [], program_text(path))
             ctl.ground([("kb", [])])
-            if self._rewritten is None:  # the same every time: made once
-                kb = {(name, arity) for name, arity, _positive in ctl.symbolic_atoms.signatures}
-                statements: list[ast.AST] = []
-                for path in self.rules:
-                    ast.parse_string(program_text(path), statements.append)
-                self._rewritten = self._rewrite(statements, kb)
-            with ast.ProgramBuilder(ctl) as builder:
-                for statement in self._rewritten:
-                    builder.add(statement)
+            kb = {(name, arity) for name, arity, _positive in ctl.symbolic_atoms.signatures}
+            ctl.add("base", [], self._program(kb))
             ctl.ground([("base", [])])
         except RuntimeError as exc:
-            raise ReasonerError("".join(messages).strip() or str(exc)) from exc
+            raise locate_error([*self.kb_files, *self.rules], "".join(messages).strip() or str(exc)) from exc
         self._calls = 0
         return ctl
+
+    def _program(self, kb: set[tuple[str, int]]) -> str:
+        """The rewritten rules as program text. Rewriting walks every rule in Python (a few hundred
+        ms); its result depends only on the rule files and which predicates the KB has, so it is
+        made once per process and kept on disk (self.cache) for the next process."""
+        texts = [program_text(path) for path in self.rules]
+        digest = hashlib.sha256(repr((texts, sorted(kb))).encode()).hexdigest()[:24]
+        if digest in self._programs:
+            return self._programs[digest]
+        stored = self.cache / f"rules-{digest}.lp" if self.cache else None
+        try:
+            text = stored.read_text(encoding="utf-8") if stored else None
+        except OSError:
+            text = None
+        if text is None:
+            statements: list[ast.AST] = []
+            for program in texts:
+                ast.parse_string(program, statements.append)
+            text = "\n".join(str(statement) for statement in self._rewrite(statements, kb)) + "\n"
+            if stored:
+                save_quietly(stored, text)
+        self._programs[digest] = text
+        return text
 
     def _rewrite(self, statements: list[ast.AST], kb: set[tuple[str, int]]) -> list[ast.AST]:
         """Rules that depend on the KB only go to `base` (grounded once); the others go to
@@ -242,6 +273,10 @@ class TurnReasoner:
         return base + out
 
     def solve(self, facts: Iterable[clingo.Symbol] = ()) -> Atoms:
+        with self._lock:
+            return self._solve(facts)
+
+    def _solve(self, facts: Iterable[clingo.Symbol]) -> Atoms:
         if self._ctl is None or self._calls >= self.RECYCLE:
             self._ctl = self._start()
         ctl, self._calls = self._ctl, self._calls + 1
@@ -271,6 +306,19 @@ class TurnReasoner:
             if call == number:
                 atoms[inner.name].append(tuple(value(a) for a in inner.arguments))
         return {name: sorted(args, key=repr) for name, args in atoms.items()}
+
+
+def save_quietly(path: Path, text: str) -> None:
+    """Write a cache file in one step (a reader sees all of it or none); a cache that cannot be
+    written is only slower, never an error."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except OSError:
+        pass
 
 
 def atoms_in(node: ast.AST) -> set[tuple[str, int]]:

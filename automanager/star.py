@@ -9,6 +9,7 @@ its staged menu changes as one new version when it saves or says goodbye.
 from __future__ import annotations
 
 import hashlib
+import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -82,6 +83,18 @@ class Chat:
         self.names = NameMatcher(self.menu, self.home.root / "cache")
         self.llm = OpenAIBackend(self.llm_config, self.menu) if self.llm_config else None
 
+    def warm_in_background(self) -> None:
+        """Ground the bot's rules and read the menu's words now, while the person reads the
+        greeting, so the first turn costs what any turn costs."""
+        threading.Thread(target=self.warm, name=f"{self.role}-warm-up", daemon=True).start()
+
+    def warm(self) -> None:
+        try:
+            self.bot.reasoner.warm()
+            self.parser.parse("hello")
+        except (ReasonerError, StateError):
+            pass  # the first real turn meets the same problem and says it
+
     def understand(self, text: str, ctx, usage: Usage):
         """The LLM's predicates when an LLM is configured and answers usably, else the offline parser's."""
         if self.llm:
@@ -110,7 +123,8 @@ class Chat:
         return bool(self.history)
 
     def respond(self, decided: str, actions: dict, usage: Usage) -> str:
-        return self.llm.rephrase(self.role, decided, actions, usage) if self.llm else decided
+        return self.llm.rephrase(self.role, decided, actions, usage) if self.llm and self.llm.config.rephrase \
+            else decided
 
     @property
     def ended(self) -> bool:
@@ -164,7 +178,7 @@ class CustomerChat(Chat):
 
     def load_menu(self) -> None:
         super().load_menu()
-        self.assistant = Assistant(self.menu.files)
+        self.assistant = self.bot = Assistant(self.menu.files, self.home.root / "cache")
         self.parser = CustomerParser(self.menu, self.names)
         self.reader = CustomerReader(self.names)
         self.templates = CustomerTemplates(self.menu)
@@ -239,7 +253,7 @@ class ManagerChat(Chat):
 
     def load_menu(self) -> None:
         super().load_menu()
-        self.admin = Administrator(self.menu.files)
+        self.admin = self.bot = Administrator(self.menu.files, self.home.root / "cache")
         self.parser = ManagerParser(self.menu, self.names)
         self.reader = ManagerReader(self.names)
         policy = {name: rows[0][0] for name, rows in self.menu.facts.items()
@@ -333,5 +347,6 @@ class ManagerChat(Chat):
         self.state = without_staged(self.state)
         self.menu_version = version
         self.load_menu()
+        self.warm_in_background()  # the new version's reasoner, before the next turn needs it
         return (f"Applied {len(records)} change{'s' if len(records) != 1 else ''}: the menu is now version "
                 f"{version}, and new customers see it.")

@@ -43,6 +43,7 @@ def fake(monkeypatch):
         monkeypatch.delenv("OPENAI_API_KEY", raising=False)
         monkeypatch.setenv("AUTOMANAGER_LLM_TIMEOUT", "1")
         monkeypatch.setenv("AUTOMANAGER_LLM_RETRIES", "0")
+        monkeypatch.setenv("AUTOMANAGER_LLM_REPHRASE", "1")  # these tests check the rephrase call and its guard
         yield server
 
 
@@ -186,6 +187,15 @@ def test_a_server_without_json_schemas_gets_json_mode(fake, home):
     chat.turn("that's all")
     types = [r["response_format"]["type"] for r in fake.parse_requests]
     assert types == ["json_schema", "json_object", "json_object"]  # asked once, then remembered
+
+
+def test_by_default_a_turn_is_one_llm_call_and_the_templates_speak(fake, home, monkeypatch):
+    monkeypatch.delenv("AUTOMANAGER_LLM_REPHRASE")
+    fake.parses.append(preds(order("pepsi")))
+    turn = customer(home).turn("a pepsi")
+    assert turn.llm["calls"] == 1 and turn.llm["prompts"][0].startswith("customer_parse@")
+    assert turn.reply == "Got it: a Pepsi®. What else can I get for you?" and turn.llm["response"] is None
+    assert len(fake.parse_requests) == 1
 
 
 def test_a_response_that_invents_a_price_is_replaced_by_the_template(fake, home):

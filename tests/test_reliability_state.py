@@ -199,6 +199,7 @@ def test_a_refusal_turned_into_a_gift_by_the_llm_reaches_no_customer(home, monke
         monkeypatch.setenv("OPENAI_BASE_URL", server.url)
         monkeypatch.setenv("AUTOMANAGER_LLM_RETRIES", "0")
         server.parses.append({"predicates": [{"predicate": "order", "food": "pepsi", "quantity": 1}]})
+        monkeypatch.setenv("AUTOMANAGER_LLM_REPHRASE", "1")
         server.rephrase = lambda decided: "Your Pepsi is on its way, on the house!"
         turn = CustomerChat(home, None, LLMConfig.from_env("fake-model")).turn("a pepsi")
     assert "run out" in turn.reply and "on the house" not in turn.reply

@@ -21,8 +21,8 @@ PROGRAM = Path(__file__).with_name("admin.lp")
 
 
 class Administrator:
-    def __init__(self, kb_files: list[Path]):
-        self.reasoner = TurnReasoner.shared(kb_files, [paths.data_dir("crs") / "crs.lp", VIEW, PROGRAM])
+    def __init__(self, kb_files: list[Path], cache: Path | None = None):
+        self.reasoner = TurnReasoner.shared(kb_files, [paths.data_dir("crs") / "crs.lp", VIEW, PROGRAM], cache)
 
     def decide(self, preds: list[Pred], state: list[str], runout: list[str]) -> Decision:
         facts = [atom("runout", name) for name in runout]

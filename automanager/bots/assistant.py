@@ -21,8 +21,8 @@ LINED = {"order", "update", "specify", "replace", "set_quantity"}  # facts that 
 
 
 class Assistant:
-    def __init__(self, kb_files: list[Path]):
-        self.reasoner = TurnReasoner.shared(kb_files, [paths.data_dir("crs") / "crs.lp", PROGRAM])
+    def __init__(self, kb_files: list[Path], cache: Path | None = None):
+        self.reasoner = TurnReasoner.shared(kb_files, [paths.data_dir("crs") / "crs.lp", PROGRAM], cache)
 
     def decide(self, preds: list[Pred], state: list[str], runout: list[str], unknown: int = 0) -> Decision:
         facts = [atom("runout", name) for name in runout]

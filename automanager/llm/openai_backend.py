@@ -61,6 +61,7 @@ class LLMConfig:
     api_key: str
     timeout: float = 20.0
     max_retries: int = 2
+    rephrase: bool = False  # a second call per turn for the LLM's wording; the templates are the voice
 
     @classmethod
     def from_env(cls, model: str | None = None) -> LLMConfig | None:
@@ -74,7 +75,9 @@ class LLMConfig:
                    timeout=setting("AUTOMANAGER_LLM_TIMEOUT", float, 20.0, "a number of seconds above 0",
                                    lambda seconds: 0 < seconds < math.inf),
                    max_retries=setting("AUTOMANAGER_LLM_RETRIES", int, 2, "a whole number of retries, 0 or more",
-                                       lambda retries: retries >= 0))
+                                       lambda retries: retries >= 0),
+                   rephrase=bool(setting("AUTOMANAGER_LLM_REPHRASE", int, 0, "0 (templates only) or 1 (the LLM "
+                                         "rephrases each reply, one more call a turn)", lambda on: on in (0, 1))))
 
 
 @dataclass
