@@ -6,6 +6,14 @@ requirements (the turn that walks every unit, asks what is missing and prices th
 menu cases clone every dish and combo under new names (x4, x10) in a temporary KB. Whole turns
 are parse + reasoning + response, without the session save (reported apart). Each case runs
 warm-up rounds first, then the measured rounds.
+
+Cases in fresh processes (each a new `python`, the state dir's rule cache already written):
+`cold_turn` is the first turn right after a chat is made; `first_turn_after_greeting` the first
+turn after the background warm-up a chat starts with its greeting; `embedding_first_use` the first
+turn that needs the sentence embeddings (its extra memory is in `embedding_extra_mb`).
+`commit_turn` is the manager's "save" that publishes one price change. With an LLM configured
+(OPENAI_BASE_URL or OPENAI_API_KEY: a real server, or the fake one a test starts), the figures
+`llm_calls_per_turn` and `parse_prompt_tokens` are measured over a few customer turns.
 """
 
 from __future__ import annotations
@@ -22,6 +30,8 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+import json
+
 import clingo
 
 from . import paths
@@ -36,8 +46,25 @@ from .vocab import Pred
 
 # The paper's Table 1 (s(CASP) reasoning, GPT-4 round trip) and our targets, in ms.
 PAPER = {"admin_reasoning": 9.9, "assistant_reasoning_1": 115.4, "assistant_reasoning_10": 886.5}
-TARGETS = {"admin_reasoning": 5, "assistant_reasoning_10": 15, "assistant_reasoning_100": 60,
-           "menu_x10_reasoning_10": 60, "customer_turn": 40, "manager_turn": 40, "first_prompt": 1500}
+TARGETS = {"admin_reasoning": 5, "assistant_reasoning_10": 8, "assistant_reasoning_100": 60,
+           "menu_x10_reasoning_10": 60, "customer_turn": 40, "manager_turn": 40, "first_prompt": 1500,
+           "cold_turn": 40, "first_turn_after_greeting": 40, "commit_turn": 100}
+# A child process: make a customer chat on a state dir, maybe warm it, time one turn.
+CHILD = """
+import json, resource, sys, time
+from pathlib import Path
+from automanager.star import CustomerChat
+from automanager.store import Home
+state, line, warm = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
+chat = CustomerChat(Home(Path(state)))
+if warm:
+    chat.warm()
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+start = time.perf_counter()
+chat.step(line)
+ms = (time.perf_counter() - start) * 1000
+print(json.dumps({"ms": ms, "extra_mb": (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024}))
+"""
 
 
 @dataclass
@@ -103,17 +130,54 @@ def scaled_kb(factor: int, folder: Path) -> list[Path]:
     return [path]
 
 
-def first_prompt(state_dir: Path) -> float:
-    """Seconds from starting `automanager customer` to its greeting on stdout."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+def offline_env() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+
+
+def first_prompt(state_dir: Path) -> tuple[float, float]:
+    """Seconds from starting `automanager customer` to its greeting on stdout, and the peak
+    memory (MB) of that REPL process itself."""
     start = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-m", "automanager", "customer", "--state-dir", str(state_dir),
                              "--backend", "offline"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True, env=env)
+                            stderr=subprocess.DEVNULL, text=True, env=offline_env())
     proc.stdout.readline()
     elapsed = time.perf_counter() - start
-    proc.communicate("")
-    return elapsed
+    proc.stdin.close()
+    proc.stdout.read()
+    _, status, usage = os.wait4(proc.pid, 0)  # this child's own rusage, not every child's
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    proc.stdout.close()
+    return elapsed, usage.ru_maxrss / 1024
+
+
+def child_turn(state_dir: Path, line: str, warm: bool) -> dict:
+    """One turn in a new process (see CHILD): its time in ms and the memory it added."""
+    done = subprocess.run([sys.executable, "-c", CHILD, str(state_dir), line, "1" if warm else "0"],
+                          capture_output=True, text=True, env=offline_env(), check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def from_samples(name: str, samples: list[float]) -> Case:
+    samples = sorted(samples)
+    p95 = samples[min(len(samples) - 1, round(0.95 * (len(samples) - 1)))]
+    return Case(name, len(samples), round(statistics.median(samples), 2), round(p95, 2), round(samples[-1], 2),
+                TARGETS.get(name), PAPER.get(name))
+
+
+def llm_figures(dish: str) -> dict | None:
+    """LLM calls per customer turn and the parse prompt's size, against the configured server."""
+    from .llm.openai_backend import LLMConfig
+
+    config = LLMConfig.from_env()
+    if config is None:
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        chat = CustomerChat(Home(Path(tmp)), None, config)
+        turns = [chat.step(line) for line in (f"two {dish}", "what do you recommend?", "that's all")]
+    calls = [t.llm["calls"] for t in turns]
+    first = [t.llm["prompt_tokens"] // max(t.llm["calls"], 1) for t in turns]
+    return {"llm_calls_per_turn": round(sum(calls) / len(calls), 2), "parse_prompt_tokens": max(first)}
 
 
 def run(quick: bool = False, progress: Callable[[str], None] = lambda _name: None) -> dict:
@@ -156,15 +220,34 @@ def run(quick: bool = False, progress: Callable[[str], None] = lambda _name: Non
         add("customer_turn", customer_turn)
         add("manager_turn", manager_turn)
         add("customer_turn_with_save", lambda: customer_turn() or customer.save())
+        progress("commit_turn")
+        commits = []
+        for price in range(3 if quick else 10):
+            manager.step(f"the {dish} now costs ${2 + price}.49")
+            start = time.perf_counter()
+            manager.step("save")
+            commits.append((time.perf_counter() - start) * 1000)
+        cases.append(from_samples("commit_turn", commits))
         starts = 3 if quick else 20
         progress("first_prompt")
-        times = sorted(first_prompt(Path(tmp) / "repl") * 1000 for _ in range(starts))
-        cases.append(Case("first_prompt", starts, round(statistics.median(times), 1), round(times[-1], 1),
-                          round(times[-1], 1), TARGETS["first_prompt"]))
+        prompts = [first_prompt(Path(tmp) / "repl") for _ in range(starts)]
+        cases.append(from_samples("first_prompt", [seconds * 1000 for seconds, _ in prompts]))
+        progress("cold_turn")
+        fresh = Path(tmp) / "fresh"
+        line = f"two {dish} and a large {drink}"
+        child_turn(fresh, line, False)  # writes the state dir's rule cache, as any first run does
+        children = 3 if quick else 10
+        cases.append(from_samples("cold_turn", [child_turn(fresh, line, False)["ms"] for _ in range(children)]))
+        cases.append(from_samples("first_turn_after_greeting",
+                                  [child_turn(fresh, line, True)["ms"] for _ in range(children)]))
+        progress("embedding_first_use")
+        lookups = [child_turn(fresh, "a soft chicken taco", False) for _ in range(2 if quick else 3)]
+        cases.append(from_samples("embedding_first_use", [run["ms"] for run in lookups]))
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    child = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     return {"quick": quick, "cases": [{**asdict(c), "meets": c.meets} for c in cases],
-            "peak_memory_mb": {"bench_process": round(peak, 1), "repl_process": round(child, 1)},
+            "peak_memory_mb": {"bench_process": round(peak, 1), "repl_process": round(max(mb for _, mb in prompts), 1),
+                               "embedding_extra_mb": round(max(run["extra_mb"] for run in lookups), 1)},
+            "llm": llm_figures(dish),
             "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0], "clingo": clingo.__version__}}
 
 

@@ -246,10 +246,44 @@ class ManagerChat(Chat):
     role = "manager"
 
     def __init__(self, home: Home, session_id: str | None = None, llm: LLMConfig | None = None):
+        self._reloading: threading.Thread | None = None  # the new version's menu, made after a commit
+        self._reload_error: Exception | None = None
         super().__init__(home, session_id, llm)
         if self.staged() and home.published(self.session_id, batch(self.state)):
             # the process stopped after publishing these changes but before saving the session
             self.state = without_staged(self.state)
+
+    @property
+    def menu(self) -> Menu:
+        self.settle()
+        return self._menu
+
+    @menu.setter
+    def menu(self, menu: Menu) -> None:
+        self._menu = menu
+
+    def settle(self) -> None:
+        """Wait for the menu a commit is loading in the background; its error, if any, is this turn's."""
+        reloading = self._reloading
+        if reloading is None or reloading is threading.current_thread():
+            return
+        reloading.join()
+        self._reloading, error, self._reload_error = None, self._reload_error, None
+        if error:
+            raise error
+
+    def reload_in_background(self) -> None:
+        """Load the new version's menu and ground its reasoner while the manager reads the reply
+        (the next turn waits for it if it comes first), so the commit turn does not pay for it."""
+        def work() -> None:
+            try:
+                self.load_menu()
+                self.warm()
+            except (ReasonerError, StateError) as exc:
+                self._reload_error = exc
+
+        self._reloading = threading.Thread(target=work, name="menu-reload", daemon=True)
+        self._reloading.start()
 
     def load_menu(self) -> None:
         super().load_menu()
@@ -303,6 +337,7 @@ class ManagerChat(Chat):
         return rows
 
     def step(self, text: str) -> Turn:
+        self.settle()
         before = self.state
         for _attempt in range(MAX_COMMIT_ATTEMPTS):
             self.sync_menu()
@@ -346,7 +381,6 @@ class ManagerChat(Chat):
                     f"(/pending shows them).")
         self.state = without_staged(self.state)
         self.menu_version = version
-        self.load_menu()
-        self.warm_in_background()  # the new version's reasoner, before the next turn needs it
+        self.reload_in_background()
         return (f"Applied {len(records)} change{'s' if len(records) != 1 else ''}: the menu is now version "
                 f"{version}, and new customers see it.")

@@ -25,6 +25,7 @@ class FakeOpenAI:
         self.headers: list[dict] = []
         self.accept_schema = True
         self.rephrase = lambda decided: decided
+        self.count_tokens = False  # usage: a fixed 100 prompt tokens, or an estimate (4 characters a token)
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -64,9 +65,10 @@ class FakeOpenAI:
 
     def answer(self, body: dict) -> tuple[int, dict]:
         fmt = body.get("response_format")
+        tokens = -(-len(json.dumps(body["messages"]) + json.dumps(fmt or {})) // 4) if self.count_tokens else 100
         if fmt is None:
             decided = re.search(r"Decided reply: (.*)\nReply:", body["messages"][-1]["content"], re.S).group(1)
-            return 200, completion(self.rephrase(decided))
+            return 200, completion(self.rephrase(decided), tokens)
         if fmt["type"] == "json_schema" and not self.accept_schema:
             return 400, {"error": {"message": "response_format json_schema is not supported", "type":
                                    "invalid_request_error", "code": None, "param": "response_format"}}
@@ -76,11 +78,11 @@ class FakeOpenAI:
             reply = reply["then"]
         if isinstance(reply, dict) and "status" in reply:
             return reply["status"], {"error": {"message": "scripted failure", "type": "server_error"}}
-        return 200, completion(reply if isinstance(reply, str) else json.dumps(reply))
+        return 200, completion(reply if isinstance(reply, str) else json.dumps(reply), tokens)
 
 
-def completion(content: str) -> dict:
+def completion(content: str, prompt_tokens: int = 100) -> dict:
     return {"id": "chatcmpl-fake", "object": "chat.completion", "created": 0, "model": "fake-model",
             "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
                          "finish_reason": "stop", "logprobs": None}],
-            "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}}
+            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": 20, "total_tokens": prompt_tokens + 20}}

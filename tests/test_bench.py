@@ -10,18 +10,28 @@ from automanager.cli import app
 
 CASES = {"admin_reasoning", "assistant_reasoning_1", "assistant_reasoning_10", "assistant_reasoning_30",
          "assistant_reasoning_100", "menu_x1_reasoning_10", "menu_x4_reasoning_10", "menu_x10_reasoning_10",
-         "customer_turn", "manager_turn", "customer_turn_with_save", "first_prompt"}
+         "customer_turn", "manager_turn", "customer_turn_with_save", "commit_turn", "first_prompt", "cold_turn",
+         "first_turn_after_greeting", "embedding_first_use"}
 
 
-def test_bench_quick_json_has_every_figure():
-    result = CliRunner().invoke(app, ["bench", "--json", "--quick"])
+def test_bench_quick_json_has_every_figure(monkeypatch):
+    from fake_openai import FakeOpenAI
+
+    with FakeOpenAI() as fake:
+        fake.count_tokens = True  # the parse prompt's size as a server would count it (about 4 characters a token)
+        monkeypatch.setenv("OPENAI_BASE_URL", fake.url)
+        result = CliRunner().invoke(app, ["bench", "--json", "--quick"])
     assert result.exit_code == 0, result.stderr
     data = json.loads(result.stdout)
     assert {c["name"] for c in data["cases"]} == CASES
     for case in data["cases"]:
         assert set(case) == {"name", "rounds", "p50", "p95", "max", "target", "paper", "meets"}
-        assert case["rounds"] >= 3 and 0 < case["p50"] <= case["p95"] <= case["max"]
+        assert case["rounds"] >= 2 and 0 < case["p50"] <= case["p95"] <= case["max"]
         assert (case["meets"] is None) == (case["target"] is None)
     assert {c["name"]: c["paper"] for c in data["cases"] if c["paper"]} == {
         "admin_reasoning": 9.9, "assistant_reasoning_1": 115.4, "assistant_reasoning_10": 886.5}
-    assert data["peak_memory_mb"]["bench_process"] > 0 and data["quick"] is True
+    memory = data["peak_memory_mb"]
+    assert memory["bench_process"] > 0 and memory["repl_process"] > 0 and memory["embedding_extra_mb"] >= 0
+    assert data["quick"] is True
+    # one LLM call a turn (the templates speak), and the parse prompt's size with its schema
+    assert data["llm"]["llm_calls_per_turn"] == 1.0 and data["llm"]["parse_prompt_tokens"] > 500

@@ -7,6 +7,7 @@ rules (check.lp) find a problem the current version did not have.
 
 from __future__ import annotations
 
+import hashlib
 import tempfile
 from pathlib import Path
 
@@ -18,6 +19,8 @@ from .check import check_kb
 
 VIEW = Path(__file__).with_name("view.lp")  # the menu with the staged changes (also read by the admin CKT)
 RULES = [VIEW, Path(__file__).with_name("commit.lp")]
+FACTS: dict[str, dict[str, clingo.Symbol]] = {}  # KB text digest -> its facts, by their text
+PROBLEMS: dict[str, tuple[str, ...]] = {}  # KB text digest -> its integrity problems
 HEADER = """\
 % A menu version made by `automanager manager` from the previous version and the manager's
 % changes (see the audit log: `automanager state history`). Do not edit by hand.
@@ -30,11 +33,37 @@ class CommitError(Exception):
 
 def kb_facts(files: list[Path]) -> list[clingo.Symbol]:
     """Every fact of a KB, as symbols."""
-    ctl = clingo.Control(["--warn=none"])
-    for path in files:
-        ctl.load(str(path))
-    ctl.ground([("base", [])])
-    return [a.symbol for a in ctl.symbolic_atoms if a.is_fact]
+    return list(facts_by_text(files).values())
+
+
+def facts_by_text(files: list[Path]) -> dict[str, clingo.Symbol]:
+    """Every fact of a KB by its text, kept per KB text (a commit knows its new version's facts)."""
+    key = digest(files)
+    if key not in FACTS:
+        ctl = clingo.Control(["--warn=none"])
+        for path in files:
+            ctl.load(str(path))
+        ctl.ground([("base", [])])
+        remember(FACTS, key, {str(a.symbol): a.symbol for a in ctl.symbolic_atoms if a.is_fact})
+    return FACTS[key]
+
+
+def digest(files: list[Path]) -> str:
+    return hashlib.sha256(b"\0".join(path.read_bytes() for path in files)).hexdigest()
+
+
+def remember(cache: dict, key: str, value) -> None:
+    if len(cache) >= 8:
+        cache.pop(next(iter(cache)))
+    cache[key] = value
+
+
+def known_problems(files: list[Path]) -> set[str]:
+    """The integrity problems a version already has, checked once per version text."""
+    key = digest(files)
+    if key not in PROBLEMS:
+        remember(PROBLEMS, key, tuple(check_kb(files)))
+    return set(PROBLEMS[key])
 
 
 def next_version_text(files: list[Path], staged: list[str]) -> str:
@@ -42,18 +71,27 @@ def next_version_text(files: list[Path], staged: list[str]) -> str:
     change = Reasoner([*files, *RULES]).solve(state_symbols(staged))
     drop = {args[0] for args in change.get("kb_drop", [])}
     retract = {args[0] for args in change.get("kb_retract", [])}
-    kept = {str(sym) for sym in kb_facts(files)
-            if str(sym) not in retract
-            and not any(arg.type == clingo.SymbolType.String and arg.string in drop for arg in sym.arguments)}
-    facts = sorted(kept | {args[0] for args in change.get("kb_add", [])})
-    text = HEADER + "".join(f"{fact}.\n" for fact in facts)
+    kept = {text: sym for text, sym in facts_by_text(files).items()
+            if text not in retract and not (drop and names_any(sym, drop))}
+    added = {fact: clingo.parse_term(fact) for fact in (args[0] for args in change.get("kb_add", [])) if fact not in kept}
+    facts = {**kept, **added}
+    text = HEADER + "".join(f"{fact}.\n" for fact in sorted(facts))
     with tempfile.TemporaryDirectory() as tmp:
         candidate = Path(tmp) / "candidate.lp"
         candidate.write_text(text, encoding="utf-8")
         try:
-            new_problems = set(check_kb([candidate])) - set(check_kb(files))
+            problems = check_kb([candidate])
         except ReasonerError as exc:
             raise CommitError(f"the new menu does not load: {exc}") from exc
+        new_problems = set(problems) - known_problems(files)
+        if not new_problems:  # the next commit starts from these: no need to read or check them again
+            key = digest([candidate])
+            remember(FACTS, key, facts)
+            remember(PROBLEMS, key, tuple(problems))
     if new_problems:
         raise CommitError("; ".join(sorted(new_problems)))
     return text
+
+
+def names_any(sym: clingo.Symbol, names: set[str]) -> bool:
+    return any(arg.type == clingo.SymbolType.String and arg.string in names for arg in sym.arguments)
