@@ -38,6 +38,8 @@ from . import paths
 from .bots.admin import Administrator
 from .bots.assistant import Assistant
 from .menu.commit import kb_facts
+from .language.customer_templates import plural
+from .language.phrases import menu_examples
 from .menu.model import Menu
 from .reasoner import Const
 from .star import CustomerChat, ManagerChat
@@ -165,6 +167,36 @@ def from_samples(name: str, samples: list[float]) -> Case:
                 TARGETS.get(name), PAPER.get(name))
 
 
+def mixed_run(home: Home, menu: Menu, turns: int = 200) -> dict:
+    """Whole turns as people take them (the session saved, menu versions followed): orders,
+    questions, a misspelled name, a runout and its return, a price change published, closings
+    that start the next customer. p50/p95/p99/max in ms over `turns` turns."""
+    dish, drink = menu.example_dish, menu_examples(menu)["drink"]
+    ingredient = sorted(menu.included(dish))[0]
+    typo = dish[:3] + dish[4:]  # one letter left out
+    customer_lines = [f"two {plural(dish, 2)} and a large {drink}", f"how much is the {dish}?", f"a {typo}",
+                      "what do you recommend?", f"no {ingredient} on the {dish}", "that's all", "no thanks"]
+    manager_lines = [f"we're out of {ingredient}", f"{ingredient} is back", f"the {dish} now costs $2.99", "save",
+                     f"the {dish} now costs $3.19", "save"]
+    customer, manager, times = CustomerChat(home), ManagerChat(home), []
+    for n in range(turns):
+        if n % 5 == 4:
+            chat, line = manager, manager_lines[(n // 5) % len(manager_lines)]
+        else:
+            chat, line = customer, customer_lines[(n - n // 5) % len(customer_lines)]
+        start = time.perf_counter()
+        chat.turn(line)
+        times.append((time.perf_counter() - start) * 1000)
+        if customer.ended:
+            customer = CustomerChat(home)  # the next car
+    times.sort()
+
+    def at(q: float) -> float:
+        return round(times[min(len(times) - 1, round(q * (len(times) - 1)))], 2)
+
+    return {"turns": turns, "p50": at(0.5), "p95": at(0.95), "p99": at(0.99), "max": round(times[-1], 2)}
+
+
 def llm_figures(dish: str) -> dict | None:
     """LLM calls per customer turn and the parse prompt's size, against the configured server."""
     from .llm.openai_backend import LLMConfig
@@ -220,6 +252,8 @@ def run(quick: bool = False, progress: Callable[[str], None] = lambda _name: Non
         add("customer_turn", customer_turn)
         add("manager_turn", manager_turn)
         add("customer_turn_with_save", lambda: customer_turn() or customer.save())
+        progress("mixed_run")
+        mixed = mixed_run(Home(Path(tmp) / "mixed"), menu, 60 if quick else 200)
         progress("commit_turn")
         commits = []
         for price in range(3 if quick else 10):
@@ -247,7 +281,7 @@ def run(quick: bool = False, progress: Callable[[str], None] = lambda _name: Non
     return {"quick": quick, "cases": [{**asdict(c), "meets": c.meets} for c in cases],
             "peak_memory_mb": {"bench_process": round(peak, 1), "repl_process": round(max(mb for _, mb in prompts), 1),
                                "embedding_extra_mb": round(max(run["extra_mb"] for run in lookups), 1)},
-            "llm": llm_figures(dish),
+            "mixed_run": mixed, "llm": llm_figures(dish),
             "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0], "clingo": clingo.__version__}}
 
 
