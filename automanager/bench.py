@@ -136,6 +136,23 @@ def offline_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
 
 
+def menu_case(factor: int, folder: str, rounds: int, warmup: int) -> None:
+    """(In a child process) the assistant's reasoning over 10 requirements on the menu cloned
+    `factor` times; prints the Case as JSON."""
+    menu = Menu.load(paths.kb_files())
+    files = paths.kb_files() if factor == 1 else scaled_kb(factor, Path(folder))
+    assistant = Assistant(files)
+    state = order_state(assistant, menu, 10)
+    case = measure(f"menu_x{factor}_reasoning_10", lambda: assistant.decide([Pred("complete")], state, []), rounds, warmup)
+    print(json.dumps(asdict(case)))
+
+
+def menu_case_in_child(factor: int, folder: Path, rounds: int, warmup: int) -> dict:
+    code = f"from automanager import bench; bench.menu_case({factor}, {str(folder)!r}, {rounds}, {warmup})"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=offline_env(), check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 def first_prompt(state_dir: Path) -> tuple[float, float]:
     """Seconds from starting `automanager customer` to its greeting on stdout, and the peak
     memory (MB) of that REPL process itself."""
@@ -252,11 +269,9 @@ def run(quick: bool = False, progress: Callable[[str], None] = lambda _name: Non
         state = order_state(assistant, menu, n)
         add(f"assistant_reasoning_{n}", lambda s=state: assistant.decide([Pred("complete")], s, []))
     with tempfile.TemporaryDirectory() as tmp:
-        for factor in (1, 4, 10):
-            files = paths.kb_files() if factor == 1 else scaled_kb(factor, Path(tmp))
-            scaled = Assistant(files)
-            state = order_state(scaled, menu, 10)
-            add(f"menu_x{factor}_reasoning_10", lambda a=scaled, s=state: a.decide([Pred("complete")], s, []))
+        for factor in (1, 4, 10):  # each in a fresh process: one process's earlier cases do not weigh on it
+            progress(f"menu_x{factor}_reasoning_10")
+            cases.append(Case(**menu_case_in_child(factor, Path(tmp), rounds, warmup)))
         home = Home(Path(tmp) / "state")
         customer, manager = CustomerChat(home), ManagerChat(home)
 
