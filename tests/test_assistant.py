@@ -269,3 +269,11 @@ def test_why_answers_come_from_the_pricing_rules(home, menu):
     assert sum(rows.values()) == chat.review()["check"][0][2]  # the parts add up to the unit's price
     foods = {food for _, food, *_ in t[3].actions["explain"]}
     assert foods == {"Soft Taco", "Pepsi®"} and "$0.50 for the large size" in t[3].reply
+
+
+def test_two_names_said_back_to_back_are_first_read_as_one_misspelled_name(home, menu):
+    # "potatoe" alone is a side and "taco" alone a taco: never two items the customer did not separate
+    _, t = converse(home, menu, ["the spicy potatoe taco"])
+    assert [u["item"] for u in t[0].order] == ["Spicy Potato Soft Taco"]
+    _, t = converse(home, menu, ["two bean burritos pepsi"])  # no single name: two items, as said
+    assert [u["item"] for u in t[0].order] == ["Bean Burrito", "Bean Burrito", "Pepsi®"]

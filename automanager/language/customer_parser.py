@@ -109,6 +109,7 @@ class CustomerParser:
             return Parse([Pred("quit")], [], [])
         mentions = self.names_with_and(tokens, [self.as_topping(tokens, m) for m in find_mentions(self.menu, tokens)
                                                 if not self.verb_not_option(tokens, m)])
+        mentions = self.adjacent_names(tokens, mentions)
         if ctx.ask_topic == "more" and acts["one_more"].search(said) and not any(m.kind == "item" for m in mentions):
             return Parse([Pred("accept")], [], [])  # "one more thing": the summary's order reopens
         if not flat:
@@ -186,6 +187,28 @@ class CustomerParser:
                                                   " ".join(tokens[start:end]))], key=lambda m: m.start)
                 inside.update(range(start, end))
         return mentions
+
+    def adjacent_names(self, tokens: list[str], mentions: list[Mention]) -> list[Mention]:
+        """'the spicy potatoe taco': two names said back to back, with nothing between them, are
+        first read as one name with the words just before them; only a close spelling of a whole
+        name counts (never two items the customer did not separate)."""
+        out: list[Mention] = []
+        for m in mentions:
+            last = out[-1] if out else None
+            if last and last.kind == m.kind == "item" and last.end == m.start:
+                start = last.start
+                while start > 0 and start > last.start - 2 and tokens[start - 1].isalpha() and \
+                        tokens[start - 1] not in self.p.filler and tokens[start - 1] not in ARTICLES and \
+                        tokens[start - 1] not in self.p.splitters and not number_at(tokens, start - 1) and \
+                        not any(x.start <= start - 1 < x.end for x in out):
+                    start -= 1
+                said = " ".join(tokens[start:m.end])
+                whole = self.names.match(said, "item")
+                if whole and whole.how != "embedding" and whole.name not in (last.name, m.name):
+                    out[-1] = Mention(start, m.end, "item", whole.name, {"item": whole.name}, said)
+                    continue
+            out.append(m)
+        return out
 
     @staticmethod
     def verb_not_option(tokens: list[str], m: Mention) -> bool:
