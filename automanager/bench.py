@@ -53,7 +53,7 @@ TARGETS = {"admin_reasoning": 5, "assistant_reasoning_10": 8, "assistant_reasoni
            "cold_turn": 40, "first_turn_after_greeting": 40, "commit_turn": 100}
 # A child process: make a customer chat on a state dir, maybe warm it, time one turn.
 CHILD = """
-import json, resource, sys, time
+import json, sys, time
 from pathlib import Path
 from automanager.star import CustomerChat
 from automanager.store import Home
@@ -61,11 +61,9 @@ state, line, warm = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
 chat = CustomerChat(Home(Path(state)))
 if warm:
     chat.warm()
-before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 start = time.perf_counter()
 chat.step(line)
-ms = (time.perf_counter() - start) * 1000
-print(json.dumps({"ms": ms, "extra_mb": (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024}))
+print(json.dumps({"ms": (time.perf_counter() - start) * 1000}))
 """
 
 
@@ -178,7 +176,7 @@ def peak_mb(pid: int) -> float:
 
 
 def child_turn(state_dir: Path, line: str, warm: bool) -> dict:
-    """One turn in a new process (see CHILD): its time in ms and the memory it added."""
+    """One turn in a new process (see CHILD): its time in ms."""
     done = subprocess.run([sys.executable, "-c", CHILD, str(state_dir), line, "1" if warm else "0"],
                           capture_output=True, text=True, env=offline_env(), check=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
