@@ -131,6 +131,14 @@ class NameMatcher:
         found.update(self.by_embedding([key for key, match in found.items() if key and match is None], kind))
         return [found[normalize(phrase)] for phrase in phrases]
 
+    def spelled(self, phrase: str, kind: str) -> Match | None:
+        """`match` without the embeddings: the name said, an alias, or a close spelling of one."""
+        key = normalize(phrase)
+        entry = self.menu.lexicon.get(key, {})
+        if key and kind in entry:
+            return Match(entry[kind], "alias")
+        return self.by_spelling(key, kind) if key else None
+
     def lookup(self, said: str, kind: str, corrected: list) -> str | None:
         """The KB name `said` means, or None; a misspelling fixed is noted in `corrected`."""
         return self.lookup_many([said], kind, corrected)[0]

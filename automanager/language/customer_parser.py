@@ -34,6 +34,7 @@ OPENERS = {"oh", "ok", "okay", "so", "um", "uh", "umm", "hmm", "well", "hi", "he
            "huh", "er", "erm", "mm", "hmmm"}
 ARTICLES = {"a", "an", "some", "any", "another"}
 LINKING = {"to", "for", "into", "of", "than", "by", "instead", "like", "as"}  # "switch the X to a Y": one clause
+ADJACENT_TRIES = 10  # back-to-back names looked up as one name, per line
 
 
 def option_value(group: str, value: str, wanted: bool) -> tuple:
@@ -193,9 +194,12 @@ class CustomerParser:
         first read as one name with the words just before them; only a close spelling of a whole
         name counts (never two items the customer did not separate)."""
         out: list[Mention] = []
+        tries = 0  # a line of a thousand names costs a bounded number of lookups
         for m in mentions:
             last = out[-1] if out else None
-            if last and last.kind == m.kind == "item" and last.end == m.start:
+            if last and last.kind == m.kind == "item" and last.end == m.start and last.name != m.name \
+                    and tries < ADJACENT_TRIES:
+                tries += 1
                 start = last.start
                 while start > 0 and start > last.start - 2 and tokens[start - 1].isalpha() and \
                         tokens[start - 1] not in self.p.filler and tokens[start - 1] not in ARTICLES and \
@@ -203,8 +207,8 @@ class CustomerParser:
                         not any(x.start <= start - 1 < x.end for x in out):
                     start -= 1
                 said = " ".join(tokens[start:m.end])
-                whole = self.names.match(said, "item")
-                if whole and whole.how != "embedding" and whole.name not in (last.name, m.name):
+                whole = self.names.spelled(said, "item")
+                if whole and whole.name not in (last.name, m.name):
                     out[-1] = Mention(start, m.end, "item", whole.name, {"item": whole.name}, said)
                     continue
             out.append(m)
