@@ -118,26 +118,21 @@ class NameMatcher:
         """`match` for each phrase; the phrases that need embeddings share one model call."""
         found: dict[str, Match | None] = {}
         for key in map(normalize, phrases):
-            if key in found:
-                continue
-            entry = self.menu.lexicon.get(key, {})
-            if not key:
-                found[key] = None
-            elif kind in entry:
-                exact = normalize(entry[kind]) in (key, key + "s", key[:-1])
-                found[key] = Match(entry[kind], "exact" if exact else "alias")
-            else:
-                found[key] = self.by_spelling(key, kind) or self.by_head(key, kind)
+            if key not in found:
+                found[key] = self.spelled(key, kind) or (self.by_head(key, kind) if key else None)
         found.update(self.by_embedding([key for key, match in found.items() if key and match is None], kind))
         return [found[normalize(phrase)] for phrase in phrases]
 
     def spelled(self, phrase: str, kind: str) -> Match | None:
         """`match` without the embeddings: the name said, an alias, or a close spelling of one."""
         key = normalize(phrase)
+        if not key:
+            return None
         entry = self.menu.lexicon.get(key, {})
-        if key and kind in entry:
-            return Match(entry[kind], "alias")
-        return self.by_spelling(key, kind) if key else None
+        if kind in entry:
+            exact = normalize(entry[kind]) in (key, key + "s", key[:-1])
+            return Match(entry[kind], "exact" if exact else "alias")
+        return self.by_spelling(key, kind)
 
     def lookup(self, said: str, kind: str, corrected: list) -> str | None:
         """The KB name `said` means, or None; a misspelling fixed is noted in `corrected`."""

@@ -99,12 +99,14 @@ class Checker:
     def __init__(self, home: Home, scenario: Scenario, turns: list[dict], customer: CustomerChat | None):
         self.home, self.expect, self.turns, self.customer = home, scenario.expect, turns, customer
         self.menu = customer.menu if customer else Menu.load(home.menu_files(home.latest_version()))
-        self.names = NameMatcher(self.menu)
+        self.names = customer.names if customer else NameMatcher(self.menu, home.root / "cache")
 
     def name(self, said: str, *kinds: str) -> str:
         """The KB name an expectation means: an exact name of any kind first (a sauce is the sauce,
-        not the side dish named after it), then each kind in turn."""
-        matches = [m for m in (self.names.match(said, kind) for kind in kinds) if m]
+        not the side dish named after it), then each kind in turn; the embeddings only when no
+        kind has the name or a close spelling of it."""
+        matches = [m for m in (self.names.spelled(said, kind) for kind in kinds) if m] or \
+            [m for m in (self.names.match(said, kind) for kind in kinds) if m]
         exact = next((m for m in matches if m.how == "exact"), None)
         return (exact or matches[0]).name if matches else said
 
