@@ -19,6 +19,12 @@ from ..vocab import MAX_NUMBER
 ENGLISH = inflect.engine()
 ENGLISH.defnoun("(.*(?<!tat|mat))o", "$1os")  # burritos, combos (inflect says "burritoes"); potatoes stay
 OP_WORDS = {"add": "add", "no": "leave off", "less": "go light on", "extra": "add extra"}
+CHANGE_WORDS = {"add": "{}", "extra": "extra {}", "no": "no {}", "less": "light {}", "change": "{1} instead of {0}"}
+
+
+def change_words(op: str, opt) -> str:
+    """A change to a dish in a few words: "extra <cheese>", "<beans> instead of <rice>"."""
+    return CHANGE_WORDS[op].format(*opt) if op == "change" else CHANGE_WORDS[op].format(opt)
 
 
 def dollars(cents: int) -> str:
@@ -181,15 +187,11 @@ class CustomerTemplates:
         rest = []
         for d, op, opt, n in by_kind.pop("update", []):
             whole = d in lines and n == lines[d] == self.counts.get(d, lines[d])
-            if whole and op == "option" and opt[2] == "yes" and (d, opt[0], opt[1]) in self.menu.option_defaults:
-                continue  # "a medium Coke" is a Coke
             if whole and op == "option" and opt[2] == "yes":
-                text = self.option_said(opt[0], opt[1])
-                (before if opt[0] in self.menu.said_before_name else after)[d].append(text)
-            elif whole and op in OP_WORDS:
-                details[d].append({"add": "{}", "extra": "extra {}", "no": "no {}", "less": "light {}"}[op].format(opt))
-            elif whole and op == "change":
-                details[d].append(f"{opt[1]} instead of {opt[0]}")
+                if self.worth_saying(d, opt[0], opt[1]):  # "a medium Coke" is a Coke
+                    (before if opt[0] in self.menu.said_before_name else after)[d].append(self.option_said(*opt[:2]))
+            elif whole and op in CHANGE_WORDS:
+                details[d].append(change_words(op, opt))
             else:
                 rest.append((d, op, opt, n))
         by_kind["update"] = rest
@@ -212,6 +214,10 @@ class CustomerTemplates:
             return f"{opt[1]} instead of {opt[0]} on {where}."
         text = self.option_said(opt[0], opt[1])
         return f"{text[0].upper()}{text[1:]} for {where}." if opt[2] == "yes" else f"Okay, {where} without {text}."
+
+    def worth_saying(self, item: str | None, group: str, value: str) -> bool:
+        """An option value is said back unless it is what the item is anyway (its default)."""
+        return (item, group, value) not in self.menu.option_defaults
 
     def option_said(self, group: str, value: str) -> str:
         """How an option value is said ("fresco style", "large"): option_text/3 of the KB."""
@@ -355,14 +361,11 @@ class CustomerTemplates:
         before: dict[int, list[str]] = defaultdict(list)
         food_of = {unit: food for unit, food, _ in actions.get("check", [])}
         for unit, kind, value in sorted(actions.get("detail", [])):
-            if kind == "option" and value[2] == "yes" and (food_of.get(unit), *value[:2]) not in self.menu.option_defaults:
+            if kind == "option" and value[2] == "yes" and self.worth_saying(food_of.get(unit), *value[:2]):
                 text = self.option_said(value[0], value[1])
                 (before if value[0] in self.menu.said_before_name else details)[unit].append(text)
-            elif kind in ("add", "extra", "no", "less"):
-                details[unit].append({"add": f"with {value}", "extra": f"extra {value}", "no": f"no {value}",
-                                      "less": f"light {value}"}[kind])
-            elif kind == "change":
-                details[unit].append(f"{value[1]} instead of {value[0]}")
+            elif kind in CHANGE_WORDS:
+                details[unit].append(("with " if kind == "add" else "") + change_words(kind, value))
             elif kind == "choice":
                 details[unit].append(f"with {value[2]}")
         lines: dict[tuple, OrderLine] = {}

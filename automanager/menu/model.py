@@ -139,10 +139,6 @@ class Menu:
         return {str(g) for (g,) in self.facts.get("option_group", [])}
 
     @cached_property
-    def exclusive_groups(self) -> set[str]:
-        return {str(g) for (g,) in self.facts.get("option_exclusive", [])}
-
-    @cached_property
     def lexicon(self) -> dict[str, dict[str, str]]:
         """normalized phrase -> {"item"|"topping": canonical name}, with aliases and plurals."""
         table: dict[str, dict[str, str]] = {}
