@@ -10,6 +10,7 @@ never reaches clingo as program text: facts are `clingo.Symbol`s built by `atom(
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import tempfile
@@ -149,6 +150,7 @@ class Reasoner:
 
 
 STEP = "t"  # the program parameter that keeps each call's atoms apart
+EVERY_CALL = "step"  # the part of the rules grounded in every call
 OPEN = "call_open"  # the external atom that shows one call's answer
 
 
@@ -157,15 +159,16 @@ class TurnReasoner:
 
     The KB facts are parsed and grounded once (part `base`). The rules are rewritten so that
     every predicate that is not a KB predicate takes one more argument, the call number, and
-    go into a part `step(t)`; each call adds its facts with its number, grounds `step(n)` and
-    reads the atoms shown for n. Calls cannot see each other's atoms, so the answers are those
-    of a fresh `Reasoner` (a test compares them). After RECYCLE calls, or any error, the
-    Control is rebuilt, so memory stays bounded.
+    each call-dependent rule goes into a part of its own, `r<i>(t)`; a call adds its facts with
+    its number, grounds the parts of the rules that can fire (`Relevance`) and reads the atoms
+    shown for n. Calls cannot see each other's atoms, so the answers are those of a fresh
+    `Reasoner` (a test compares them). After RECYCLE calls, or any error, the Control is
+    rebuilt, so memory stays bounded.
     """
 
     RECYCLE = 32
     _shared: dict[tuple, TurnReasoner] = {}
-    _programs: dict[str, str] = {}  # digest of the rules and the KB's predicates -> rewritten text
+    _programs: dict[str, tuple[str, Relevance]] = {}  # digest of the rules and KB predicates -> rewrite
 
     @classmethod
     def shared(cls, kb_files: Sequence[Path], rules: Sequence[Path], cache: Path | None = None) -> TurnReasoner:
@@ -181,6 +184,7 @@ class TurnReasoner:
         self.kb_files, self.rules = [Path(p) for p in kb_files], [Path(p) for p in rules]
         self.cache = cache  # a folder for the rewritten rules, so a new process need not rewrite them
         self._ctl: clingo.Control | None = None
+        self._relevance: Relevance | None = None
         self._calls = 0
         self._lock = threading.Lock()  # a call during the warm-up waits for it
 
@@ -199,39 +203,42 @@ class TurnReasoner:
                 ctl.add("kb", [], program_text(path))
             ctl.ground([("kb", [])])
             kb = {(name, arity) for name, arity, _positive in ctl.symbolic_atoms.signatures}
-            ctl.add("base", [], self._program(kb))
+            text, self._relevance = self._program(kb)
+            ctl.add("base", [], text)
             ctl.ground([("base", [])])
         except RuntimeError as exc:
             raise locate_error([*self.kb_files, *self.rules], "".join(messages).strip() or str(exc)) from exc
         self._calls = 0
         return ctl
 
-    def _program(self, kb: set[tuple[str, int]]) -> str:
-        """The rewritten rules as program text. Rewriting walks every rule in Python (a few hundred
-        ms); its result depends only on the rule files and which predicates the KB has, so it is
-        made once per process and kept on disk (self.cache) for the next process."""
+    def _program(self, kb: set[tuple[str, int]]) -> tuple[str, Relevance]:
+        """The rewritten rules as program text, and what each part needs. Rewriting walks every
+        rule in Python (a few hundred ms); its result depends only on the rule files and which
+        predicates the KB has, so it is made once per process and kept on disk (self.cache) for
+        the next process."""
         texts = [program_text(path) for path in self.rules]
         digest = hashlib.sha256(repr((texts, sorted(kb))).encode()).hexdigest()[:24]
         if digest in self._programs:
             return self._programs[digest]
-        stored = self.cache / f"rules-{digest}.lp" if self.cache else None
+        stored = self.cache / f"rules-{digest}.json" if self.cache else None
         try:
-            text = stored.read_text(encoding="utf-8") if stored else None
-        except OSError:
-            text = None
-        if text is None:
+            saved = json.loads(stored.read_text(encoding="utf-8")) if stored else None
+            program = saved["text"], Relevance.from_json(saved["parts"])
+        except (OSError, ValueError, LookupError, TypeError):
             statements: list[ast.AST] = []
-            for program in texts:
-                ast.parse_string(program, statements.append)
-            text = "\n".join(str(statement) for statement in self._rewrite(statements, kb)) + "\n"
+            for text in texts:
+                ast.parse_string(text, statements.append)
+            rewritten, relevance = self._rewrite(statements, kb)
+            program = "\n".join(str(statement) for statement in rewritten) + "\n", relevance
             if stored:
-                save_quietly(stored, text)
-        self._programs[digest] = text
-        return text
+                save_quietly(stored, json.dumps({"text": program[0], "parts": relevance.to_json()}))
+        self._programs[digest] = program
+        return program
 
-    def _rewrite(self, statements: list[ast.AST], kb: set[tuple[str, int]]) -> list[ast.AST]:
-        """Rules that depend on the KB only go to `base` (grounded once); the others go to
-        `step(t)`, their call-dependent predicates taking t as one more argument."""
+    def _rewrite(self, statements: list[ast.AST], kb: set[tuple[str, int]]) -> tuple[list[ast.AST], Relevance]:
+        """Rules that depend on the KB only go to `base` (grounded once); the others get a part
+        `r<i>(t)` each (`step(t)` when they need nothing a call brings), their call-dependent
+        predicates taking t as one more argument."""
         where = statements[0].location
         step = ast.Function(where, STEP, [], False)
         rules = [s for s in statements if s.ast_type == ast.ASTType.Rule]
@@ -249,15 +256,20 @@ class TurnReasoner:
             def visit_SymbolicAtom(self, node):
                 return node.update(symbol=stepped(node.symbol))
 
+        def dynamic(patterns: list[Pattern]) -> list[Pattern]:
+            return [p for p in patterns if (p[0], len(p) - 1) not in static]
+
         base = [ast.Program(where, "base", [])]
         # "#show." hides every atom; only the show terms below are shown, and only while the
-        # call's external `call_open(t)` is true (it is released after the call, so the model
+        # call's external `call_open(t)` is true (it is made false at the next call, so the model
         # stays as small as one call's answer however many calls the Control has seen)
         out: list[ast.AST] = []
-        ast.parse_string(f"#program step({STEP}). #show. #external {OPEN}({STEP}).", out.append)
+        ast.parse_string(f"#program {EVERY_CALL}({STEP}). #show. #external {OPEN}({STEP}).", out.append)
+        relevance = Relevance()
         for statement in statements:
-            if statement.ast_type == ast.ASTType.Program:
+            if statement.ast_type in (ast.ASTType.Program, ast.ASTType.Comment):
                 continue
+            needs: list[Pattern] = []
             if statement.ast_type == ast.ASTType.ShowSignature:
                 # #show p/n.  ->  #show (t, p(X1..Xn)) : p(X1..Xn[, t]).
                 args = [ast.Variable(where, f"X{i}") for i in range(statement.arity)]
@@ -265,12 +277,29 @@ class TurnReasoner:
                 body = ast.Literal(where, ast.Sign.NoSign, ast.SymbolicAtom(
                     stepped(ast.Function(where, statement.name, args, False))))
                 is_open = ast.Literal(where, ast.Sign.NoSign, ast.SymbolicAtom(ast.Function(where, OPEN, [step], False)))
-                out.append(ast.ShowTerm(where, term, [body, is_open]))
+                needs = dynamic([(statement.name, *[None] * statement.arity)])
+                statement = ast.ShowTerm(where, term, [body, is_open])  # already stepped
             elif statement.ast_type == ast.ASTType.Rule and heads(statement) | body_atoms(statement) <= static:
                 base.append(statement)
-            else:
-                out.append(AddStep()(statement))
-        return base + out
+                continue
+            elif statement.ast_type == ast.ASTType.Rule:
+                needs = dynamic(required(statement))
+            gives = head_patterns(statement) if statement.ast_type == ast.ASTType.Rule else []
+            part = relevance.add(needs, gives) if needs else EVERY_CALL
+            if not needs:
+                relevance.always.extend(gives)
+            if statement.ast_type != ast.ASTType.ShowTerm:
+                statement = AddStep()(statement)
+            out += [ast.Program(where, part, [ast.Id(where, STEP)]), statement]
+        # a call's facts come in with the grounding of the rules (a backend costs a step of its
+        # own): p(X1..Xn, t) for each fact p(X1..Xn) of the call, from `Given`
+        for name, arity in sorted(set().union(*map(atoms_in, statements)) - static - {(OPEN, 1)}):
+            args = "".join(f"X{i}, " for i in range(arity))
+            atom = f"{name}({args}{STEP})"
+            ast.parse_string(f"#program {given_part(name, arity)}({STEP}). "
+                             f"{atom} :- {atom} = @given({name}, {arity}, {STEP}).", out.append)
+            relevance.inputs.add((name, arity))
+        return base + out, relevance
 
     def solve(self, facts: Iterable[clingo.Symbol] = ()) -> Atoms:
         with self._lock:
@@ -281,19 +310,19 @@ class TurnReasoner:
             self._ctl = self._start()
         ctl, self._calls = self._ctl, self._calls + 1
         number = clingo.Number(self._calls)
+        facts = list(facts)
+        given = Given(facts, number)
+        parts = [EVERY_CALL, *(given_part(*sig) for sig in given.facts if sig in self._relevance.inputs),
+                 *self._relevance.live(facts)]
         try:
-            with ctl.backend() as backend:
-                for fact in facts:
-                    stepped = clingo.Function(fact.name, [*fact.arguments, number], fact.positive)
-                    backend.add_rule([backend.add_atom(stepped)])
-            ctl.ground([("step", [number])])
-            is_open = clingo.Function(OPEN, [number])
-            ctl.assign_external(is_open, True)
+            if self._calls > 1:  # hide the last call's answer (now: right after a solve it costs a step)
+                ctl.assign_external(clingo.Function(OPEN, [clingo.Number(self._calls - 1)]), False)
+            ctl.ground([(part, [number]) for part in parts], context=given)
+            ctl.assign_external(clingo.Function(OPEN, [number]), True)
             shown: list[clingo.Symbol] | None = None
             with ctl.solve(yield_=True) as handle:
                 for model in handle:
                     shown = model.symbols(shown=True)
-            ctl.release_external(is_open)
         except RuntimeError as exc:
             self._ctl = None
             raise ReasonerError(str(exc)) from exc
@@ -306,6 +335,141 @@ class TurnReasoner:
             if call == number:
                 atoms[inner.name].append(tuple(value(a) for a in inner.arguments))
         return {name: sorted(args, key=repr) for name, args in atoms.items()}
+
+
+class Given:
+    """A call's facts, with the call number as their last argument, for `@given(p, n, t)`."""
+
+    def __init__(self, facts: Iterable[clingo.Symbol], number: clingo.Symbol):
+        self.facts: dict[tuple[str, int], list[clingo.Symbol]] = defaultdict(list)
+        for fact in facts:
+            self.facts[fact.name, len(fact.arguments)].append(clingo.Function(fact.name, [*fact.arguments, number]))
+
+    def given(self, name: clingo.Symbol, arity: clingo.Symbol, _call: clingo.Symbol) -> list[clingo.Symbol]:
+        return self.facts.get((name.name, arity.number), [])
+
+
+def given_part(name: str, arity: int) -> str:
+    """The part that brings a call's facts of predicate name/arity."""
+    return f"in_{name}_{arity}"
+
+
+Pattern = tuple  # an atom's shape: (name, *argument shapes), None for an argument that can be anything
+
+
+class Relevance:
+    """Which call-dependent rules can fire in a call, from the shapes of the call's facts.
+
+    A rule needs each plain positive atom of its body. One whose need fits no fact of the call
+    and no head of a rule that can fire derives nothing, so its part is not grounded: grounding
+    a rule has a fixed cost whether or not it fires, and that cost was most of a call. Shapes
+    keep functions and constants and forget numbers and strings, so the answer errs one way
+    only: a rule may be grounded in vain, never left out when it could fire. Calls of the same
+    shapes share the answer.
+    """
+
+    def __init__(self):
+        self.parts: list[tuple[list[Pattern], list[Pattern]]] = []  # part r<i>: (needs, gives)
+        self.always: list[Pattern] = []  # heads of the rules grounded in every call
+        self.inputs: set[tuple[str, int]] = set()  # predicates a call's facts may have
+        self._index: dict[tuple[str, int], list[tuple[int, int]]] | None = None
+        self._answers: dict[frozenset, list[str]] = {}
+
+    def add(self, needs: list[Pattern], gives: list[Pattern]) -> str:
+        self.parts.append((needs, gives))
+        return f"r{len(self.parts) - 1}"
+
+    def to_json(self) -> list:
+        return [self.parts, self.always, sorted(self.inputs)]
+
+    @classmethod
+    def from_json(cls, saved: list) -> Relevance:
+        relevance = cls()
+        for needs, gives in saved[0]:
+            relevance.add([as_pattern(p) for p in needs], [as_pattern(p) for p in gives])
+        relevance.always = [as_pattern(p) for p in saved[1]]
+        relevance.inputs = {(name, arity) for name, arity in saved[2]}
+        return relevance
+
+    def live(self, facts: Sequence[clingo.Symbol]) -> list[str]:
+        """The parts to ground for a call with these facts."""
+        shapes = frozenset(shape(fact) for fact in facts)
+        if shapes not in self._answers:
+            if len(self._answers) >= 512:
+                self._answers.clear()
+            self._answers[shapes] = self._work_out(shapes)
+        return self._answers[shapes]
+
+    def _work_out(self, shapes: frozenset) -> list[str]:
+        if self._index is None:
+            self._index = defaultdict(list)
+            for part, (needs, _gives) in enumerate(self.parts):
+                for j, need in enumerate(needs):
+                    self._index[need[0], len(need)].append((part, j))
+        missing = [set(range(len(needs))) for needs, _gives in self.parts]
+        seen: set[Pattern] = set()
+        todo = [*shapes, *self.always]
+        while todo:
+            given = todo.pop()
+            if given in seen:
+                continue
+            seen.add(given)
+            for part, j in self._index.get((given[0], len(given)), ()):
+                if j in missing[part] and fits(self.parts[part][0][j], given):
+                    missing[part].discard(j)
+                    if not missing[part]:
+                        todo.extend(self.parts[part][1])
+        return [f"r{part}" for part, left in enumerate(missing) if not left]
+
+
+def shape(symbol: clingo.Symbol) -> Pattern | None:
+    """A ground term's shape: functions and constants by name, numbers and strings as anything."""
+    if symbol.type == clingo.SymbolType.Function:
+        return (symbol.name, *map(shape, symbol.arguments))
+    return None
+
+
+def term_shape(node: ast.AST) -> Pattern | None:
+    """A rule's term's shape: variables, arithmetic and @-functions as anything."""
+    if node.ast_type == ast.ASTType.Function and not node.external:
+        return (node.name, *map(term_shape, node.arguments))
+    if node.ast_type == ast.ASTType.SymbolicTerm:
+        return shape(node.symbol)
+    return None
+
+
+def as_pattern(saved: list | None) -> Pattern | None:
+    """A shape read back from JSON (lists) as tuples."""
+    return None if saved is None else (saved[0], *map(as_pattern, saved[1:]))
+
+
+def fits(need: Pattern | None, given: Pattern | None) -> bool:
+    """Whether one atom can have both shapes."""
+    if need is None or given is None:
+        return True
+    return len(need) == len(given) and need[0] == given[0] and all(map(fits, need[1:], given[1:]))
+
+
+def required(rule: ast.AST) -> list[Pattern]:
+    """The shapes of a rule's plain positive body atoms: it fires only when each is true."""
+    return [term_shape(literal.atom.symbol) for literal in rule.body
+            if literal.ast_type == ast.ASTType.Literal and literal.sign == ast.Sign.NoSign
+            and literal.atom.ast_type == ast.ASTType.SymbolicAtom
+            and literal.atom.symbol.ast_type == ast.ASTType.Function and not literal.atom.symbol.external]
+
+
+def head_patterns(rule: ast.AST) -> list[Pattern]:
+    """The shapes of every atom in a rule's head (a choice's conditions too: more is only safer)."""
+    found: list[Pattern] = []
+
+    class Collect(ast.Transformer):
+        def visit_SymbolicAtom(self, atom):
+            symbols = atom.symbol.arguments if atom.symbol.ast_type == ast.ASTType.Pool else [atom.symbol]
+            found.extend(term_shape(s) for s in symbols)
+            return atom
+
+    Collect()(rule.head)
+    return [p for p in found if p is not None]
 
 
 def save_quietly(path: Path, text: str) -> None:

@@ -116,3 +116,36 @@ def test_an_unsatisfiable_call_does_not_poison_the_next(tmp_path):
         reasoner.solve([atom("bad")])
     assert reasoner.solve([atom("x")]) == {"ok": [(1,), (2,)]}
     assert reasoner.solve([]) == {}
+
+
+def test_a_call_grounds_only_the_rules_its_facts_can_fire(tmp_path):
+    """Rules whose body needs an atom no fact and no live rule can give are left out of the call,
+    with the same answer; constants in the shapes count, numbers and strings do not."""
+    from automanager.reasoner import TurnReasoner
+
+    kb = write(tmp_path, "kb.lp", "price(\"Taco\", 199).\n")
+    rules = write(tmp_path, "rules.lp", "\n".join([
+        "ordered(F) :- new_order(F, _).",
+        "priced(F, P) :- ordered(F), price(F, P).",
+        "asked(F) :- new_query(price, F).",
+        "told(F) :- asked(F).",
+        "none_ordered :- not ordered(_).",
+        "#show priced/2. #show told/1. #show none_ordered/0.",
+    ]))
+    reasoner = TurnReasoner([kb], [rules], cache=tmp_path / "cache")
+    facts = [atom("new_order", "Taco", 2)]
+    assert reasoner.solve(facts) == Reasoner([kb, rules]).solve(facts) == {"priced": [("Taco", 199)]}
+    live = reasoner._relevance.live(facts)
+    program = next(text for text, _ in reasoner._programs.values() if "told(F,t)" in text)
+    grounded = {line.split("\n")[1] for line in program.split("#program ")[1:] if line.split("(")[0] in live}
+    assert any("ordered(F,t) :- new_order" in rule for rule in grounded)
+    assert not any("asked(F,t) :-" in rule or "told(F,t) :-" in rule for rule in grounded)
+    assert reasoner._relevance.live([atom("new_query", Const("calories"), "Taco")]) == \
+        reasoner._relevance.live([])  # a price question's rule needs the constant price
+    asked = [atom("new_query", Const("price"), "Taco")]
+    assert reasoner.solve(asked) == {"told": [("Taco",)], "none_ordered": [()]}
+    # a new process reads the rewrite and what each rule needs from the cache
+    TurnReasoner._programs.clear()
+    again = TurnReasoner([kb], [rules], cache=tmp_path / "cache")
+    assert again.solve(asked) == {"told": [("Taco",)], "none_ordered": [()]}
+    assert again._relevance.parts == reasoner._relevance.parts
