@@ -15,9 +15,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import secrets
 import sqlite3
 import tempfile
-import secrets
+import threading
 from collections.abc import Callable, Iterable
 from contextlib import closing
 from datetime import datetime, timezone
@@ -66,6 +67,7 @@ class Home:
         self.root = Path(root) if root else default_home()
         self.sessions = self.root / "sessions"
         self.schema_ready = False
+        self._kept = threading.local()  # this thread's connection to shared.db, and what it was opened on
 
     # -- sessions ------------------------------------------------------------------------
     def new_session_id(self) -> str:
@@ -110,27 +112,43 @@ class Home:
 
     # -- the shared database ----------------------------------------------------------------
     def db(self) -> sqlite3.Connection:
-        """A connection to shared.db. A new database is made complete (WAL mode, schema) under a
-        temporary name and then linked into place, so processes starting at once on a new state
-        dir never race to switch its journal mode (which fails with "database is locked")."""
+        """This thread's connection to shared.db, kept from one read or write to the next. It is
+        opened again when the file is no longer the one it was opened on (replaced, restored or
+        overwritten: another inode, size or time) and in a forked child. A new database is made
+        complete (WAL mode, schema) under a temporary name and then linked into place, so
+        processes starting at once on a new state dir never race to switch its journal mode
+        (which fails with "database is locked")."""
         path = self.root / "shared.db"
-        if not path.exists():
+        opened_on = file_mark(path), os.getpid()
+        if getattr(self._kept, "on", None) == opened_on:
+            return self._kept.conn
+        if getattr(self._kept, "on", (None, None))[1] == os.getpid():
+            self._kept.conn.close()  # a child never closes its parent's connection: it only drops it
+        self._kept.on = None
+        if opened_on[0] is None:
             create_db(path)
         conn = sqlite3.connect(path, timeout=30, isolation_level=None)
-        if not self.schema_ready:
-            try:
+        try:
+            if not self.schema_ready:
                 upgrade(conn)
-            except BaseException:
-                conn.close()
-                raise
-            self.schema_ready = True
+                self.schema_ready = True
+        except BaseException:
+            conn.close()
+            raise
+        self._kept.conn, self._kept.on = conn, (file_mark(path), os.getpid())
         return conn
+
+    def close(self) -> None:
+        """Close this thread's kept connection (a later read opens a new one)."""
+        if getattr(self._kept, "on", (None, None))[1] == os.getpid():
+            self._kept.conn.close()
+        self._kept.on = None
 
     def _read(self, query: str, params: tuple = ()) -> list[tuple]:
         try:
-            with closing(self.db()) as conn:
-                return conn.execute(query, params).fetchall()
+            return self.db().execute(query, params).fetchall()
         except sqlite3.Error as exc:
+            self.close()
             raise StateError(f"cannot read {self.root / 'shared.db'}: {exc}. {DB_HINT}") from exc
         except OSError as exc:
             raise StateError(f"cannot open the state dir {self.root}: {exc.strerror}. Check that it is a "
@@ -139,16 +157,17 @@ class Home:
     def _write(self, work: Callable[[sqlite3.Connection], object]):
         """Run `work` in one write transaction (BEGIN IMMEDIATE): all of it lands, or none."""
         try:
-            with closing(self.db()) as conn:
-                conn.execute("BEGIN IMMEDIATE")
-                try:
-                    result = work(conn)
-                except BaseException:
-                    conn.execute("ROLLBACK")
-                    raise
-                conn.execute("COMMIT")
-                return result
+            conn = self.db()
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                result = work(conn)
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+            return result
         except sqlite3.Error as exc:
+            self.close()  # a connection left inside a failed transaction is not used again
             raise StateError(f"cannot write {self.root / 'shared.db'}: {exc}. Check that the state dir is "
                              f"writable and has free space. {DB_HINT}") from exc
         except OSError as exc:  # a menu version file: nothing was published
@@ -254,6 +273,7 @@ class Home:
 
     def reset(self) -> None:
         """Delete sessions, menu versions, stock list and audit log (on purpose only)."""
+        self.close()
         for path in [*self.sessions.glob("*.json"), *(self.root / "menu").glob("v*.lp"),
                      *self.root.glob("shared.db*")]:
             path.unlink(missing_ok=True)
@@ -310,6 +330,15 @@ def create_db(path: Path) -> None:
     finally:
         for leftover in (tmp, tmp + "-wal", tmp + "-shm"):
             Path(leftover).unlink(missing_ok=True)
+
+
+def file_mark(path: Path) -> tuple[int, int, int] | None:
+    """What tells one file from another at the same path, or the same file rewritten."""
+    try:
+        stat = path.stat()
+    except FileNotFoundError:
+        return None
+    return stat.st_ino, stat.st_size, stat.st_mtime_ns
 
 
 def now() -> str:

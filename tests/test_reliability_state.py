@@ -154,6 +154,26 @@ def test_processes_opening_a_new_state_dir_at_once_all_succeed(tmp_path):
     assert not list((tmp_path / "0").glob("*.new*"))  # no temporary database left behind
 
 
+def test_a_process_keeps_one_connection_until_the_file_is_another(tmp_path):
+    """Reads and writes share this thread's connection; a database deleted under it (another
+    process's `state reset`) is made and opened again, so nothing is read from the file that is gone."""
+    import threading
+
+    home = Home(tmp_path)
+    home.set_stock("Tomatoes", True)
+    kept = home.db()
+    assert home.stock_out() == ["Tomatoes"] and home.latest_version() == 0 and home.db() is kept
+    other: list = []
+    thread = threading.Thread(target=lambda: other.append(home.db()))
+    thread.start()
+    thread.join()
+    assert other[0] is not kept  # a thread of its own
+    Home(tmp_path).reset()
+    assert home.stock_out() == [] and home.db() is not kept
+    home.set_stock("Lettuce", True)
+    assert Home(tmp_path).stock_out() == ["Lettuce"]
+
+
 def test_a_database_of_the_previous_release_is_upgraded(tmp_path):
     tmp_path.mkdir(exist_ok=True)
     with sqlite3.connect(tmp_path / "shared.db") as conn:  # the old schema: no batch column
