@@ -73,37 +73,32 @@ QUERY_KINDS = "price|calories|ingredients|toppings|available|menu|total|sizes|wh
 # The customer vocabulary: the paper's predicates plus corrections (remove, set_quantity,
 # replace, cancel, stop) and the answers to the bot's own questions (accept, decline).
 CUSTOMER: dict[str, Form] = {
-    "order": form("order", "the customer wants quantity of a dish or combo", food="string", quantity="integer"),
-    "specify": form("specify", "dish is the customer's choice for one of the combo's option groups "
-                    "(which side, which drink)", combo="string", dish="string"),
-    "update": form("update", "change an ordered dish. operation add|no|less|extra: option is an ingredient or "
-                   "sauce; change: option is the ingredient to replace and new_option its replacement; "
-                   "option: option is a size, style or other option value the menu offers ('large', a crust), "
-                   "new_option 'no' when the customer does not want it; units: on how "
-                   "many of the dishes already ordered ('on just one of them': 1), null for all",
+    "order": form("order", "quantity of a dish or combo", food="string", quantity="integer"),
+    "specify": form("specify", "dish is a choice for the combo (which side, which drink)",
+                    combo="string", dish="string"),
+    "update": form("update", "change an ordered dish. add|no|less|extra: option is an ingredient or sauce; "
+                   "change: option is replaced by new_option; option: option is a value the menu offers "
+                   "('large', a crust), new_option 'no' when not wanted; units: on how many of them "
+                   "('just one': 1), null for all",
                    dish="string", operation=UPDATE_OPS, option="string", new_option="string?",
                    units="integer?"),
-    "need_recommend": form("need_recommend", "a suggestion. type category: content is a category (one of the menu's, "
-                           "...), all, a label of the menu (veggie) or combo; type upgrade: content is a dish and the customer "
-                           "wants toppings for it", content="string", type="category|upgrade"),
-    "query": form("query", "a question about food (a menu name, a category for kind menu, or all); quantity and "
-                  "size when the question names them ('how much are two large drinks'); kind why: why an "
-                  "ordered food costs what it does, or why a food can't be had (all: the whole order); kind choices: "
-                  "the choices of the combo the bot asked about",
+    "need_recommend": form("need_recommend", "a suggestion. category: content is a category, all, a label "
+                           "(veggie) or combo; upgrade: toppings for the dish content", content="string",
+                           type="category|upgrade"),
+    "query": form("query", "a question about food (a name, a category for menu, or all) with the quantity "
+                  "and size it names; why: why it costs that or can't be had; choices: of the combo asked about",
                   kind=QUERY_KINDS, food="string", quantity="integer?", size="string?"),
-    "remove": form("remove", "take quantity units of food off the order (null: all of them)",
-                   food="string", quantity="integer?"),
-    "set_quantity": form("set_quantity", "the order should hold exactly quantity of food ('make that two')",
-                         food="string", quantity="integer"),
-    "replace": form("replace", "a correction: new instead of old ('actually the other one instead')",
-                    old="string", new="string"),
-    "complete": form("complete", "the customer has ordered everything ('that's all')"),
+    "remove": form("remove", "take quantity of food off the order (null: all)", food="string", quantity="integer?"),
+    "set_quantity": form("set_quantity", "exactly quantity of food ('make that two')", food="string",
+                         quantity="integer"),
+    "replace": form("replace", "new instead of old ('the other one instead')", old="string", new="string"),
+    "complete": form("complete", "nothing more to order ('that's all')"),
     "accept": form("accept", "yes to the bot's last question or suggestion"),
     "decline": form("decline", "no to the bot's last question"),
     "cancel": form("cancel", "cancel the whole order"),
     "stop": form("stop", "stop whatever the bot is doing; add nothing"),
     "quit": form("quit", "the customer leaves ('bye')"),
-    "greet": form("greet", "a greeting or small talk, no order", kind="hello|how_are_you|thanks"),
+    "greet": form("greet", "a greeting or small talk", kind="hello|how_are_you|thanks"),
     "irrelevant": form("irrelevant", "nothing the bot can act on"),
 }
 
@@ -114,14 +109,14 @@ PROPERTIES = "category|price|calories|ingredient|popular|contains"
 MANAGER: dict[str, Form] = {
     "runout": form("runout", "food (an ingredient, sauce, dish or combo) is out of stock", food="string"),
     "restore": form("restore", "food is back in stock", food="string"),
-    "add_new": form("add", "add a new dish, combo or ingredient called name (type null when not said)",
+    "add_new": form("add", "a new dish, combo or ingredient called name (type null if not said)",
                     type="dish|combo|ingredient|sauce?", name="string"),
-    "add": form("add", "name (a new item being described, or one on the menu) gets a value: category a category "
-                "word; price in dollars; calories a number; ingredient a name; popular a topping people like "
-                "on it, or none; contains a dish or option group of a combo, with count",
+    "add": form("add", "name (new or on the menu) gets a value: a category; price in dollars; calories; "
+                "an ingredient; popular: a topping people like on it, or none; contains: a dish or option "
+                "group of a combo, with count",
                 name="string", property=PROPERTIES, value="string", count="integer?"),
     "edit": form("edit", "the price (dollars), calories or category of name becomes value; price_by: the price "
-                 "goes up (or down, a negative value) by value dollars ('knock 50 cents off': -0.50)",
+                 "moves by value dollars ('50 cents off': -0.50)",
                  name="string", property="price|price_by|calories|category", value="string"),
     "edit_swap": form("edit", "new instead of old among the ingredients, popular toppings or contents of name",
                       name="string", property="ingredient|popular|contains", old="string", new="string"),
@@ -134,8 +129,8 @@ MANAGER: dict[str, Form] = {
     "cancel": form("cancel", "abandon the item being added"),
     "undo": form("undo", "take back the last change ('undo', 'scratch that'; name null), or every pending "
                  "change to name ('don't delete the X after all')", name="string?"),
-    "query": form("query", "a question: kind out (what is out of stock) or pending (what changes are waiting), "
-                  "name all; kind price|calories|ingredient: about the item name", kind="out|pending|price|calories|ingredient",
+    "query": form("query", "a question: out (what is out of stock) or pending (changes waiting), name all; "
+                  "price|calories|ingredient of the item name", kind="out|pending|price|calories|ingredient",
                   name="string"),
     "accept": form("accept", "yes to the bot's last question"),
     "decline": form("decline", "no to the bot's last question (for popular toppings: none)"),
@@ -150,12 +145,14 @@ class VocabError(ValueError):
     """An LLM answer outside the vocabulary; the message is sent back to it once."""
 
 
-def describe(vocabulary: dict[str, Form]) -> str:
-    """The vocabulary for a prompt: one line per JSON form."""
+def describe(vocabulary: dict[str, Form], fields: bool = True) -> str:
+    """The vocabulary for a prompt, one form a line: `- name(field, field: type): meaning` (a
+    field is a string unless its type is given; '?' marks one that may be null). Without
+    fields, `- name: meaning`: for a request that sends the JSON schema, which has them."""
     lines = []
     for name, spec in vocabulary.items():
-        fields = ", ".join(f'"{f}": {t}' for f, t in spec.fields)
-        lines.append(f'- {{"predicate": "{name}"{", " + fields if fields else ""}}}: {spec.meaning}')
+        said = ", ".join(f if t == "string" else f"{f}?" if t == "string?" else f"{f}: {t}" for f, t in spec.fields)
+        lines.append(f"- {name}({said}): {spec.meaning}" if said and fields else f"- {name}: {spec.meaning}")
     return "\n".join(lines)
 
 
@@ -166,17 +163,17 @@ def json_schema(vocabulary: dict[str, Form]) -> dict:
         nullable = kind.endswith("?")
         kind = kind.rstrip("?")
         if "|" in kind:
-            schema: dict = {"type": "string", "enum": kind.split("|")}
-        else:
-            schema = {"type": kind}
-        if nullable:
-            schema = {"anyOf": [schema, {"type": "null"}]}
-        return schema
+            words = kind.split("|")
+            return {"type": ["string", "null"], "enum": [*words, None]} if nullable else {"type": "string", "enum": words}
+        return {"type": [kind, "null"] if nullable else kind}
 
-    variants = []
+    alike: dict[tuple, list[str]] = {}  # forms with the same fields share one variant (a shorter schema)
     for name, spec in vocabulary.items():
-        properties = {"predicate": {"type": "string", "enum": [name]}}
-        properties.update({f: field_schema(t) for f, t in spec.fields})
+        alike.setdefault(spec.fields, []).append(name)
+    variants = []
+    for fields, names in alike.items():
+        properties = {"predicate": {"type": "string", "enum": names}}
+        properties.update({f: field_schema(t) for f, t in fields})
         variants.append({"type": "object", "properties": properties, "required": list(properties),
                          "additionalProperties": False})
     return {"type": "object", "properties": {"predicates": {"type": "array", "items": {"anyOf": variants}}},

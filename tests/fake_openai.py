@@ -65,7 +65,9 @@ class FakeOpenAI:
 
     def answer(self, body: dict) -> tuple[int, dict]:
         fmt = body.get("response_format")
-        tokens = -(-len(json.dumps(body["messages"]) + json.dumps(fmt or {})) // 4) if self.count_tokens else 100
+        said = "".join(message["content"] for message in body["messages"])  # what the model reads
+        schema = json.dumps(fmt, ensure_ascii=False, separators=(",", ":")) if fmt else ""
+        tokens = -(-len(said + schema) // 4) if self.count_tokens else 100
         if fmt is None:
             decided = re.search(r"Decided reply: (.*)\nReply:", body["messages"][-1]["content"], re.S).group(1)
             return 200, completion(self.rephrase(decided), tokens)

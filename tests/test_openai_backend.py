@@ -85,9 +85,13 @@ def test_a_whole_order_through_the_repl(fake, home):
     request = fake.parse_requests[0]
     schema = request["response_format"]["json_schema"]
     assert schema["strict"] is True
-    names = [v["properties"]["predicate"]["enum"][0] for v in schema["schema"]["properties"]["predicates"]
-             ["items"]["anyOf"]]
-    assert names == list(CUSTOMER)
+    variants = schema["schema"]["properties"]["predicates"]["items"]["anyOf"]
+    assert sorted(name for v in variants for name in v["properties"]["predicate"]["enum"]) == sorted(CUSTOMER)
+    for variant in variants:  # forms with the same fields share a variant: every field is the form's
+        for name in variant["properties"]["predicate"]["enum"]:
+            assert list(variant["properties"])[1:] == [f for f, _ in CUSTOMER[name].fields]
+    system = request["messages"][0]["content"]  # the schema has the fields: the prompt has the meanings
+    assert "- order: " in system and "order(food" not in system
     assert {k.lower(): v for k, v in fake.headers[0].items()}["authorization"] == "Bearer not-needed"  # a base URL without a key: a dummy key
 
 
@@ -220,12 +224,31 @@ def test_prompts_are_made_from_the_vocabulary(role):
     menu = Menu.load(paths.kb_files())
     text, name = Prompts(menu).render(f"{role}_parse", role)
     assert re.fullmatch(rf"{role}_parse@[0-9a-f]{{10}}", name)
-    for form_name in VOCABULARIES[role]:
-        assert f'"predicate": "{form_name}"' in text
-    examples = re.findall(r"^JSON: (.+)$", text, re.M)
-    assert len(examples) >= 5
-    for example in examples:  # every example is valid in the vocabulary the validator uses
+    for form_name, form in VOCABULARIES[role].items():  # each form with its fields (for JSON mode)
+        assert f"- {form_name}({form.fields[0][0]}" in text if form.fields else f"- {form_name}: " in text
+    for example in re.findall(r'^\{"predicates".+$', text, re.M):  # valid in the validator's vocabulary
         assert validate(VOCABULARIES[role], json.loads(example))
+    # every worked example says what it means in predicates of the vocabulary
+    meanings = re.findall(r'^-? ?"[^"]+"(?::| ->) (.+)$', text, re.M)
+    assert len(meanings) >= 3
+    for meaning in meanings:
+        for clause in re.split(r"; | / ", meaning):
+            assert clause.split()[0] in VOCABULARIES[role] or clause.startswith("{"), clause
     respond, _ = Prompts(menu).render(f"{role}_respond", role)
     assert menu.restaurant in respond and "{restaurant}" not in respond
 
+
+
+@pytest.mark.parametrize("role", ["customer", "manager"])
+@pytest.mark.parametrize("pack", [None, "pizza"])
+def test_the_parse_prompt_with_its_schema_stays_within_1500_tokens(role, pack):
+    """What the model reads on the critical path (the system prompt without the fields the schema
+    has, the schema, a turn's context and words), at about 4 characters a token."""
+    from automanager.vocab import json_schema
+
+    menu = Menu.load(paths.kb_files(paths.kb_dir() / "packs" / pack if pack else None))
+    system, _ = Prompts(menu).render(f"{role}_parse", role, fields=False)
+    schema = json.dumps(json_schema(VOCABULARIES[role]), ensure_ascii=False, separators=(",", ":"))
+    turn = "Context: the bot asked what size for the drink; the order holds two dishes\nCustomer: a large one\nJSON:"
+    assert (len(system) + len(schema) + len(turn)) / 4 <= 1500
+    assert not re.search(r"\{[a-z_]+\}", system)  # every placeholder was filled

@@ -101,8 +101,8 @@ def _single_words(table: dict[str, list[str]]) -> dict[str, str]:
 
 def menu_examples(menu) -> dict[str, str]:
     """Names from the KB for examples in prompts and help texts, so no example holds a menu
-    word: the best-selling dish, one of its ingredients and toppings, a drink with sizes and its
-    largest size."""
+    word: the best-selling dish, one of its options, ingredients and toppings, a drink with
+    sizes and its largest size."""
     dish = menu.example_dish
     rank = dict(menu.facts.get("popularity", []))
     sizes_of: dict[str, list[str]] = {}
@@ -118,7 +118,11 @@ def menu_examples(menu) -> dict[str, str]:
     # first what the dish comes with and can have more of, then what people add; never the dough
     ingredients = sorted(own | popular, key=lambda i: (not (i in own and i in toppings), i not in popular,
                                                        i not in toppings, i)) + [dish, dish]
+    option_rank = {(g, o): r for g, o, r in menu.facts.get("option_rank", [])}
+    options = sorted((option_rank.get((g, o), 1000), o) for i, g, o in menu.facts.get("option", [])
+                     if i == dish and g != "size")
     return {"dish": dish, "dishes": plural(dish, 2), "drink": drinks[0], "drinks": plural(drinks[0], 2),
+            "option": options[0][1] if options else sizes[-1][1] if sizes else "large",
             "other_drink": drinks[1] if len(drinks) > 1 else dish, "size": sizes[-1][1] if sizes else "large",
             "ingredient": ingredients[0], "other_ingredient": ingredients[1],
             "topping": toppings[0] if toppings else ingredients[0], "category": menu.category_of.get(dish, "dish")}

@@ -108,10 +108,11 @@ class Prompts:
         self.values = {"restaurant": menu.restaurant, "categories": ", ".join(sorted(menu.categories)),
                        "phrase_examples": prompt_examples(menu), **menu_examples(menu)}
 
-    def render(self, name: str, role: str) -> tuple[str, str]:
-        """(text, name@hash) of prompts/<name>.txt."""
+    def render(self, name: str, role: str, fields: bool = True) -> tuple[str, str]:
+        """(text, name@hash) of prompts/<name>.txt; without the forms' fields when the request
+        sends the JSON schema (it has them)."""
         template = (paths.data_dir("prompts") / f"{name}.txt").read_text(encoding="utf-8")
-        text = template.format(vocabulary=describe(VOCABULARIES[role]), **self.values)
+        text = template.format(vocabulary=describe(VOCABULARIES[role], fields), **self.values)
         return text, f"{name}@{hashlib.sha256(text.encode()).hexdigest()[:10]}"
 
 
@@ -149,7 +150,7 @@ class OpenAIBackend:
     def extract(self, role: str, text: str, context: str, usage: Usage) -> list[tuple[str, dict]]:
         """The predicates of `text` as validated JSON forms; LLMError when none could be had."""
         usage.backend, usage.model = "openai", self.config.model
-        system, name = self.prompts.render(f"{role}_parse", role)
+        system, name = self.prompts.render(f"{role}_parse", role, fields=not self.schema_accepted)
         usage.prompts.append(name)
         said = "Customer" if role == "customer" else "Manager"
         messages = [{"role": "system", "content": system},
@@ -181,6 +182,7 @@ class OpenAIBackend:
                 if not isinstance(exc.__cause__, openai.BadRequestError):
                     raise
                 self.schema_accepted = False  # this server does not do JSON schemas: JSON mode from now on
+                messages[0] = {"role": "system", "content": self.prompts.render(f"{role}_parse", role)[0]}
         usage.structured = "json_object"
         return self.complete(messages, usage, {"type": "json_object"})
 
