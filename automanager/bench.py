@@ -287,6 +287,7 @@ def run(quick: bool = False, progress: Callable[[str], None] = lambda _name: Non
         progress("mixed_run")
         mixed = mixed_run(Home(Path(tmp) / "mixed"), menu, 60 if quick else 200)
         progress("commit_turn")
+        manager.warm()  # as the REPL does at start (it grounds the version for the next commit too)
         commits = []
         for price in range(3 if quick else 10):
             manager.step(f"the {dish} now costs ${2 + price}.49")

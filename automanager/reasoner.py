@@ -16,7 +16,7 @@ import re
 import tempfile
 import threading
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -67,14 +67,17 @@ def atom(name: str, *args: Any) -> clingo.Symbol:
 
 def value(symbol: clingo.Symbol) -> Value:
     """A clingo term as a plain Python value (strings and constants both become str)."""
-    if symbol.type == clingo.SymbolType.Number:
+    kind = symbol.type  # each attribute is a call into clingo: read each once (a menu has ~15,000 terms)
+    if kind == clingo.SymbolType.Number:
         return symbol.number
-    if symbol.type == clingo.SymbolType.String:
+    if kind == clingo.SymbolType.String:
         return symbol.string
-    if symbol.type == clingo.SymbolType.Function and not symbol.arguments:
-        return symbol.name
-    if symbol.type == clingo.SymbolType.Function and not symbol.name:
-        return tuple(value(a) for a in symbol.arguments)
+    if kind == clingo.SymbolType.Function:
+        arguments = symbol.arguments
+        if not arguments:
+            return symbol.name
+        if not symbol.name:
+            return tuple(map(value, arguments))
     return str(symbol)
 
 
@@ -125,6 +128,10 @@ class Reasoner:
         self.context = context
 
     def solve(self, facts: Iterable[clingo.Symbol] = (), extra: Sequence[Path] = ()) -> Atoms:
+        return dict(LazyAtoms(self.shown(facts, extra)))
+
+    def shown(self, facts: Iterable[clingo.Symbol] = (), extra: Sequence[Path] = ()) -> list[clingo.Symbol]:
+        """The shown atoms of the answer, as clingo symbols."""
         messages: list[str] = []
         ctl = clingo.Control(["--warn=none"], logger=lambda _code, msg: messages.append(msg))
         texts = [program_text(path) for path in [*self.programs, *extra]]
@@ -143,10 +150,31 @@ class Reasoner:
             raise locate_error([*self.programs, *extra], "".join(messages).strip() or str(exc)) from exc
         if shown is None:
             raise ReasonerError("the program has no answer set (an integrity constraint failed)")
-        atoms: Atoms = defaultdict(list)
-        for sym in shown:
-            atoms[sym.name].append(tuple(value(a) for a in sym.arguments))
-        return {name: sorted(args, key=repr) for name, args in atoms.items()}
+        return shown
+
+
+class LazyAtoms(Mapping):
+    """Atoms by predicate name, as Python values sorted as `Reasoner.solve` gives them; each
+    predicate is turned into Python values when it is first read (every term is a few calls into
+    clingo: for a whole menu that took longer than reading it)."""
+
+    def __init__(self, symbols: Iterable[clingo.Symbol]):
+        self._symbols: dict[str, list[clingo.Symbol]] = {}
+        for symbol in symbols:
+            self._symbols.setdefault(symbol.name, []).append(symbol)
+        self._values: dict[str, list[tuple[Value, ...]]] = {}
+
+    def __getitem__(self, name: str) -> list[tuple[Value, ...]]:
+        if name not in self._values:
+            rows = [tuple(map(value, symbol.arguments)) for symbol in self._symbols[name]]
+            self._values[name] = sorted(rows, key=repr)
+        return self._values[name]
+
+    def __iter__(self):
+        return iter(self._symbols)
+
+    def __len__(self) -> int:
+        return len(self._symbols)
 
 
 STEP = "t"  # the program parameter that keeps each call's atoms apart

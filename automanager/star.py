@@ -25,7 +25,7 @@ from .language.manager_parser import MAX_LIST, ManagerContext, ManagerParser
 from .language.manager_templates import ManagerTemplates, describe
 from .llm.openai_backend import LLMConfig, LLMError, OpenAIBackend, Usage
 from .llm.structured import CustomerReader, ManagerReader
-from .menu.commit import CommitError, next_version_text
+from .menu.commit import CommitError, next_version_text, warm_committer
 from .menu.model import Menu
 from .names import NameMatcher
 from .reasoner import ReasonerError, value
@@ -285,13 +285,20 @@ class ManagerChat(Chat):
         self._reloading = threading.Thread(target=work, name="menu-reload", daemon=True)
         self._reloading.start()
 
+    def warm(self) -> None:
+        """Also ground this version for the next commit, in a thread of its own: the turn after a
+        commit waits for the bot's warm-up only, and a save comes turns later."""
+        super().warm()
+        threading.Thread(target=warm_committer, args=(self._menu.files, self.home.root / "cache"),
+                         name="commit-warm-up", daemon=True).start()
+
     def load_menu(self) -> None:
         super().load_menu()
         self.admin = self.bot = Administrator(self.menu.files, self.home.root / "cache")
         self.parser = ManagerParser(self.menu, self.names)
         self.reader = ManagerReader(self.names)
-        policy = {name: rows[0][0] for name, rows in self.menu.facts.items()
-                  if name in ("max_item_price", "max_item_calories") and rows}
+        policy = {name: self.menu.facts[name][0][0] for name in ("max_item_price", "max_item_calories")
+                  if self.menu.facts.get(name)}
         self.templates = ManagerTemplates(self.menu.categories, policy.get("max_item_price", 0),
                                           policy.get("max_item_calories", 0), self.menu.example_dish)
 
@@ -375,7 +382,7 @@ class ManagerChat(Chat):
         staged = [t for t in self.state if clingo.parse_term(t).name in ("staged", "effect")]
         try:
             version = self.home.commit_menu(self.session_id, batch, self.menu_version, records,
-                                            lambda files: next_version_text(files, staged))
+                                            lambda files: next_version_text(files, staged, self.home.root / "cache"))
         except CommitError as exc:
             return (f"I could not apply the changes: {exc}. Nothing was changed; the changes stay pending "
                     f"(/pending shows them).")

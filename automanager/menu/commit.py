@@ -14,7 +14,7 @@ from pathlib import Path
 import clingo
 
 from ..bots.base import state_symbols
-from ..reasoner import Reasoner, ReasonerError
+from ..reasoner import ReasonerError, TurnReasoner
 from .check import check_kb
 
 VIEW = Path(__file__).with_name("view.lp")  # the menu with the staged changes (also read by the admin CKT)
@@ -48,6 +48,13 @@ def facts_by_text(files: list[Path]) -> dict[str, clingo.Symbol]:
     return FACTS[key]
 
 
+def known_facts(files: list[Path]) -> list[clingo.Symbol] | None:
+    """The facts of a KB this process has read or written already (a version it just
+    published), or None."""
+    facts = FACTS.get(digest(files))
+    return None if facts is None else list(facts.values())
+
+
 def digest(files: list[Path]) -> str:
     return hashlib.sha256(b"\0".join(path.read_bytes() for path in files)).hexdigest()
 
@@ -66,9 +73,22 @@ def known_problems(files: list[Path]) -> set[str]:
     return set(PROBLEMS[key])
 
 
-def next_version_text(files: list[Path], staged: list[str]) -> str:
+def committer(files: list[Path], cache: Path | None = None) -> TurnReasoner:
+    """What works out a commit's changes over a version: grounded once per version (a manager
+    chat does it in the background), so a commit does not parse the menu for it."""
+    return TurnReasoner.shared(files, RULES, cache)
+
+
+def warm_committer(files: list[Path], cache: Path | None = None) -> None:
+    try:
+        committer(files, cache).warm()
+    except ReasonerError:
+        pass  # the commit meets the same problem and says it
+
+
+def next_version_text(files: list[Path], staged: list[str], cache: Path | None = None) -> str:
     """The facts of the next version as an .lp text, checked against the integrity rules."""
-    change = Reasoner([*files, *RULES]).solve(state_symbols(staged))
+    change = committer(files, cache).solve(state_symbols(staged))
     drop = {args[0] for args in change.get("kb_drop", [])}
     retract = {args[0] for args in change.get("kb_retract", [])}
     kept = {text: sym for text, sym in facts_by_text(files).items()

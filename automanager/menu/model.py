@@ -6,12 +6,14 @@ menu is made by the ASP programs.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
 
 from ..normalize import normalize
-from ..reasoner import Atoms, Reasoner
+from ..reasoner import LazyAtoms, Reasoner, Value
+from .commit import known_facts
 
 ITEM_KINDS = ("dish", "combo")
 TOPPING_KINDS = ("ingredient", "sauce")
@@ -19,7 +21,7 @@ TOPPING_KINDS = ("ingredient", "sauce")
 
 @dataclass
 class Menu:
-    facts: Atoms
+    facts: Mapping[str, list[tuple[Value, ...]]]  # predicate -> argument tuples, sorted
     files: list[Path] = field(default_factory=list)
 
     @classmethod
@@ -191,4 +193,5 @@ def name_variants(name: str) -> list[str]:
 @lru_cache(maxsize=16)
 def _load(files: tuple[tuple[Path, int, int], ...]) -> Menu:
     paths = [path for path, _, _ in files]
-    return Menu(Reasoner(paths).solve(), paths)
+    known = known_facts(paths)  # a version this process just published is not read back
+    return Menu(LazyAtoms(Reasoner(paths).shown() if known is None else known), paths)
