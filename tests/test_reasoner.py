@@ -149,3 +149,31 @@ def test_a_call_grounds_only_the_rules_its_facts_can_fire(tmp_path):
     again = TurnReasoner([kb], [rules], cache=tmp_path / "cache")
     assert again.solve(asked) == {"told": [("Taco",)], "none_ordered": [()]}
     assert again._relevance.parts == reasoner._relevance.parts
+
+
+def test_the_managers_calls_answer_as_a_fresh_reasoner(tmp_path, monkeypatch):
+    """The administrator's rules (over view.lp) through the grounded-once reasoner, turn by turn:
+    runouts, a read-back, a new dish asked piece by piece, a refusal, an undo."""
+    from automanager.reasoner import TurnReasoner
+    from automanager.star import ManagerChat
+    from automanager.store import Home
+
+    chat = ManagerChat(Home(tmp_path))
+    reasoner = chat.admin.reasoner
+    fresh = Reasoner([*chat.menu.files, *reasoner.rules])
+    calls = []
+
+    def checked(facts):
+        facts = list(facts)
+        answer = TurnReasoner.solve(reasoner, facts)
+        assert answer == fresh.solve(facts)
+        calls.append(answer)
+        return answer
+
+    monkeypatch.setattr(reasoner, "solve", checked)
+    for line in ["we're out of tomatoes and lettuce", "the soft taco now costs $9.99", "yes",
+                 "add a new dish called Garden Bowl", "it's a bowl", "$4.49", "with black beans and rice",
+                 "380 calories", "none", "the bean burrito costs a million dollars", "undo",
+                 "tomatoes are back", "what's out?"]:
+        chat.turn(line)
+    assert len(calls) >= 13 and any(answer.get("reject") for answer in calls)
