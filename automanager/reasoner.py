@@ -177,6 +177,8 @@ class LazyAtoms(Mapping):
         return len(self._symbols)
 
 
+# This module's own text: a rewrite kept on disk by another release of it is not used
+REWRITER = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
 STEP = "t"  # the program parameter that keeps each call's atoms apart
 EVERY_CALL = "step"  # the part of the rules grounded in every call
 OPEN = "call_open"  # the external atom that shows one call's answer
@@ -241,11 +243,11 @@ class TurnReasoner:
 
     def _program(self, kb: set[tuple[str, int]]) -> tuple[str, Relevance]:
         """The rewritten rules as program text, and what each part needs. Rewriting walks every
-        rule in Python (a few hundred ms); its result depends only on the rule files and which
-        predicates the KB has, so it is made once per process and kept on disk (self.cache) for
-        the next process."""
+        rule in Python (a few hundred ms); its result depends only on the rule files, which
+        predicates the KB has and this code, so it is made once per process and kept on disk
+        (self.cache) for the next process."""
         texts = [program_text(path) for path in self.rules]
-        digest = hashlib.sha256(repr((texts, sorted(kb))).encode()).hexdigest()[:24]
+        digest = hashlib.sha256(repr((texts, sorted(kb), REWRITER)).encode()).hexdigest()[:24]
         if digest in self._programs:
             return self._programs[digest]
         stored = self.cache / f"rules-{digest}.json" if self.cache else None
