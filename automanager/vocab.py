@@ -74,24 +74,25 @@ QUERY_KINDS = "price|calories|ingredients|toppings|available|menu|total|sizes|wh
 # replace, cancel, stop) and the answers to the bot's own questions (accept, decline).
 CUSTOMER: dict[str, Form] = {
     "order": form("order", "quantity of a dish or combo", food="string", quantity="integer"),
-    "specify": form("specify", "dish is a choice for the combo (which side, which drink)",
+    "specify": form("specify", "dish chosen for the combo (a side, a drink)",
                     combo="string", dish="string"),
     "update": form("update", "change an ordered dish. add|no|less|extra: option is an ingredient or sauce; "
-                   "change: option is replaced by new_option; option: option is a value the menu offers "
-                   "('large', a crust), new_option 'no' when not wanted; units: on how many of them "
-                   "('just one': 1), null for all",
+                   "change: new_option replaces option; option: a value the menu offers ('large', a crust), "
+                   "new_option 'no' if not wanted; units: how many of them ('just one': 1), null: all",
                    dish="string", operation=UPDATE_OPS, option="string", new_option="string?",
                    units="integer?"),
     "need_recommend": form("need_recommend", "a suggestion. category: content is a category, all, a label "
                            "(veggie) or combo; upgrade: toppings for the dish content", content="string",
                            type="category|upgrade"),
-    "query": form("query", "a question about food (a name, a category for menu, or all) with the quantity "
-                  "and size it names; why: why it costs that or can't be had; choices: of the combo asked about",
+    "query": form("query", "a question about food (a name, a category for menu, or all), with quantity and "
+                  "size if said; why: why it costs that or can't be had; choices: the combo's",
                   kind=QUERY_KINDS, food="string", quantity="integer?", size="string?"),
     "remove": form("remove", "take quantity of food off the order (null: all)", food="string", quantity="integer?"),
     "set_quantity": form("set_quantity", "exactly quantity of food ('make that two')", food="string",
                          quantity="integer"),
     "replace": form("replace", "new instead of old ('the other one instead')", old="string", new="string"),
+    "either": form("either", "one of two, not said which ('a pepsi or a coke')",
+                   first="string", second="string"),
     "complete": form("complete", "nothing more to order ('that's all')"),
     "accept": form("accept", "yes to the bot's last question or suggestion"),
     "decline": form("decline", "no to the bot's last question"),

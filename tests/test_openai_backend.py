@@ -95,6 +95,20 @@ def test_a_whole_order_through_the_repl(fake, home):
     assert {k.lower(): v for k, v in fake.headers[0].items()}["authorization"] == "Bearer not-needed"  # a base URL without a key: a dummy key
 
 
+def test_a_choice_left_open_through_the_llm_orders_neither_and_asks(fake, home):
+    """The LLM's either(first, second): nothing is ordered, the bot asks which; the answer orders it."""
+    fake.parses.append(preds(order("soft taco"), {"predicate": "either", "first": "sour cream", "second": "guac"}))
+    fake.parses.append(preds({"predicate": "either", "first": "pepsi", "second": "mountain dew"}))
+    fake.parses.append(preds(order("mountain dew")))
+    chat = customer(home)
+    first = chat.turn("a soft taco with sour cream or guac")
+    assert first.parsed == ["order('Soft Taco', 1)", "either('Reduced-Fat Sour Cream', 'Guacamole')"]
+    assert "Which one would you like" in first.reply and first.order == [{"item": "Soft Taco"}]
+    second = chat.turn("and a pepsi or a mountain dew")
+    assert second.order == [{"item": "Soft Taco"}] and "Mountain Dew" in second.reply
+    assert chat.turn("the mountain dew").order == [{"item": "Soft Taco"}, {"item": "Mountain Dew®"}]
+
+
 def test_a_manager_runout_through_the_llm(fake, home):
     fake.parses.append(preds({"predicate": "runout", "food": "slow rosted chicken"},
                              {"predicate": "runout", "food": "tomatoes"}))
@@ -249,6 +263,7 @@ def test_the_parse_prompt_with_its_schema_stays_within_1500_tokens(role, pack):
     menu = Menu.load(paths.kb_files(paths.kb_dir() / "packs" / pack if pack else None))
     system, _ = Prompts(menu).render(f"{role}_parse", role, fields=False)
     schema = json.dumps(json_schema(VOCABULARIES[role]), ensure_ascii=False, separators=(",", ":"))
-    turn = "Context: the bot asked what size for the drink; the order holds two dishes\nCustomer: a large one\nJSON:"
+    turn = ("Context: the bot last asked about pick(size) for the drink; ordered so far: two dishes and a drink; "
+            "the bot just suggested: a topping\nCustomer: a large one please\nJSON:")
     assert (len(system) + len(schema) + len(turn)) / 4 <= 1500
     assert not re.search(r"\{[a-z_]+\}", system)  # every placeholder was filled

@@ -111,6 +111,7 @@ class CustomerParser:
         mentions = self.names_with_and(tokens, [self.as_topping(tokens, m) for m in find_mentions(self.menu, tokens)
                                                 if not self.verb_not_option(tokens, m)])
         mentions = self.adjacent_names(tokens, mentions)
+        tokens, mentions, choices = self.either_or(tokens, mentions, flat)
         if ctx.ask_topic == "more" and acts["one_more"].search(said) and not any(m.kind == "item" for m in mentions):
             return Parse([Pred("accept")], [], [])  # "one more thing": the summary's order reopens
         if not flat:
@@ -157,6 +158,7 @@ class CustomerParser:
         state = {"line": 0, "last": ctx.ordered[-1] if flat.startswith("with ") and ctx.ordered else None}
         for clause in clauses:
             self.clause(clause, ctx, result, state)
+        result.preds += [Pred("either", choice) for choice in choices]
         if complete:
             result.preds.append(Pred("complete"))
         if self.small_talk(flat) and not ctx.ordered:  # "hi, can I get a taco": hello back, then the order
@@ -188,6 +190,47 @@ class CustomerParser:
                                                   " ".join(tokens[start:end]))], key=lambda m: m.start)
                 inside.update(range(start, end))
         return mentions
+
+    def either_or(self, tokens: list[str], mentions: list[Mention], flat: str) \
+            -> tuple[list[str], list[Mention], list[tuple[str, str]]]:
+        """'a pepsi or a coke', 'with sour cream or guacamole': a choice the customer has not made.
+        Two names of one kind joined by "or" (articles, numbers and options between them) are one
+        thing when they name the same item with the same options, else neither is taken and the
+        bot asks which: never both. Not after a "no" (it goes on over "or": "no onions or
+        peppers"), nor in a question ("do you have pepsi or coke?"). The words of a choice are
+        blanked, so they are neither ordered nor said back as not on the menu."""
+        questions = self.p.questions
+        if questions["starts"].starts(flat) and not questions["ordering"].starts(flat):
+            return tokens, mentions, []
+        tokens, kept, choices = list(tokens), list(mentions), []
+        named = [m for m in mentions if m.kind in ("item", "topping")]
+        sizes = [m for m in mentions if m.kind == "option"]  # "a medium or a large": two values of one group
+        pairs = [*zip(named, named[1:]), *((a, b) for a, b in zip(sizes, sizes[1:])
+                                           if a.alternatives.get("option") == b.alternatives.get("option"))]
+        for first, second in sorted(pairs, key=lambda pair: pair[0].start):
+            if first.kind != second.kind or first not in kept or \
+                    self.operator_before(tokens, first, mentions) == "no":
+                continue
+            own = [m for m in mentions if m.kind == "option" and m.end <= first.start and first.kind != "option" and
+                   all(n.kind == "option" for n in mentions if m.end <= n.start < first.start)]
+            options = [m for m in mentions if m.kind == "option" and first.end <= m.start < second.start]
+            between = [t for i, t in enumerate(tokens[first.end:second.start], first.end)
+                       if t.isalnum() and number_at(tokens, i) is None and not any(m.start <= i < m.end for m in options)]
+            if between.count("or") != 1 or any(t != "or" and t not in self.p.filler and t not in self.p.or_hedges
+                                               for t in between):
+                continue
+            same = first.name == second.name and {m.name for m in own} == {m.name for m in options}
+            gone = [second, *options] if same else [first, second, *options, *own]
+            kept = [m for m in kept if m not in gone]
+            lead = min(m.start for m in [first, *own])
+            start = first.end if same else lead
+            tokens[start:second.end] = [""] * (second.end - start)
+            either = [i for i in range(lead - 1, max(lead - 3, -1), -1) if tokens[i] not in ARTICLES]
+            if either and tokens[either[0]] == "either":  # "either a pepsi or a coke"
+                tokens[either[0]] = ""
+            if not same:
+                choices.append((first.name, second.name))
+        return tokens, kept, choices
 
     def adjacent_names(self, tokens: list[str], mentions: list[Mention]) -> list[Mention]:
         """'the spicy potatoe taco': two names said back to back, with nothing between them, are

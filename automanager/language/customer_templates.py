@@ -175,6 +175,8 @@ class CustomerTemplates:
             out.append("Sorry, I didn't catch that. Let's get back to your order.")
         if by_kind.pop("empty_order", []):
             out.append("Your order is empty so far.")
+        for a, b in by_kind.pop("either", []):
+            out.append(f"Which one would you like: the {a} or the {b}?")
         return out
 
     def ordered_with_changes(self, lines: dict[str, int], by_kind: dict[str, list[tuple]]) -> list[str]:
@@ -257,6 +259,8 @@ class CustomerTemplates:
             return self.answer(actions)
         if mode == "check":
             return self.check(actions)
+        if any(args[0] == "either" for args in actions.get("confirm", [])):
+            return ""  # its own question was just asked
         if actions.get("nothing_ordered"):
             return "What can I get for you today?"
         return "What else can I get for you?"

@@ -102,6 +102,11 @@ class CustomerReader:
         if name == "replace":
             old, new = self.item(f["old"], result), self.item(f["new"], result)
             return Pred("replace", (old, new), len(lines) + 1) if old and new else None
+        if name == "either":  # two dishes or drinks, two toppings, or two values of an option ("medium or large")
+            first, second = (self.menu.option_words.get(normalize(said), ("", ""))[1] or
+                             self.names.lookup(said, "item", result.corrected) or self.name(said, "topping", result)
+                             for said in (f["first"], f["second"]))
+            return Pred("either", (first, second)) if first and second else None
         if name == "greet":
             return Pred("greet", (Const(f["kind"]),))
         raise VocabError(f"{name} takes no fields")
