@@ -230,6 +230,11 @@ class CustomerParser:
                 tokens[either[0]] = ""
             if not same:
                 choices.append((first.name, second.name))
+        for phrase in self.p.any.phrases if choices else ():  # "pepsi or coke, doesn't matter": still asked
+            words = phrase.split()
+            for i in range(len(tokens) - len(words) + 1):
+                if tokens[i:i + len(words)] == words and not any(m.start < i + len(words) and i < m.end for m in kept):
+                    tokens[i:i + len(words)] = [""] * len(words)
         return tokens, kept, choices
 
     def adjacent_names(self, tokens: list[str], mentions: list[Mention]) -> list[Mention]:
