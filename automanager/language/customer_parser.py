@@ -375,6 +375,18 @@ class CustomerParser:
         return bool(after) and after[0].isalpha() and after[0] not in ("of", "please", "thanks", "more", "total")
 
     # -- words that look like a name -------------------------------------------------------
+    def off_menu_words(self, clause: Clause) -> list[str]:
+        """The runs of words in a clause that are no menu name and no word of the phrase data."""
+        runs, run = [], []
+        for i, tok in enumerate(clause.tokens + [""]):
+            named = any(m.start <= i < m.end for m in clause.mentions)
+            if tok.isalpha() and not named and not self.plain_word(tok):
+                run.append(tok)
+            elif run:
+                runs.append(" ".join(run))
+                run = []
+        return runs
+
     def plain_word(self, word: str) -> bool:
         """A word that is not part of a name: filler, a cue, an option word, a modifier."""
         p = self.p
@@ -650,7 +662,10 @@ class CustomerParser:
             preds.append(self.recommendation(text, items + targets, dish))
         elif act == "question":
             query = self.query(clause, items + targets, dish, ctx)
-            if query:
+            off_menu = self.off_menu_words(clause) if query and query.args[:2] == (Const("available"), "all") else []
+            if off_menu:  # "do you have root beer?": not on the menu, never "everything is available"
+                result.unknown += off_menu
+            elif query:
                 preds.append(query)
         elif act == "remove":
             foods = [self.ordered_named(m, ctx) or m.name for m in items] or \

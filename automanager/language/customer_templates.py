@@ -336,6 +336,8 @@ class CustomerTemplates:
                 sizes = list(dict.fromkeys(self.option_said("size", o) for o, _ in sorted(values, key=lambda v: (v[1], v[0]))))
                 out.append(f"Our {plural(f, 2)} come in {join(sizes)}." if f in self.menu.categories
                            else f"The {f} comes in {join(sizes)}.")
+            elif prop == "available" and f == "all":
+                out.append("Everything on the menu is available right now.")
             elif prop == "available":
                 out.append(f"Yes, we have {f} right now.")
             elif prop == "unavailable" and f == "all":
