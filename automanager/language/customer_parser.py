@@ -977,8 +977,10 @@ class CustomerParser:
         kinds_of = re.match(r"^(what|which|any)\b", self.opened(text))
         if category and (kinds_of or not food) and (q["menu"].search(text) or q["available"].search(text)):
             return ask("menu", category)
-        if q["available"].search(text):
+        if q["available"].search(text) and (food or toppings or not back):
             return ask("available", food or (toppings[0].name if toppings else "all"))
+        if q["available"].search(text):  # "do you have it in large?": about what "it" is, if anything
+            return ask("available", about) if about else None
         if food or (about and q["ingredients"].search(text)):
             return ask("ingredients", food or about)
         if toppings:

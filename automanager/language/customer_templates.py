@@ -348,7 +348,8 @@ class CustomerTemplates:
                 out.append(f"Your order comes to {dollars(values[0])} so far.")
         out += self.explanation(actions)
         for kind, f in actions.get("answer_none", []):
-            out.append(f"Sorry, I don't have the {kind} of {'that' if f == 'all' else 'the ' + f}.")
+            out.append("Which item do you mean? Tell me its name and I'll look it up." if f == "all"
+                       else f"Sorry, I don't have the {kind} of the {f}.")
         return " ".join(out)
 
     def check(self, actions: Atoms) -> str:
