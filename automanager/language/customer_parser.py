@@ -376,10 +376,14 @@ class CustomerParser:
 
     # -- words that look like a name -------------------------------------------------------
     def off_menu_words(self, clause: Clause) -> list[str]:
-        """The runs of words in a clause that are no menu name and no word of the phrase data."""
+        """The runs of words after "do you have" (the cue of an availability question) that are no
+        menu name and no word of the phrase data: what was asked about and is not on the menu."""
+        said = " ".join(clause.tokens)
+        cue = self.p.questions["available"].search(said)
+        after = len(said[:cue.end()].split()) if cue else len(clause.tokens)
         runs, run = [], []
         for i, tok in enumerate(clause.tokens + [""]):
-            named = any(m.start <= i < m.end for m in clause.mentions)
+            named = i < after or any(m.start <= i < m.end for m in clause.mentions)
             if tok.isalpha() and not named and not self.plain_word(tok):
                 run.append(tok)
             elif run:
