@@ -490,16 +490,7 @@ def required(rule: ast.AST) -> list[Pattern]:
 
 def head_patterns(rule: ast.AST) -> list[Pattern]:
     """The shapes of every atom in a rule's head (a choice's conditions too: more is only safer)."""
-    found: list[Pattern] = []
-
-    class Collect(ast.Transformer):
-        def visit_SymbolicAtom(self, atom):
-            symbols = atom.symbol.arguments if atom.symbol.ast_type == ast.ASTType.Pool else [atom.symbol]
-            found.extend(term_shape(s) for s in symbols)
-            return atom
-
-    Collect()(rule.head)
-    return [p for p in found if p is not None]
+    return [term_shape(symbol) for symbol in atom_symbols(rule.head)]
 
 
 def save_quietly(path: Path, text: str) -> None:
@@ -515,18 +506,22 @@ def save_quietly(path: Path, text: str) -> None:
         pass
 
 
-def atoms_in(node: ast.AST) -> set[tuple[str, int]]:
-    """The predicates (name, arity) of every atom in an AST node."""
-    found: set[tuple[str, int]] = set()
+def atom_symbols(node: ast.AST) -> list[ast.AST]:
+    """The symbol of every atom in an AST node (each one of a pool)."""
+    found: list[ast.AST] = []
 
     class Collect(ast.Transformer):
         def visit_SymbolicAtom(self, atom):
-            symbols = atom.symbol.arguments if atom.symbol.ast_type == ast.ASTType.Pool else [atom.symbol]
-            found.update((s.name, len(s.arguments)) for s in symbols if s.ast_type == ast.ASTType.Function)
+            found.extend(atom.symbol.arguments if atom.symbol.ast_type == ast.ASTType.Pool else [atom.symbol])
             return atom
 
     Collect()(node)
-    return found
+    return [symbol for symbol in found if symbol.ast_type == ast.ASTType.Function]
+
+
+def atoms_in(node: ast.AST) -> set[tuple[str, int]]:
+    """The predicates (name, arity) of every atom in an AST node."""
+    return {(symbol.name, len(symbol.arguments)) for symbol in atom_symbols(node)}
 
 
 def heads(statement: ast.AST) -> set[tuple[str, int]]:

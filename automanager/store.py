@@ -122,9 +122,7 @@ class Home:
         opened_on = file_mark(path), os.getpid()
         if getattr(self._kept, "on", None) == opened_on:
             return self._kept.conn
-        if getattr(self._kept, "on", (None, None))[1] == os.getpid():
-            self._kept.conn.close()  # a child never closes its parent's connection: it only drops it
-        self._kept.on = None
+        self.close()
         if opened_on[0] is None:
             create_db(path)
         conn = sqlite3.connect(path, timeout=30, isolation_level=None)
@@ -139,7 +137,8 @@ class Home:
         return conn
 
     def close(self) -> None:
-        """Close this thread's kept connection (a later read opens a new one)."""
+        """Close this thread's kept connection (a later read opens a new one). A forked child
+        never closes its parent's connection: it only drops it."""
         if getattr(self._kept, "on", (None, None))[1] == os.getpid():
             self._kept.conn.close()
         self._kept.on = None

@@ -259,8 +259,8 @@ class CustomerTemplates:
             return self.answer(actions)
         if mode == "check":
             return self.check(actions)
-        if any(args[0] == "either" for args in actions.get("confirm", [])):
-            return ""  # its own question was just asked
+        if actions.get("which_first"):
+            return ""  # the confirmation asked which of two
         if actions.get("nothing_ordered"):
             return "What can I get for you today?"
         return "What else can I get for you?"
