@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import re
 import tempfile
 import threading
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,23 @@ from clingo import ast
 
 Value = str | int | tuple  # a Python view of a clingo term: str for strings and constants
 Atoms = dict[str, list[tuple[Value, ...]]]  # predicate name -> argument tuples, sorted
+
+
+LOG = logging.getLogger(__name__)
+LOG.addHandler(logging.NullHandler())  # clingo's messages are for the log, not the user's terminal
+
+
+def logged(errors: list[str]) -> Callable[[clingo.MessageCode, str], None]:
+    """A `clingo.Control` logger: every message goes to the log (warnings are on: each one is a
+    bug in the rules, see tests/test_asp_warnings.py), and errors to `errors` too, for the
+    ReasonerError that names file and line."""
+
+    def log(code: clingo.MessageCode, message: str) -> None:
+        if code == clingo.MessageCode.RuntimeError:
+            errors.append(message)
+        LOG.warning("clingo %s: %s", code.name, message.strip())
+
+    return log
 
 
 class ReasonerError(Exception):
@@ -104,7 +122,7 @@ def locate_error(paths: Sequence[Path], fallback: str) -> ReasonerError:
     and grounded on its own (only after a failure: a good program never pays for it)."""
     for path in paths:
         messages: list[str] = []
-        ctl = clingo.Control(["--warn=none"], logger=lambda _code, msg: messages.append(msg))
+        ctl = clingo.Control(logger=logged(messages))
         try:
             ctl.load(str(path))
             ctl.ground([("base", [])], context=_AnyFunction())
@@ -133,7 +151,7 @@ class Reasoner:
     def shown(self, facts: Iterable[clingo.Symbol] = (), extra: Sequence[Path] = ()) -> list[clingo.Symbol]:
         """The shown atoms of the answer, as clingo symbols."""
         messages: list[str] = []
-        ctl = clingo.Control(["--warn=none"], logger=lambda _code, msg: messages.append(msg))
+        ctl = clingo.Control(logger=logged(messages))
         texts = [program_text(path) for path in [*self.programs, *extra]]
         try:
             for text in texts:
@@ -227,7 +245,7 @@ class TurnReasoner:
 
     def _start(self) -> clingo.Control:
         messages: list[str] = []
-        ctl = clingo.Control(["--warn=none"], logger=lambda _code, msg: messages.append(msg))
+        ctl = clingo.Control(logger=logged(messages))
         try:
             for path in self.kb_files:
                 ctl.add("kb", [], program_text(path))
@@ -298,6 +316,9 @@ class TurnReasoner:
         relevance = Relevance()
         for statement in statements:
             if statement.ast_type in (ast.ASTType.Program, ast.ASTType.Comment):
+                continue
+            if statement.ast_type == ast.ASTType.Defined:  # an input: declared with its call argument
+                base.append(statement.update(arity=statement.arity + ((statement.name, statement.arity) not in static)))
                 continue
             needs: list[Pattern] = []
             if statement.ast_type == ast.ASTType.ShowSignature:

@@ -14,7 +14,7 @@ from pathlib import Path
 import clingo
 
 from ..bots.base import state_symbols
-from ..reasoner import ReasonerError, TurnReasoner
+from ..reasoner import ReasonerError, TurnReasoner, logged
 from .check import check_kb
 
 VIEW = Path(__file__).with_name("view.lp")  # the menu with the staged changes (also read by the admin CKT)
@@ -40,7 +40,7 @@ def facts_by_text(files: list[Path]) -> dict[str, clingo.Symbol]:
     """Every fact of a KB by its text, kept per KB text (a commit knows its new version's facts)."""
     key = digest(files)
     if key not in FACTS:
-        ctl = clingo.Control(["--warn=none"])
+        ctl = clingo.Control(logger=logged([]))
         for path in files:
             ctl.load(str(path))
         ctl.ground([("base", [])])
