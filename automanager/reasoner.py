@@ -315,11 +315,8 @@ class TurnReasoner:
         ast.parse_string(f"#program {EVERY_CALL}({STEP}). #show. #external {OPEN}({STEP}).", out.append)
         relevance = Relevance()
         for statement in statements:
-            if statement.ast_type in (ast.ASTType.Program, ast.ASTType.Comment):
-                continue
-            if statement.ast_type == ast.ASTType.Defined:  # an input: declared with its call argument
-                base.append(statement.update(arity=statement.arity + ((statement.name, statement.arity) not in static)))
-                continue
+            if statement.ast_type in (ast.ASTType.Program, ast.ASTType.Comment, ast.ASTType.Defined):
+                continue  # (every call-dependent predicate is declared below)
             needs: list[Pattern] = []
             if statement.ast_type == ast.ASTType.ShowSignature:
                 # #show p/n.  ->  #show (t, p(X1..Xn)) : p(X1..Xn[, t]).
@@ -343,8 +340,11 @@ class TurnReasoner:
                 statement = AddStep()(statement)
             out += [ast.Program(where, part, [ast.Id(where, STEP)]), statement]
         # a call's facts come in with the grounding of the rules (a backend costs a step of its
-        # own): p(X1..Xn, t) for each fact p(X1..Xn) of the call, from `Given`
+        # own): p(X1..Xn, t) for each fact p(X1..Xn) of the call, from `Given`. Each such
+        # predicate is declared: a call grounds only some parts, so clingo would warn about atoms
+        # the other parts define (a misspelling shows when the rules are one program)
         for name, arity in sorted(set().union(*map(atoms_in, statements)) - static - {(OPEN, 1)}):
+            base.append(ast.Defined(where, name, arity + 1, True))
             args = "".join(f"X{i}, " for i in range(arity))
             atom = f"{name}({args}{STEP})"
             ast.parse_string(f"#program {given_part(name, arity)}({STEP}). "
