@@ -138,6 +138,9 @@ class _AnyFunction:
         return lambda *args: clingo.String("")
 
 
+FACTS = ast.Location(ast.Position("<facts>", 1, 1), ast.Position("<facts>", 1, 1))  # where a call's facts come from
+
+
 class Reasoner:
     """A fixed set of program files; `solve()` adds per-call facts and returns the shown atoms."""
 
@@ -156,9 +159,10 @@ class Reasoner:
         try:
             for text in texts:
                 ctl.add("base", [], text)
-            with ctl.backend() as backend:
-                for fact in facts:
-                    backend.add_rule([backend.add_atom(fact)])
+            with ast.ProgramBuilder(ctl) as builder:  # (a backend opened before grounding made
+                for fact in facts:                    # clingo warn about every empty #show)
+                    builder.add(ast.Rule(FACTS, ast.Literal(FACTS, ast.Sign.NoSign, ast.SymbolicAtom(
+                        ast.SymbolicTerm(FACTS, fact))), []))
             ctl.ground([("base", [])], context=self.context)
             shown: list[clingo.Symbol] | None = None
             with ctl.solve(yield_=True) as handle:

@@ -50,6 +50,7 @@ def clingo_messages(files: list[Path]) -> list[str]:
     for path in files:
         ctl.load(str(path))
     ctl.ground([("base", [])], context=AnyFunction())
+    ctl.solve()
     return messages
 
 
@@ -70,6 +71,15 @@ def test_the_bots_rewrite_of_the_rules_gives_no_clingo_message(pack, caplog):
         for name, rules in programs(kb).items():
             if name != "check":  # check.lp runs through Reasoner, as tested above
                 TurnReasoner(kb, rules).solve([])
+    assert not caplog.records, "\n".join(record.getMessage() for record in caplog.records)
+
+
+@pytest.mark.parametrize("pack", PACKS)
+def test_the_menu_commands_give_no_clingo_message(pack, caplog):
+    kb = paths.kb_files(PACKS[pack])
+    with caplog.at_level(logging.DEBUG, logger="automanager.reasoner"):
+        assert check.check_kb(kb) == []
+        assert check.kb_stats(kb)
     assert not caplog.records, "\n".join(record.getMessage() for record in caplog.records)
 
 
