@@ -138,7 +138,7 @@ class _AnyFunction:
         return lambda *args: clingo.String("")
 
 
-FACTS = ast.Location(ast.Position("<facts>", 1, 1), ast.Position("<facts>", 1, 1))  # where a call's facts come from
+FACTS = ast.Location(ast.Position("<facts>", 1, 1), ast.Position("<facts>", 1, 1))  # where a call's facts are
 
 
 class Reasoner:
@@ -159,8 +159,10 @@ class Reasoner:
         try:
             for text in texts:
                 ctl.add("base", [], text)
-            with ast.ProgramBuilder(ctl) as builder:  # (a backend opened before grounding made
-                for fact in facts:                    # clingo warn about every empty #show)
+            # the facts as rules made from their symbols (a backend opened before grounding
+            # made clingo warn about every #show with no atom)
+            with ast.ProgramBuilder(ctl) as builder:
+                for fact in facts:
                     builder.add(ast.Rule(FACTS, ast.Literal(FACTS, ast.Sign.NoSign, ast.SymbolicAtom(
                         ast.SymbolicTerm(FACTS, fact))), []))
             ctl.ground([("base", [])], context=self.context)
