@@ -76,10 +76,9 @@ def imports(name: str, source: str) -> set[str]:
             names = [a.name for a in node.names]
             module = node.module.split(".") if node.module else []
             if node.level:
-                base = package[: len(package) - (node.level - 1)] if node.level > 1 else package
                 if node.level - 1 > len(package):
                     raise AssertionError(f"{name}: relative import beyond the package")
-                add(base + module, names)
+                add(package[: len(package) - node.level + 1] + module, names)
             elif module and module[0] == "automanager":
                 add(module[1:], names)
     found.discard(name)
