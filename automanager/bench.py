@@ -130,8 +130,11 @@ def scaled_kb(factor: int, folder: Path) -> list[Path]:
     return [path]
 
 
-def offline_env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+def offline_env(kb: Path | None = None) -> dict[str, str]:
+    """A child process's environment: no LLM, and the menu pack measured (the KB's default for a
+    fresh process is $AUTOMANAGER_KB)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+    return env | {"AUTOMANAGER_KB": str(kb)} if kb else env
 
 
 def menu_case(factor: int, folder: str, rounds: int, warmup: int) -> None:
@@ -145,19 +148,19 @@ def menu_case(factor: int, folder: str, rounds: int, warmup: int) -> None:
     print(json.dumps(asdict(case)))
 
 
-def menu_case_in_child(factor: int, folder: Path, rounds: int, warmup: int) -> dict:
+def menu_case_in_child(factor: int, folder: Path, rounds: int, warmup: int, kb: Path | None) -> dict:
     code = f"from automanager import bench; bench.menu_case({factor}, {str(folder)!r}, {rounds}, {warmup})"
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=offline_env(), check=True)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=offline_env(kb), check=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def first_prompt(state_dir: Path) -> tuple[float, float]:
+def first_prompt(state_dir: Path, kb: Path | None) -> tuple[float, float]:
     """Seconds from starting `automanager customer` to its greeting on stdout, and the peak
     memory (MB) of that REPL process itself."""
     start = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-m", "automanager", "customer", "--state-dir", str(state_dir),
                              "--backend", "offline"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True, env=offline_env())
+                            stderr=subprocess.DEVNULL, text=True, env=offline_env(kb))
     proc.stdout.readline()
     elapsed = time.perf_counter() - start
     peak = peak_mb(proc.pid)  # its own (a child's rusage would count the bench's memory at fork)
@@ -175,10 +178,10 @@ def peak_mb(pid: int) -> float:
     return kilobytes / 1024
 
 
-def child_turn(state_dir: Path, line: str, warm: bool) -> dict:
+def child_turn(state_dir: Path, line: str, warm: bool, kb: Path | None) -> dict:
     """One turn in a new process (see CHILD): its time in ms."""
     done = subprocess.run([sys.executable, "-c", CHILD, str(state_dir), line, "1" if warm else "0"],
-                          capture_output=True, text=True, env=offline_env(), check=True)
+                          capture_output=True, text=True, env=offline_env(kb), check=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -231,7 +234,7 @@ def mixed_run(home: Home, menu: Menu, turns: int = 200) -> dict:
     return {"turns": turns, "p50": at(0.5), "p95": at(0.95), "p99": at(0.99), "max": round(times[-1], 2)}
 
 
-def llm_figures(dish: str) -> dict | None:
+def llm_figures(dish: str, kb: Path | None) -> dict | None:
     """LLM calls per customer turn and the parse prompt's size, against the configured server."""
     from .llm.openai_backend import LLMConfig
 
@@ -239,16 +242,17 @@ def llm_figures(dish: str) -> dict | None:
     if config is None:
         return None
     with tempfile.TemporaryDirectory() as tmp:
-        chat = CustomerChat(Home(Path(tmp)), None, config)
+        chat = CustomerChat(Home(Path(tmp), kb), None, config)
         turns = [chat.step(line) for line in (f"two {dish}", "what do you recommend?", "that's all")]
     calls = [t.llm["calls"] for t in turns]
     first = [t.llm["prompt_tokens"] // max(t.llm["calls"], 1) for t in turns]
     return {"llm_calls_per_turn": round(sum(calls) / len(calls), 2), "parse_prompt_tokens": max(first)}
 
 
-def run(quick: bool = False, progress: Callable[[str], None] = lambda _name: None) -> dict:
+def run(quick: bool = False, progress: Callable[[str], None] = lambda _name: None, kb: Path | None = None) -> dict:
+    """Every case on the menu pack in kb (None: paths.kb_dir())."""
     rounds, warmup = (15, 3) if quick else (60, 10)
-    menu = Menu.load(paths.kb_files())
+    menu = Menu.load(paths.kb_files(kb))
     assistant = Assistant(menu.files)
     cases: list[Case] = []
 
@@ -269,8 +273,8 @@ def run(quick: bool = False, progress: Callable[[str], None] = lambda _name: Non
     with tempfile.TemporaryDirectory() as tmp:
         for factor in (1, 4, 10):  # each in a fresh process: one process's earlier cases do not weigh on it
             progress(f"menu_x{factor}_reasoning_10")
-            cases.append(Case(**menu_case_in_child(factor, Path(tmp), rounds, warmup)))
-        home = Home(Path(tmp) / "state")
+            cases.append(Case(**menu_case_in_child(factor, Path(tmp), rounds, warmup, kb)))
+        home = Home(Path(tmp) / "state", kb)
         customer, manager = CustomerChat(home), ManagerChat(home)
 
         def customer_turn() -> None:
@@ -285,7 +289,7 @@ def run(quick: bool = False, progress: Callable[[str], None] = lambda _name: Non
         add("manager_turn", manager_turn)
         add("customer_turn_with_save", lambda: customer_turn() or customer.save())
         progress("mixed_run")
-        mixed = mixed_run(Home(Path(tmp) / "mixed"), menu, 60 if quick else 200)
+        mixed = mixed_run(Home(Path(tmp) / "mixed", kb), menu, 60 if quick else 200)
         progress("commit_turn")
         manager.warm()  # as the REPL does at start (it grounds the version for the next commit too)
         commits = []
@@ -297,16 +301,16 @@ def run(quick: bool = False, progress: Callable[[str], None] = lambda _name: Non
         cases.append(from_samples("commit_turn", commits))
         starts = 3 if quick else 20
         progress("first_prompt")
-        prompts = [first_prompt(Path(tmp) / "repl") for _ in range(starts)]
+        prompts = [first_prompt(Path(tmp) / "repl", kb) for _ in range(starts)]
         cases.append(from_samples("first_prompt", [seconds * 1000 for seconds, _ in prompts]))
         progress("cold_turn")
         fresh = Path(tmp) / "fresh"
         line = f"two {dish} and a large {drink}"
-        child_turn(fresh, line, False)  # writes the state dir's rule cache, as any first run does
+        child_turn(fresh, line, False, kb)  # writes the state dir's rule cache, as any first run does
         children = 3 if quick else 10
-        cases.append(from_samples("cold_turn", [child_turn(fresh, line, False)["ms"] for _ in range(children)]))
+        cases.append(from_samples("cold_turn", [child_turn(fresh, line, False, kb)["ms"] for _ in range(children)]))
         cases.append(from_samples("first_turn_after_greeting",
-                                  [child_turn(fresh, line, True)["ms"] for _ in range(children)]))
+                                  [child_turn(fresh, line, True, kb)["ms"] for _ in range(children)]))
         progress("embedding_first_use")
         lookups = [embedding_first_use() for _ in range(2 if quick else 3)]
         cases.append(from_samples("embedding_first_use", [run["ms"] for run in lookups]))
@@ -314,7 +318,7 @@ def run(quick: bool = False, progress: Callable[[str], None] = lambda _name: Non
     return {"quick": quick, "cases": [{**asdict(c), "meets": c.meets} for c in cases],
             "peak_memory_mb": {"bench_process": round(peak, 1), "repl_process": round(max(mb for _, mb in prompts), 1),
                                "embedding_extra_mb": round(max(run["extra_mb"] for run in lookups), 1)},
-            "mixed_run": mixed, "llm": llm_figures(dish),
+            "mixed_run": mixed, "llm": llm_figures(dish, kb),
             "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0], "clingo": clingo.__version__}}
 
 

@@ -6,7 +6,6 @@ Data goes to stdout (tables, or JSON with --json); diagnostics go to stderr.
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 from collections.abc import Callable
@@ -101,21 +100,22 @@ def llm_config(backend: str, model: Optional[str]) -> LLMConfig | None:
     return config
 
 
-def use_kb(kb: Optional[Path]) -> None:
-    """--kb: this run reads that menu pack (as $AUTOMANAGER_KB would); a folder without a built
-    menu is refused before anything starts."""
+def use_kb(kb: Optional[Path]) -> Path | None:
+    """--kb: the menu pack this run reads (None: $AUTOMANAGER_KB, else the shipped menu); a folder
+    without a built menu is refused before anything starts."""
     if kb is None:
-        return
+        return None
     if not kb.is_dir() or not paths.kb_files(kb):
         hint = f"Build it first: automanager kb build --kb {kb}" if (kb / "menu.toml").is_file() else \
             "Point --kb at a folder holding menu.lp (for example kb/packs/pizza)."
         raise fail(f"{kb} holds no built menu (no .lp files)", hint)
-    os.environ["AUTOMANAGER_KB"] = str(kb.resolve())
+    return kb.resolve()
 
 
-def open_home(state_dir: Optional[Path]) -> Home:
-    """The state dir; one that is a file is refused here, before a command half works on it."""
-    home = Home(state_dir)
+def open_home(state_dir: Optional[Path], kb: Path | None = None) -> Home:
+    """The state dir, with the menu pack (see use_kb); a state dir that is a file is refused here,
+    before a command half works on it."""
+    home = Home(state_dir, kb)
     if home.root.exists() and not home.root.is_dir():
         raise fail(f"the state dir {home.root} is a file, not a folder: set --state-dir (or $AUTOMANAGER_HOME) "
                    "to a folder")
@@ -134,13 +134,13 @@ def read_piped() -> str | None:
 
 def chat_loop(kind: type[Chat], state_dir: Optional[Path], resume: Optional[str], as_json: bool,
               backend: str, model: Optional[str], kb: Optional[Path]) -> None:
-    use_kb(kb)
+    folder = use_kb(kb)
     if resume == "":
         raise fail("--resume '' names no session: give the id a chat printed when it started, or leave out "
                    "--resume for a new session")
     config = llm_config(backend, model)
     try:
-        chat = kind(open_home(state_dir), resume, config)
+        chat = kind(open_home(state_dir, folder), resume, config)
     except (StateError, ReasonerError) as exc:
         raise fail(str(exc))
     sys.stdin.reconfigure(errors="replace")  # bytes that are not UTF-8 are a bad line, not a crash
@@ -245,9 +245,9 @@ def state_reset(state_dir: StateDirOption = None,
 
 
 def load(read, state_dir: Optional[Path], kb: Optional[Path] = None):
-    use_kb(kb)
+    folder = use_kb(kb)
     try:
-        return read(open_home(state_dir))
+        return read(open_home(state_dir, folder))
     except (StateError, ReasonerError) as exc:
         raise fail(str(exc))
 
@@ -267,7 +267,7 @@ def evaluate(
 
     Example: automanager eval eval/scenarios --report report.md
     """
-    use_kb(kb)
+    folder = use_kb(kb)
     config = llm_config(backend, model)
     if judge and config is None:
         raise fail("--judge needs an LLM backend", ENABLE_HINT)
@@ -277,13 +277,13 @@ def evaluate(
         raise fail(str(exc), "See eval/README.md for the scenario format.")
     if not scenarios:
         raise fail("no scenarios found", "Give .yaml files or folders holding them.")
-    judge_backend = OpenAIBackend(config, Menu.load(paths.kb_files())) if judge else None
+    judge_backend = OpenAIBackend(config, Menu.load(paths.kb_files(folder))) if judge else None
     results = []
     with Progress(console=err, disable=not err.is_terminal, transient=True) as progress:
         task = progress.add_task("scenarios", total=len(scenarios))
         for scenario in scenarios:
             progress.update(task, description=escape(scenario.name))  # the column reads markup
-            results.append(run_scenario(scenario, config, judge_backend))
+            results.append(run_scenario(scenario, config, judge_backend, kb=folder))
             progress.advance(task)
     summary = aggregate(results)
     if report:
@@ -325,11 +325,11 @@ def evaluate_nlu(
         raise fail(f"unknown split '{split}'", "Use --split dev or --split test.")
     if limit is not None and limit < 1:
         raise fail(f"--limit {limit} is out of range: give 1 or more")
-    use_kb(kb or paths.data_dir("kb") / "packs" / "pizza")
+    folder = use_kb(kb or paths.data_dir("kb") / "packs" / "pizza")
     try:
         with Progress(console=err, disable=not err.is_terminal, transient=True) as progress:
             task = progress.add_task(f"PIZZA {split}", total=limit)
-            report = run_nlu(data, split, lambda n: progress.update(task, completed=n), limit)
+            report = run_nlu(data, split, lambda n: progress.update(task, completed=n), limit, folder)
     except DataError as exc:
         raise fail(str(exc), "Fetch github:amazon-science/pizza-semantic-parsing-dataset and pass its folder.")
     result = report.as_dict()
@@ -359,10 +359,10 @@ def bench_command(
     """
     from . import bench
 
-    use_kb(kb)
+    folder = use_kb(kb)
     with Progress(console=err, disable=not err.is_terminal, transient=True) as progress:
         task = progress.add_task("bench", total=None)
-        result = bench.run(quick, lambda name: progress.update(task, description=name))
+        result = bench.run(quick, lambda name: progress.update(task, description=name), folder)
     if plot_file:
         try:
             bench.plot(result, plot_file)
@@ -393,7 +393,7 @@ def kb_build(
 
     Example: automanager kb build --kb kb/packs/pizza
     """
-    folder = kb or paths.kb_dir()
+    folder = paths.kb_dir(kb)
     try:
         menu, notes = build_kb(folder)
     except (BuildError, OSError) as exc:
@@ -419,7 +419,7 @@ def kb_check(kb: KbOption = None, as_json: JsonOption = False) -> None:
     """Run the ASP integrity rules over the KB; print each violation; exit 1 on any."""
     files = paths.kb_files(kb)
     if not files:
-        raise fail(f"no .lp files in {kb or paths.kb_dir()}", "Point --kb at a folder holding menu.lp.")
+        raise fail(f"no .lp files in {paths.kb_dir(kb)}", "Point --kb at a folder holding menu.lp.")
     try:
         problems = check_kb(files)
     except ReasonerError as exc:

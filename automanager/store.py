@@ -63,8 +63,9 @@ def write_atomic(path: Path, text: str, exclusive: bool = False) -> None:
 
 
 class Home:
-    def __init__(self, root: Path | None = None):
+    def __init__(self, root: Path | None = None, kb: Path | None = None):
         self.root = Path(root) if root else default_home()
+        self.kb = kb  # the menu pack's folder; None: paths.kb_dir()
         self.sessions = self.root / "sessions"
         self.schema_ready = False
         self._kept = threading.local()  # this thread's connection to shared.db, and what it was opened on
@@ -197,7 +198,7 @@ class Home:
     # -- menu versions ----------------------------------------------------------------------------
     @cached_property
     def base_files(self) -> list[Path]:
-        return paths.kb_files()
+        return paths.kb_files(self.kb)
 
     @cached_property
     def base_digest(self) -> str:

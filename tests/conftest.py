@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
 from automanager import paths
@@ -14,8 +12,7 @@ def isolated_home(tmp_path, monkeypatch):
     """Every test gets its own AUTOMANAGER_HOME and the shipped menu."""
     monkeypatch.setenv("AUTOMANAGER_HOME", str(tmp_path / "home"))
     monkeypatch.delenv("AUTOMANAGER_KB", raising=False)
-    yield tmp_path / "home"
-    os.environ.pop("AUTOMANAGER_KB", None)  # `--kb` sets it for the command's process: never for the next test
+    return tmp_path / "home"
 
 
 @pytest.fixture

@@ -49,7 +49,8 @@ class FakeOpenAI:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        # a short poll: shutdown() waits for it, and the default (0.5 s) was half a second a test
+        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
 
     def __enter__(self) -> FakeOpenAI:
         self.thread.start()

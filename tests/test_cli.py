@@ -90,6 +90,16 @@ def test_help_lists_the_commands():
         assert command in result.output
 
 
+def test_kb_is_passed_as_a_value_and_the_environment_stays_the_default(tmp_path, monkeypatch):
+    pizza = REPO / "kb" / "packs" / "pizza"
+    result = CliRunner().invoke(app, ["customer", "--kb", str(pizza), "--backend", "offline"], input="/help\n")
+    assert "Corner Slice Pizzeria" in result.output and "AUTOMANAGER_KB" not in os.environ
+    assert "Corner Slice Pizzeria" not in CliRunner().invoke(app, ["customer", "--backend", "offline"],
+                                                             input="/help\n").output  # the next run: the shipped menu
+    monkeypatch.setenv("AUTOMANAGER_KB", str(pizza))
+    assert "Corner Slice Pizzeria" in CliRunner().invoke(app, ["customer", "--backend", "offline"], input="/help\n").output
+
+
 def test_ci_runs_the_readme_test_command_verbatim():
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     blocks = re.findall(r"```bash\n(.+?)\n```", readme)

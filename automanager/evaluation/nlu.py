@@ -200,9 +200,9 @@ def field_values(tree: Tree) -> dict[str, Counter]:
 
 
 def run_nlu(pairs: list[tuple[str, str]], split: str, home: Path, entities: Entities,
-            progress: Callable[[int], None] = lambda _n: None) -> NluReport:
+            progress: Callable[[int], None] = lambda _n: None, kb: Path | None = None) -> NluReport:
     """Each utterance as a fresh customer turn; the order it leaves against the gold EXR."""
-    chat = CustomerChat(Home(home))
+    chat = CustomerChat(Home(home, kb))
     writer = OrderWriter(chat, entities)
     report = NluReport(split)
     for number, (text, gold_text) in enumerate(pairs, start=1):
@@ -220,7 +220,7 @@ def run_nlu(pairs: list[tuple[str, str]], split: str, home: Path, entities: Enti
 
 
 def evaluate(data: Path, split: str, progress: Callable[[int], None] = lambda _n: None,
-             limit: int | None = None) -> NluReport:
+             limit: int | None = None, kb: Path | None = None) -> NluReport:
     pairs = read_split(data, split)[:limit]
     with tempfile.TemporaryDirectory() as tmp:
-        return run_nlu(pairs, split, Path(tmp), Entities(data), progress)
+        return run_nlu(pairs, split, Path(tmp), Entities(data), progress, kb)

@@ -58,10 +58,10 @@ class Result:
 
 
 def run_scenario(scenario: Scenario, llm: LLMConfig | None = None, judge: OpenAIBackend | None = None,
-                 root: Path | None = None) -> Result:
+                 root: Path | None = None, kb: Path | None = None) -> Result:
     result = Result(scenario.name, str(scenario.path or ""))
     with tempfile.TemporaryDirectory(dir=root) as tmp:
-        home = Home(Path(tmp))
+        home = Home(Path(tmp), kb)
         manager: ManagerChat | None = None
         customers: dict[int, CustomerChat] = {}
         last: CustomerChat | None = None

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from clingo import Function
 
-from .build import HEADER, BuildError, ask_facts, fact, offer_facts, option_group_facts
+from .facts import HEADER, BuildError, ask_facts, fact, offer_facts, option_group_facts
 
 MENU_FILE = "menu.toml"
 POLICIES = ("max_line_quantity", "max_order_quantity", "max_item_price", "max_item_calories",
