@@ -10,12 +10,16 @@ their `tag`.
 
 Field types: `str` (a string, or a constant read as its name), `int`, `Const` (a constant),
 `X | None` (the constant `none` is None), another `@predicate` class (a nested term), and
-`Value` / `tuple` for a term kept as a plain value.
+`Value` / `tuple` for a term kept as a plain value. `decode` keeps such a value exact (a constant
+as a `Const`, a nested term as its typed predicate), so that `encode` gives the same term back:
+the session state makes that round trip every turn. `make` builds a predicate from the values a
+parser gives and checks each against its field's type.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import sys
 import types
 import typing
 from collections.abc import Callable, Iterable, Sequence
@@ -23,7 +27,7 @@ from typing import Any, ClassVar, TypeVar
 
 import clingo
 
-from .reasoner import Const, Value, term, value
+from .reasoner import Const, Value, term
 
 NONE = "none"  # the constant for a field that has no value
 
@@ -47,6 +51,10 @@ def predicate(name: str, tag: str | None = None) -> Callable[[type[T]], type[T]]
     """Declare a typed predicate `name(fields...)`, or `name(tag, fields...)` for a tagged kind."""
 
     def register(cls: type[T]) -> type[T]:
+        clash = {"name", "tag"} & set(getattr(cls, "__annotations__", {}))
+        if clash:
+            raise TypeError(f"{cls.__name__}: a field cannot be called {' or '.join(sorted(clash))} (Term keeps the "
+                            "predicate's name and tag there)")
         cls = dataclasses.dataclass(frozen=True)(cls)
         cls.name, cls.tag = name, tag
         key = (name, tag, len(dataclasses.fields(cls)) + (tag is not None))  # type: ignore[arg-type]
@@ -72,6 +80,68 @@ def encode(obj: Term) -> clingo.Symbol:
 
 def as_term(field_value: Any) -> clingo.Symbol:
     return encode(field_value) if isinstance(field_value, Term) else term(field_value)
+
+
+def parse(text: str) -> clingo.Symbol:
+    """A term from its text as clingo prints it (a saved state term, a fact shown as text);
+    ValueError when it is not one."""
+    try:
+        return clingo.parse_term(text)
+    except RuntimeError as exc:
+        raise ValueError(f"{text!r} is not an ASP term") from exc
+
+
+def make(cls: type[T], values: Sequence[Any]) -> T:
+    """A typed predicate from Python values (str, int, Const, tuples, None), each checked
+    against its field's type: TypeError says which field of which predicate is wrong. A field
+    that may be None also takes the constant `none`."""
+    fields = dataclasses.fields(cls)  # type: ignore[arg-type]
+    if len(values) != len(fields):
+        raise TypeError(f"{cls.name} takes {len(fields)} arguments ({', '.join(f.name for f in fields)}), "
+                        f"not {len(values)}: {tuple(values)!r}")
+    hints = _hints(cls)
+    checked = []
+    for f, v in zip(fields, values):
+        kind = hints[f.name]
+        if v == NONE and isinstance(v, Const) and fits(kind, None):
+            v = None
+        if not fits(kind, v):
+            raise TypeError(f"{cls.name}: {f.name} must be {_type_name(kind)}, not {v!r}")
+        checked.append(v)
+    return cls(*checked)
+
+
+def fits(kind: Any, v: Any) -> bool:
+    """Is v a value of a field of this type? A `str` field wants a string, not a constant;
+    a `Value` field takes any term."""
+    options = _options(kind)
+    if v is None:
+        return type(None) in options
+    if set(options) >= {str, int, tuple}:  # Value: any term
+        return isinstance(v, (str, int, tuple, Term)) and not isinstance(v, bool)
+    for option in options:
+        if option is int:
+            ok = isinstance(v, int) and not isinstance(v, bool)
+        elif option is str:
+            ok = isinstance(v, str) and not isinstance(v, Const)
+        elif option is Any:
+            ok = True
+        else:
+            ok = isinstance(v, option)
+        if ok:
+            return True
+    return False
+
+
+def _options(kind: Any) -> tuple:
+    if isinstance(kind, types.UnionType) or typing.get_origin(kind) is typing.Union:
+        return typing.get_args(kind)
+    return (kind,)
+
+
+def _type_name(kind: Any) -> str:
+    names = {str: "a string", int: "a number", Const: "a constant", tuple: "a tuple", type(None): "none"}
+    return " or ".join(names.get(k, getattr(k, "__name__", str(k))) for k in _options(kind))
 
 
 def decode(symbol: clingo.Symbol) -> Term | None:
@@ -107,7 +177,29 @@ class _Nested:
 def symbol_value(symbol: clingo.Symbol) -> Any:
     if symbol.type == clingo.SymbolType.Function and symbol.name and symbol.arguments:
         return _Nested(symbol)
-    return value(symbol)
+    return exact(symbol)
+
+
+def exact(symbol: clingo.Symbol) -> Any:
+    """A term as Python values that `encode` turns back into the same term: a constant is a
+    `Const`, a tuple a tuple, a nested term its typed predicate (the symbol itself when none is
+    declared)."""
+    kind = symbol.type
+    if kind == clingo.SymbolType.Number:
+        return symbol.number
+    if kind == clingo.SymbolType.String:
+        return symbol.string
+    if kind == clingo.SymbolType.Function and not symbol.negative:
+        arguments = symbol.arguments
+        if not symbol.name:
+            return tuple(map(exact, arguments))
+        if not arguments:
+            try:
+                return Const(symbol.name)
+            except ValueError:
+                return symbol
+        return decode(symbol) or symbol
+    return symbol
 
 
 _READERS: dict[type, list[Reader]] = {}
@@ -115,9 +207,20 @@ _READERS: dict[type, list[Reader]] = {}
 
 def _readers(cls: type[Term]) -> list[Reader]:
     if cls not in _READERS:
-        hints = typing.get_type_hints(cls, globalns={**vars(typing), "Const": Const, "Value": Value})
+        hints = _hints(cls)
         _READERS[cls] = [reader(hints[f.name]) for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
     return _READERS[cls]
+
+
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
+def _hints(cls: type[Term]) -> dict[str, Any]:
+    if cls not in _HINTS:
+        # the names of the declaring module (its nested predicates), then typing's, Const and Value
+        names = {**vars(typing), "Const": Const, "Value": Value, **vars(sys.modules[cls.__module__])}
+        _HINTS[cls] = typing.get_type_hints(cls, globalns=names)
+    return _HINTS[cls]
 
 
 def reader(kind: Any) -> Reader:
@@ -125,7 +228,8 @@ def reader(kind: Any) -> Reader:
     options = typing.get_args(kind) if isinstance(kind, types.UnionType) or typing.get_origin(kind) is typing.Union \
         else ()
     if type(None) in options:
-        inner = reader(next(k for k in options if k is not type(None)))
+        rest = tuple(k for k in options if k is not type(None))
+        inner = reader(rest[0] if len(rest) == 1 else typing.Union[rest])  # Value | None: any term
         return lambda v: None if v == NONE else inner(v)
     if isinstance(kind, type) and issubclass(kind, Term):
         return lambda v: decode(v.symbol if isinstance(v, _Nested) else clingo.parse_term(v)) if not isinstance(v, Term) \
@@ -136,7 +240,7 @@ def reader(kind: Any) -> Reader:
         return _int
     if kind is str:
         return _str
-    return lambda v: value(v.symbol) if isinstance(v, _Nested) else v  # Value, tuple, Any
+    return lambda v: exact(v.symbol) if isinstance(v, _Nested) else v  # Value, tuple, Any, a union
 
 
 def _int(v: Any) -> int:
