@@ -9,6 +9,7 @@ these classes existed load as they are; `State` decodes that text once, when it 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from functools import lru_cache
 from typing import TypeVar
 
 import clingo
@@ -204,6 +205,17 @@ class Remove(Term):
 PENDING = (Staged, Create, Change, Remove)  # the staged menu changes and their effects
 
 
+# Most of a state is the same from one turn to the next: each text is read once per process.
+@lru_cache(maxsize=8192)
+def _decoded(text: str) -> Term | None:
+    return decode(text)
+
+
+@lru_cache(maxsize=8192)
+def _holds(text: str) -> clingo.Symbol:
+    return parse(f"holds({text})")
+
+
 class State:
     """The state terms of a session, in the text clingo prints (as the session file keeps them),
     decoded into typed terms once, when first read. Terms of no declared predicate (left by an
@@ -213,38 +225,33 @@ class State:
 
     def __init__(self, texts: Iterable[str] = ()):
         self.texts = list(texts)
-        self._rows: list[tuple[str, clingo.Symbol, Term]] | None = None
+        self._rows: list[tuple[str, Term]] | None = None
 
     @classmethod
     def of(cls, terms: Iterable[Term]) -> State:
         return cls(str(encode(t)) for t in terms)
 
     @property
-    def rows(self) -> list[tuple[str, clingo.Symbol, Term]]:
-        """(text, symbol, typed term) of each term; ValueError when a text is not a term."""
+    def rows(self) -> list[tuple[str, Term]]:
+        """(text, typed term) of each term; ValueError when a text is not a term."""
         if self._rows is None:
-            rows = []
-            for text in self.texts:
-                symbol = parse(text)
-                typed = decode(symbol)
-                if typed is not None:
-                    rows.append((text, symbol, typed))
-            self._rows = rows
+            self._rows = [(text, typed) for text, typed in zip(self.texts, map(_decoded, self.texts))
+                          if typed is not None]
         return self._rows
 
     @property
     def terms(self) -> list[Term]:
-        return [typed for _, _, typed in self.rows]
+        return [typed for _, typed in self.rows]
 
     def all(self, cls: type[T] | tuple[type[T], ...]) -> list[T]:
-        return [typed for _, _, typed in self.rows if isinstance(typed, cls)]  # type: ignore[misc]
+        return [typed for _, typed in self.rows if isinstance(typed, cls)]  # type: ignore[misc]
 
     def first(self, cls: type[T]) -> T | None:
         return next(iter(self.all(cls)), None)
 
     def holds(self) -> list[clingo.Symbol]:
-        """The facts the rules read: holds(X) for each term."""
-        return [clingo.Function("holds", [symbol]) for _, symbol, _ in self.rows]
+        """The facts the rules read: holds(X) for each term (clingo reads the text at once)."""
+        return [_holds(text) for text, _ in self.rows]
 
     def only(self, classes: tuple[type[Term], ...]) -> State:
         return self._kept(lambda typed: isinstance(typed, classes))
@@ -253,8 +260,8 @@ class State:
         return self._kept(lambda typed: not isinstance(typed, classes))
 
     def _kept(self, keep) -> State:
-        kept = State(text for text, _, typed in self.rows if keep(typed))
-        kept._rows = [row for row in self.rows if keep(row[2])]
+        kept = State(text for text, typed in self.rows if keep(typed))
+        kept._rows = [row for row in self.rows if keep(row[1])]
         return kept
 
     @property

@@ -19,6 +19,7 @@ parser gives and checks each against its field's type.
 from __future__ import annotations
 
 import dataclasses
+import re
 import sys
 import types
 import typing
@@ -144,15 +145,81 @@ def _type_name(kind: Any) -> str:
     return " or ".join(names.get(k, getattr(k, "__name__", str(k))) for k in _options(kind))
 
 
-def decode(symbol: clingo.Symbol) -> Term | None:
-    """The typed predicate a symbol is, or None when no class is declared for it."""
-    args = symbol.arguments
-    tag = args[0].name if args and args[0].type == clingo.SymbolType.Function and not args[0].arguments else None
-    cls = REGISTRY.get((symbol.name, tag, len(args))) or REGISTRY.get((symbol.name, None, len(args)))
+def decode(symbol: clingo.Symbol | str) -> Term | None:
+    """The typed predicate a term is (given as a symbol or as the text clingo prints), or None
+    when no class is declared for it. The text is read here, not by clingo: asking clingo for
+    each argument of a symbol costs ~60 us a term, and a state has dozens."""
+    typed = _Text(str(symbol)).term()
+    if isinstance(typed, Const):  # a predicate without arguments
+        typed = _function(typed, ())
+    return typed if isinstance(typed, Term) else None
+
+
+def _function(name: str, args: tuple) -> Any:
+    """A named term of exact values: its typed predicate, or the symbol when none is declared."""
+    tag = args[0] if args and isinstance(args[0], Const) else None
+    cls = REGISTRY.get((name, tag, len(args))) or REGISTRY.get((name, None, len(args)))
     if cls is None:
-        return None
+        return clingo.Function(name, [as_term(a) for a in args])
     rest = args[1:] if cls.tag else args
-    return cls(*(convert(symbol_value(a)) for convert, a in zip(_readers(cls), rest)))
+    return cls(*(convert(a) for convert, a in zip(_readers(cls), rest)))
+
+
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|-?\d+|[a-z_][A-Za-z0-9_\']*|[(),]|\s+')
+_ESCAPE = re.compile(r"\\(.)")
+_ESCAPED = {"n": "\n", "\\": "\\", '"': '"'}
+
+
+class _Text:
+    """A term's text as exact values (see `exact`): numbers, strings, Consts, tuples, and named
+    terms made typed by `_function`."""
+
+    def __init__(self, text: str):
+        tokens = _TOKEN.findall(text)
+        self.text, self.at = text, 0
+        self.tokens = [t for t in tokens if not t.isspace()] if "".join(tokens) == text else []
+
+    def term(self) -> Any:
+        if not self.tokens:  # #inf, #sup, -f(x), or no term at all: rare, clingo reads them
+            return exact(parse(self.text))
+        value = self.value()
+        if self.at != len(self.tokens):
+            raise ValueError(f"{''.join(self.tokens)!r} is not one term")
+        return value
+
+    def value(self) -> Any:
+        token = self.next()
+        if token[0] == '"':
+            return _ESCAPE.sub(lambda m: _ESCAPED.get(m.group(1), m.group(0)), token[1:-1])
+        if token[0] == "-" or token.isdigit():
+            return int(token)
+        if token == "(":
+            return tuple(self.arguments())
+        if token in (")", ","):
+            raise ValueError(f"{''.join(self.tokens)!r} is not a term")
+        if self.at < len(self.tokens) and self.tokens[self.at] == "(":
+            self.at += 1
+            return _function(token, tuple(self.arguments()))
+        try:
+            return Const(token)
+        except ValueError:
+            return clingo.Function(token)
+
+    def arguments(self) -> list:
+        """The values up to the closing parenthesis (a 1-tuple is printed `(a,)`)."""
+        values: list = []
+        while self.tokens[self.at:self.at + 1] != [")"]:
+            values.append(self.value())
+            if self.tokens[self.at:self.at + 1] == [","]:
+                self.at += 1
+        self.next()
+        return values
+
+    def next(self) -> str:
+        if self.at >= len(self.tokens):
+            raise ValueError(f"{''.join(self.tokens)!r} ends too soon")
+        self.at += 1
+        return self.tokens[self.at - 1]
 
 
 def read(cls: type[T], row: Sequence[Value]) -> T:
@@ -165,19 +232,6 @@ def read(cls: type[T], row: Sequence[Value]) -> T:
 
 def read_all(cls: type[T], rows: Iterable[Sequence[Value]]) -> list[T]:
     return [read(cls, row) for row in rows]
-
-
-class _Nested:
-    """A nested term's symbol, kept until its field's reader knows which class it is."""
-
-    def __init__(self, symbol: clingo.Symbol):
-        self.symbol = symbol
-
-
-def symbol_value(symbol: clingo.Symbol) -> Any:
-    if symbol.type == clingo.SymbolType.Function and symbol.name and symbol.arguments:
-        return _Nested(symbol)
-    return exact(symbol)
 
 
 def exact(symbol: clingo.Symbol) -> Any:
@@ -198,7 +252,7 @@ def exact(symbol: clingo.Symbol) -> Any:
                 return Const(symbol.name)
             except ValueError:
                 return symbol
-        return decode(symbol) or symbol
+        return _function(symbol.name, tuple(map(exact, arguments)))
     return symbol
 
 
@@ -232,15 +286,14 @@ def reader(kind: Any) -> Reader:
         inner = reader(rest[0] if len(rest) == 1 else typing.Union[rest])  # Value | None: any term
         return lambda v: None if v == NONE else inner(v)
     if isinstance(kind, type) and issubclass(kind, Term):
-        return lambda v: decode(v.symbol if isinstance(v, _Nested) else clingo.parse_term(v)) if not isinstance(v, Term) \
-            else v
+        return lambda v: v if isinstance(v, Term) else decode(v)  # a row of plain values has its text
     if kind is Const:
-        return lambda v: Const(v)
+        return lambda v: v if isinstance(v, Const) else Const(v)
     if kind is int:
         return _int
     if kind is str:
         return _str
-    return lambda v: exact(v.symbol) if isinstance(v, _Nested) else v  # Value, tuple, Any, a union
+    return lambda v: v  # Value, tuple, Any, a union: the value as it is
 
 
 def _int(v: Any) -> int:

@@ -148,10 +148,11 @@ class Facts:
     """The facts one bot's rules read, `new_<name>(said..., extra)`, as typed predicates
     declared from a table (the bot's .lp file documents the same shapes). A `Pred` becomes one
     at the bot's boundary (`fact`): it is looked up by its name and number of arguments, gets
-    the bot's extra argument when its shape has that field, and every argument is type-checked."""
+    the extra last argument when its shape has that field (`line`: the predicate's order line;
+    `at`: its position in the sentence), and every argument is type-checked."""
 
     def __init__(self, bot: str, extra: str, shapes: dict[str, Sequence[dict[str, Any]]]):
-        self.extra = extra  # the last field some shapes have: the order line, the position in the sentence
+        self.extra = extra
         self.classes: dict[tuple[str, int], type[Term]] = {}
         for name, variants in shapes.items():
             for fields in variants:
@@ -160,13 +161,15 @@ class Facts:
                 cls = type(f"{bot}{title}{len(fields)}", (Term,), {"__annotations__": dict(fields), "__module__": __name__})
                 self.classes[(name, said)] = predicate("new_" + name)(cls)
 
-    def fact(self, pred: Pred, extra: int = 0) -> Term:
-        """The typed fact of a parsed predicate; TypeError when it is not one of this bot's."""
+    def fact(self, pred: Pred, position: int = 0) -> Term:
+        """The typed fact of the position-th parsed predicate of a sentence; TypeError when it
+        is not one this bot reads, or an argument has the wrong type."""
         cls = self.classes.get((pred.name, len(pred.args)))
         if cls is None:
             raise TypeError(f"{pred} is not a predicate this bot reads")
-        more = (extra,) if self.extra in cls.__annotations__ else ()
-        return make(cls, (*pred.args, *more))
+        if self.extra not in cls.__annotations__:
+            return make(cls, pred.args)
+        return make(cls, (*pred.args, pred.line if self.extra == "line" else position))
 
 
 LINE = {"line": int}  # which order line of the sentence it belongs to (0: none)

@@ -100,7 +100,7 @@ def test_the_turn_reasoner_answers_as_a_fresh_reasoner_call_after_call(monkeypat
              "yes", "a crunchwrap supreme combo", "that's all", "no", "no", "a mountain dew", "bye"]
     for line in lines:
         preds = parser.parse(line, context(state)).preds
-        facts = [atom("runout", "Tomatoes"), *state.holds(), *new_facts(CUSTOMER_FACTS, preds, lambda _i, p: p.line)]
+        facts = [atom("runout", "Tomatoes"), *state.holds(), *new_facts(CUSTOMER_FACTS, preds)]
         expected = fresh.solve(facts)
         assert turn.solve(facts) == expected, line
         state = split_next(expected).state

@@ -26,5 +26,5 @@ class Administrator:
     def decide(self, preds: list[Pred], state: State, runout: list[str]) -> Decision:
         facts = [atom("runout", name) for name in runout]
         facts += state.holds()
-        facts += new_facts(MANAGER_FACTS, preds, lambda position, _pred: position)
+        facts += new_facts(MANAGER_FACTS, preds)
         return split_next(self.reasoner.solve(facts))

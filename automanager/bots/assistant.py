@@ -26,8 +26,7 @@ class Assistant:
     def decide(self, preds: list[Pred], state: State, runout: list[str], unknown: int = 0) -> Decision:
         facts = [atom("runout", name) for name in runout]
         facts += state.holds()
-        facts += new_facts(CUSTOMER_FACTS, [*preds, *(Pred("unknown", (k,)) for k in range(unknown))],
-                           lambda _position, pred: pred.line)
+        facts += new_facts(CUSTOMER_FACTS, [*preds, *(Pred("unknown", (k,)) for k in range(unknown))])
         return split_next(self.reasoner.solve(facts))
 
 

@@ -3,7 +3,6 @@ answer becomes a `Decision` (the action atoms and the next state)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import clingo
@@ -24,11 +23,9 @@ class Decision:
         return self.actions["mode"][0][0]
 
 
-def new_facts(facts: Facts, preds: list[Pred], extra: Callable[[int, Pred], int]) -> list[clingo.Symbol]:
-    """`new_<name>(args...)` for each predicate, typed and checked by the bot's `Facts`;
-    extra(position, pred) gives the last argument where its shape has one (the order line for
-    the assistant, the position in the sentence for the admin)."""
-    return [encode(facts.fact(pred, extra(position, pred))) for position, pred in enumerate(preds, start=1)]
+def new_facts(facts: Facts, preds: list[Pred]) -> list[clingo.Symbol]:
+    """`new_<name>(args...)` for each predicate, typed and checked by the bot's `Facts`."""
+    return [encode(facts.fact(pred, position)) for position, pred in enumerate(preds, start=1)]
 
 
 def split_next(actions: Atoms) -> Decision:

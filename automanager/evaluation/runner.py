@@ -241,7 +241,7 @@ class Checker:
                 if group:
                     slots[group] += 1
                     state.append(Has(number, Const("choice"), (group, slots[group], dish)))
-        decision = Assistant(self.menu.files).decide([Pred("query", (Const("total"), "all"))], State.of(state), [])
+        decision = Assistant(self.menu.files).decide([Pred("query", (Const("total"), "all", 1, Const("none")))], State.of(state), [])
         return next((args[2] for args in decision.actions.get("answer", []) if args[:2] == ("order", "total")), None)
 
 
