@@ -64,9 +64,9 @@ class Chat:
             if data.get("role", "customer") != self.role:
                 raise StateError(f"session '{session_id}' is a {data.get('role', 'customer')} session, not a "
                                  f"{self.role} one; resume it with `automanager {data.get('role', 'customer')}`")
-            self.session_id, self.state, self.history = session_id, data["state"], data["turns"]
-            try:
-                self.state.rows  # read once now: a damaged session says so before its first turn
+            self.session_id, self.history = session_id, data["turns"]
+            try:  # read now: a damaged session says so before its first turn
+                self.state = State(data["state"]).read()
             except (TypeError, ValueError) as exc:
                 raise StateError(f"session '{session_id}' has a damaged state ({exc}). Start a new session "
                                  "without --resume.") from exc
@@ -244,7 +244,7 @@ class CustomerChat(Chat):
             if has.unit in units:
                 details = units[has.unit]
                 if has.kind == "option":  # by its group: {"size": ["large"]}, {"no crust": ["thin crust"]}
-                    group, value, wanted = has.value
+                    group, value, wanted = has.parts()
                     key = str(group) if wanted == "yes" else f"no {group}"
                     details.setdefault(key, []).append(value)
                     continue

@@ -8,9 +8,9 @@ these classes existed load as they are; `State` decodes that text once, when it 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import clingo
 
@@ -68,6 +68,12 @@ class Has(Term):
     unit: int
     kind: Const
     value: Value
+
+    def parts(self) -> tuple[Any, ...]:
+        """The value of a change (old, new), option (group, value, yes|no) or choice (group, slot, dish)."""
+        if not isinstance(self.value, tuple):
+            raise TypeError(f"{self} has no parts")
+        return self.value
 
 
 @predicate("done")
@@ -221,7 +227,7 @@ class State:
     decoded into typed terms once, when first read. Terms of no declared predicate (left by an
     older release) are not read: no rule reads them either."""
 
-    __slots__ = ("texts", "_rows")
+    __slots__ = ("_rows", "texts")
 
     def __init__(self, texts: Iterable[str] = ()):
         self.texts = list(texts)
@@ -239,12 +245,17 @@ class State:
                           if typed is not None]
         return self._rows
 
+    def read(self) -> State:
+        """This state, every term read now (ValueError when one is not a term)."""
+        _ = self.rows
+        return self
+
     @property
     def terms(self) -> list[Term]:
         return [typed for _, typed in self.rows]
 
     def all(self, cls: type[T] | tuple[type[T], ...]) -> list[T]:
-        return [typed for _, typed in self.rows if isinstance(typed, cls)]  # type: ignore[misc]
+        return [typed for _, typed in self.rows if isinstance(typed, cls)]
 
     def first(self, cls: type[T]) -> T | None:
         return next(iter(self.all(cls)), None)
@@ -259,7 +270,7 @@ class State:
     def without(self, classes: tuple[type[Term], ...]) -> State:
         return self._kept(lambda typed: not isinstance(typed, classes))
 
-    def _kept(self, keep) -> State:
+    def _kept(self, keep: Callable[[Term], bool]) -> State:
         kept = State(text for text, typed in self.rows if keep(typed))
         kept._rows = [row for row in self.rows if keep(row[1])]
         return kept

@@ -48,6 +48,7 @@ REGISTRY: dict[tuple[str, str | None, int], type[Term]] = {}
 Reader = Callable[[Any], Any]
 
 
+@typing.dataclass_transform(frozen_default=True)  # type checkers see the fields as the constructor's
 def predicate(name: str, tag: str | None = None) -> Callable[[type[T]], type[T]]:
     """Declare a typed predicate `name(fields...)`, or `name(tag, fields...)` for a tagged kind."""
 
@@ -282,8 +283,8 @@ def reader(kind: Any) -> Reader:
     options = typing.get_args(kind) if isinstance(kind, types.UnionType) or typing.get_origin(kind) is typing.Union \
         else ()
     if type(None) in options:
-        rest = tuple(k for k in options if k is not type(None))
-        inner = reader(rest[0] if len(rest) == 1 else typing.Union[rest])  # Value | None: any term
+        rest = [k for k in options if k is not type(None)]
+        inner = reader(rest[0]) if len(rest) == 1 else lambda v: v  # Value | None: any term
         return lambda v: None if v == NONE else inner(v)
     if isinstance(kind, type) and issubclass(kind, Term):
         return lambda v: v if isinstance(v, Term) else decode(v)  # a row of plain values has its text

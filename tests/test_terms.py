@@ -12,7 +12,17 @@ import pytest
 
 from automanager import paths, state, vocab
 from automanager.reasoner import Const, atom
-from automanager.state import PENDING, Has, LastAsk, Phase, Pick, Slot, Staged, State, Unit
+from automanager.state import (
+    PENDING,
+    Has,
+    LastAsk,
+    Phase,
+    Pick,
+    Slot,
+    Staged,
+    State,
+    Unit,
+)
 from automanager.terms import REGISTRY, Term, _hints, decode, encode, make, parse
 from automanager.vocab import CUSTOMER_FACTS, MANAGER_FACTS, Pred
 
@@ -139,4 +149,4 @@ def test_typed_terms_read_as_the_rules_wrote_them():
 def test_a_term_of_no_declared_predicate_is_not_read_and_a_broken_one_is_an_error():
     assert State(['unit(1,"Soft Taco")', "retired(3)"]).terms == [Unit(1, "Soft Taco")]
     with pytest.raises(ValueError):
-        State(["unit(1,"]).terms
+        State(["unit(1,"]).read()

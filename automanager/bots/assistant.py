@@ -11,7 +11,17 @@ from pathlib import Path
 from .. import paths
 from ..language.customer_parser import Context
 from ..reasoner import TurnReasoner, atom
-from ..state import AskedAbout, Discussed, LastAsk, Recommended, Refused, SaidUnknown, State, Unit, Upgrade
+from ..state import (
+    AskedAbout,
+    Discussed,
+    LastAsk,
+    Recommended,
+    Refused,
+    SaidUnknown,
+    State,
+    Unit,
+    Upgrade,
+)
 from ..terms import Term, encode
 from ..vocab import CUSTOMER_FACTS, Pred
 from .base import Decision, new_facts, split_next

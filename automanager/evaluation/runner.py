@@ -195,16 +195,16 @@ class Checker:
             if kind in ("add", "no", "less", "extra"):
                 unit.setdefault(kind, []).append(value)
             elif kind == "change":
-                old, new = value
+                old, new = has.parts()
                 unit.setdefault("change", []).append(f"{old} > {new}")
             elif kind == "option":
-                group, said, wanted = value
+                group, said, wanted = has.parts()
                 if wanted == "yes" and group == "size":
                     unit["size"] = said
                 elif wanted == "yes":  # any other option: by its value
                     unit.setdefault("style", []).append(said)
             elif kind == "choice":
-                _group, _slot, dish = value
+                _group, _slot, dish = has.parts()
                 unit.setdefault("choices", []).append(dish)
         return [canonical(u) for u in units.values()]
 

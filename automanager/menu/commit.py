@@ -94,7 +94,7 @@ def next_version_text(files: list[Path], staged: State, cache: Path | None = Non
     retract = {args[0] for args in change.get("kb_retract", [])}
     kept = {text: sym for text, sym in facts_by_text(files).items()
             if text not in retract and not (drop and names_any(sym, drop))}
-    added = {fact: parse(fact) for fact in (args[0] for args in change.get("kb_add", [])) if fact not in kept}
+    added = {str(fact): parse(str(fact)) for fact in (args[0] for args in change.get("kb_add", [])) if fact not in kept}
     facts = {**kept, **added}
     text = HEADER + "".join(f"{fact}.\n" for fact in sorted(facts))
     with tempfile.TemporaryDirectory() as tmp:
