@@ -279,7 +279,8 @@ def _hints(cls: type[Term]) -> dict[str, Any]:
 
 
 def reader(kind: Any) -> Reader:
-    """How a field of this type is read from a plain value (or a nested term's symbol)."""
+    """How a field of this type is read from a plain value (a row of `Atoms`) or an exact one
+    (`decode`: constants as Consts, nested terms already typed)."""
     options = typing.get_args(kind) if isinstance(kind, types.UnionType) or typing.get_origin(kind) is typing.Union \
         else ()
     if type(None) in options:
