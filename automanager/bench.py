@@ -43,6 +43,7 @@ from .language.phrases import menu_examples
 from .menu.model import Menu
 from .reasoner import Const
 from .star import CustomerChat, ManagerChat
+from .state import State
 from .store import Home
 from .vocab import Pred
 
@@ -111,14 +112,14 @@ def requirements(menu: Menu, n: int) -> list[Pred]:
     return preds
 
 
-def order_state(assistant: Assistant, menu: Menu, n: int) -> list[str]:
-    return assistant.decide(requirements(menu, n), [], []).state
+def order_state(assistant: Assistant, menu: Menu, n: int) -> State:
+    return assistant.decide(requirements(menu, n), State(), []).state
 
 
 def scaled_kb(factor: int, folder: Path) -> list[Path]:
     """The shipped KB with every dish and combo also under `factor - 1` new names."""
     facts = kb_facts(paths.kb_files())
-    items = {s.arguments[0] for s in facts if s.name in ("dish", "combo")}
+    items = {name for s in facts if s.name in ("dish", "combo") for name in s.arguments}  # dish(Name), combo(Name)
     lines = [f"{s}." for s in facts]
     for copy in range(2, factor + 1):
         for s in facts:
@@ -266,7 +267,7 @@ def run(quick: bool = False, progress: Callable[[str], None] = lambda _name: Non
     drink = min([item for item, group, _ in menu.facts.get("option", []) if group == "size"] or [dish])
     admin = Administrator(menu.files)
     admin_preds = [Pred("runout", (ingredient,)), Pred("edit", (dish, Const("price"), 199))]
-    add("admin_reasoning", lambda: admin.decide(admin_preds, [], []))
+    add("admin_reasoning", lambda: admin.decide(admin_preds, State(), []))
     for n in (1, 10, 30, 100):
         state = order_state(assistant, menu, n)
         add(f"assistant_reasoning_{n}", lambda s=state: assistant.decide([Pred("complete")], s, []))
@@ -278,11 +279,11 @@ def run(quick: bool = False, progress: Callable[[str], None] = lambda _name: Non
         customer, manager = CustomerChat(home), ManagerChat(home)
 
         def customer_turn() -> None:
-            customer.state = []
+            customer.state = State()
             customer.step(f"two {dish} and a large {drink}")
 
         def manager_turn() -> None:
-            manager.state = []
+            manager.state = State()
             manager.step(f"we're out of {ingredient} and the {dish} now costs $1.99")
 
         add("customer_turn", customer_turn)

@@ -15,9 +15,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
-import clingo
-
-from .bots.admin import Administrator, without_staged
+from .bots.admin import Administrator
 from .bots.assistant import Assistant, context
 from .language.customer_parser import Context, CustomerParser
 from .language.customer_templates import CustomerTemplates
@@ -28,8 +26,10 @@ from .llm.structured import CustomerReader, ManagerReader
 from .menu.commit import CommitError, next_version_text, warm_committer
 from .menu.model import Menu
 from .names import NameMatcher
-from .reasoner import ReasonerError, value
+from .reasoner import ReasonerError
+from .state import PENDING, Building, Has, LastAsk, Staged, State, Talked, Unit
 from .store import Home, StateError, VersionMoved
+from .terms import as_term, encode
 from .vocab import Pred, VocabError
 
 MAX_COMMIT_ATTEMPTS = 5  # a manager turn decided again when other managers publish meanwhile
@@ -64,12 +64,26 @@ class Chat:
             if data.get("role", "customer") != self.role:
                 raise StateError(f"session '{session_id}' is a {data.get('role', 'customer')} session, not a "
                                  f"{self.role} one; resume it with `automanager {data.get('role', 'customer')}`")
-            self.session_id, self.state, self.history = session_id, data["state"], data["turns"]
+            self.session_id, self.history = session_id, data["turns"]
+            try:  # read now: a damaged session says so before its first turn
+                self.state = State(data["state"]).read()
+            except (TypeError, ValueError) as exc:
+                raise StateError(f"session '{session_id}' has a damaged state ({exc}). Start a new session "
+                                 "without --resume.") from exc
             self.menu_version = data.get("menu_version", 0)
         else:
-            self.session_id, self.state, self.history = home.new_session_id(), [], []
+            self.session_id, self.state, self.history = home.new_session_id(), State(), []
             self.menu_version = home.latest_version()
         self.load_menu()
+
+    @property
+    def state(self) -> State:
+        return self._state
+
+    @state.setter
+    def state(self, state: State | list[str]) -> None:
+        """The state, also set from its saved texts (a session file, a test's [])."""
+        self._state = state if isinstance(state, State) else State(state)
 
     def load_menu(self) -> None:
         files = self.home.menu_files(self.menu_version)
@@ -128,7 +142,7 @@ class Chat:
 
     @property
     def ended(self) -> bool:
-        return "phase(ended)" in self.state
+        return self.state.ended
 
     def turn(self, text: str) -> Turn:
         start = time.perf_counter()
@@ -144,7 +158,7 @@ class Chat:
 
     def save(self) -> None:
         self.home.save_session(self.session_id, {"session": self.session_id, "role": self.role,
-                                                 "menu_version": self.menu_version, "state": self.state,
+                                                 "menu_version": self.menu_version, "state": self.state.texts,
                                                  "turns": self.history}, new=not self.saved)
         self.saved = True
 
@@ -152,12 +166,12 @@ class Chat:
         raise NotImplementedError
 
 
-def batch(state: list[str]) -> str:
+def batch(state: State) -> str:
     """The fingerprint of the changes staged in a manager state. The version row that publishes
     them keeps the one of the state its turn started from: a session resumed from that state
     (its process stopped after the commit, before the save) is then known to be published.
     Staged ids carry their turn number, so one session never stages the same batch twice."""
-    staged = sorted(t for t in state if clingo.parse_term(t).name in ("staged", "effect"))
+    staged = sorted(state.only(PENDING).texts)
     return hashlib.sha256("\n".join(staged).encode()).hexdigest()[:16]
 
 
@@ -224,19 +238,18 @@ class CustomerChat(Chat):
     def order(self) -> list[dict]:
         """The order so far, one entry per unit, from the saved state."""
         units: dict[int, dict] = {}
-        for sym in map(clingo.parse_term, self.state):
-            if sym.name == "unit":
-                units.setdefault(sym.arguments[0].number, {})["item"] = sym.arguments[1].string
-        for sym in map(clingo.parse_term, self.state):
-            if sym.name == "has" and sym.arguments[0].number in units:
-                unit = units[sym.arguments[0].number]
-                kind, val = sym.arguments[1].name, sym.arguments[2]
-                if kind == "option":  # by its group: {"size": ["large"]}, {"no crust": ["thin crust"]}
-                    group, value, wanted = val.arguments
-                    key = group.name if wanted.name == "yes" else f"no {group.name}"
-                    unit.setdefault(key, []).append(value.string)
+        for unit in self.state.all(Unit):
+            units.setdefault(unit.number, {})["item"] = unit.food
+        for has in self.state.all(Has):
+            if has.unit in units:
+                details = units[has.unit]
+                if has.kind == "option":  # by its group: {"size": ["large"]}, {"no crust": ["thin crust"]}
+                    group, value, wanted = has.parts()
+                    key = str(group) if wanted == "yes" else f"no {group}"
+                    details.setdefault(key, []).append(value)
                     continue
-                unit.setdefault(kind, []).append(str(val).strip('"'))
+                details.setdefault(str(has.kind), []).append(  # a change or choice as its term: ("Old","New")
+                    has.value if isinstance(has.value, str) else str(as_term(has.value)))
         return [units[k] for k in sorted(units)]
 
 
@@ -251,7 +264,7 @@ class ManagerChat(Chat):
         super().__init__(home, session_id, llm)
         if self.staged() and home.published(self.session_id, batch(self.state)):
             # the process stopped after publishing these changes but before saving the session
-            self.state = without_staged(self.state)
+            self.state = self.state.without(PENDING)
 
     @property
     def menu(self) -> Menu:
@@ -313,13 +326,13 @@ class ManagerChat(Chat):
 
     def context(self) -> ManagerContext:
         ctx = ManagerContext()
-        for sym in map(clingo.parse_term, self.state):
-            if sym.name == "building":
-                ctx.build_type, ctx.building = sym.arguments[0].name, sym.arguments[1].string
-            elif sym.name == "last_ask":
-                ctx.ask_target, ctx.ask_topic = sym.arguments[0].string, sym.arguments[1].name
-            elif sym.name == "talked":  # the item asked about last turn is what "it" means
-                ctx.last_item = sym.arguments[0].string
+        for typed in self.state:
+            if isinstance(typed, Building):
+                ctx.build_type, ctx.building = str(typed.type), typed.item
+            elif isinstance(typed, LastAsk):
+                ctx.ask_target, ctx.ask_topic = typed.target, str(typed.topic)
+            elif isinstance(typed, Talked):  # the item asked about last turn is what "it" means
+                ctx.last_item = typed.item
         for _action, item, prop, old, new in self.staged()[-1:] if not ctx.last_item else []:
             ctx.last_item = item  # else the last staged change: "it", and "and Y by a dime" goes its way
             if prop == "price" and isinstance(old, int) and isinstance(new, int) and old != new:
@@ -336,12 +349,7 @@ class ManagerChat(Chat):
 
     def staged(self) -> list[tuple]:
         """The pending changes as audit rows: (action, item, property, old, new)."""
-        rows = []
-        for sym in sorted(map(clingo.parse_term, self.state)):
-            if sym.name == "staged":
-                action, item, prop, old, new = (value(a) for a in sym.arguments[1:])
-                rows.append((action, item, prop, None if old == "none" else old, None if new == "none" else new))
-        return rows
+        return [staged.row() for staged in sorted(self.state.all(Staged), key=encode)]
 
     def step(self, text: str) -> Turn:
         self.settle()
@@ -379,14 +387,14 @@ class ManagerChat(Chat):
         """Publish the staged changes as the next menu version, all or nothing; VersionMoved when
         another manager published after this turn was decided."""
         records = self.staged()
-        staged = [t for t in self.state if clingo.parse_term(t).name in ("staged", "effect")]
+        staged = self.state.only(PENDING)
         try:
             version = self.home.commit_menu(self.session_id, batch, self.menu_version, records,
                                             lambda files: next_version_text(files, staged, self.home.root / "cache"))
         except CommitError as exc:
             return (f"I could not apply the changes: {exc}. Nothing was changed; the changes stay pending "
                     f"(/pending shows them).")
-        self.state = without_staged(self.state)
+        self.state = self.state.without(PENDING)
         self.menu_version = version
         self.reload_in_background()
         return (f"Applied {len(records)} change{'s' if len(records) != 1 else ''}: the menu is now version "

@@ -10,12 +10,17 @@ their `tag`.
 
 Field types: `str` (a string, or a constant read as its name), `int`, `Const` (a constant),
 `X | None` (the constant `none` is None), another `@predicate` class (a nested term), and
-`Value` / `tuple` for a term kept as a plain value.
+`Value` / `tuple` for a term kept as a plain value. `decode` keeps such a value exact (a constant
+as a `Const`, a nested term as its typed predicate), so that `encode` gives the same term back:
+the session state makes that round trip every turn. `make` builds a predicate from the values a
+parser gives and checks each against its field's type.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
+import sys
 import types
 import typing
 from collections.abc import Callable, Iterable, Sequence
@@ -23,7 +28,7 @@ from typing import Any, ClassVar, TypeVar
 
 import clingo
 
-from .reasoner import Const, Value, term, value
+from .reasoner import Const, Value, term
 
 NONE = "none"  # the constant for a field that has no value
 
@@ -43,10 +48,15 @@ REGISTRY: dict[tuple[str, str | None, int], type[Term]] = {}
 Reader = Callable[[Any], Any]
 
 
+@typing.dataclass_transform(frozen_default=True)  # type checkers see the fields as the constructor's
 def predicate(name: str, tag: str | None = None) -> Callable[[type[T]], type[T]]:
     """Declare a typed predicate `name(fields...)`, or `name(tag, fields...)` for a tagged kind."""
 
     def register(cls: type[T]) -> type[T]:
+        clash = {"name", "tag"} & set(getattr(cls, "__annotations__", {}))
+        if clash:
+            raise TypeError(f"{cls.__name__}: a field cannot be called {' or '.join(sorted(clash))} (Term keeps the "
+                            "predicate's name and tag there)")
         cls = dataclasses.dataclass(frozen=True)(cls)
         cls.name, cls.tag = name, tag
         key = (name, tag, len(dataclasses.fields(cls)) + (tag is not None))  # type: ignore[arg-type]
@@ -74,15 +84,143 @@ def as_term(field_value: Any) -> clingo.Symbol:
     return encode(field_value) if isinstance(field_value, Term) else term(field_value)
 
 
-def decode(symbol: clingo.Symbol) -> Term | None:
-    """The typed predicate a symbol is, or None when no class is declared for it."""
-    args = symbol.arguments
-    tag = args[0].name if args and args[0].type == clingo.SymbolType.Function and not args[0].arguments else None
-    cls = REGISTRY.get((symbol.name, tag, len(args))) or REGISTRY.get((symbol.name, None, len(args)))
+def parse(text: str) -> clingo.Symbol:
+    """A term from its text as clingo prints it (a saved state term, a fact shown as text);
+    ValueError when it is not one."""
+    try:
+        return clingo.parse_term(text)
+    except RuntimeError as exc:
+        raise ValueError(f"{text!r} is not an ASP term") from exc
+
+
+def make(cls: type[T], values: Sequence[Any]) -> T:
+    """A typed predicate from Python values (str, int, Const, tuples, None), each checked
+    against its field's type: TypeError says which field of which predicate is wrong. A field
+    that may be None also takes the constant `none`."""
+    fields = dataclasses.fields(cls)  # type: ignore[arg-type]
+    if len(values) != len(fields):
+        raise TypeError(f"{cls.name} takes {len(fields)} arguments ({', '.join(f.name for f in fields)}), "
+                        f"not {len(values)}: {tuple(values)!r}")
+    hints = _hints(cls)
+    checked = []
+    for f, v in zip(fields, values):
+        kind = hints[f.name]
+        if v == NONE and isinstance(v, Const) and fits(kind, None):
+            v = None
+        if not fits(kind, v):
+            raise TypeError(f"{cls.name}: {f.name} must be {_type_name(kind)}, not {v!r}")
+        checked.append(v)
+    return cls(*checked)
+
+
+def fits(kind: Any, v: Any) -> bool:
+    """Is v a value of a field of this type? A `str` field wants a string, not a constant;
+    a `Value` field takes any term."""
+    options = _options(kind)
+    if v is None:
+        return type(None) in options
+    if set(options) >= {str, int, tuple}:  # Value: any term
+        return isinstance(v, (str, int, tuple, Term)) and not isinstance(v, bool)
+    for option in options:
+        if option is int:
+            ok = isinstance(v, int) and not isinstance(v, bool)
+        elif option is str:
+            ok = isinstance(v, str) and not isinstance(v, Const)
+        elif option is Any:
+            ok = True
+        else:
+            ok = isinstance(v, option)
+        if ok:
+            return True
+    return False
+
+
+def _options(kind: Any) -> tuple:
+    if isinstance(kind, types.UnionType) or typing.get_origin(kind) is typing.Union:
+        return typing.get_args(kind)
+    return (kind,)
+
+
+def _type_name(kind: Any) -> str:
+    names = {str: "a string", int: "a number", Const: "a constant", tuple: "a tuple", type(None): "none"}
+    return " or ".join(names.get(k, getattr(k, "__name__", str(k))) for k in _options(kind))
+
+
+def decode(symbol: clingo.Symbol | str) -> Term | None:
+    """The typed predicate a term is (given as a symbol or as the text clingo prints), or None
+    when no class is declared for it. The text is read here, not by clingo: asking clingo for
+    each argument of a symbol costs ~60 us a term, and a state has dozens."""
+    typed = _Text(str(symbol)).term()
+    if isinstance(typed, Const):  # a predicate without arguments
+        typed = _function(typed, ())
+    return typed if isinstance(typed, Term) else None
+
+
+def _function(name: str, args: tuple) -> Any:
+    """A named term of exact values: its typed predicate, or the symbol when none is declared."""
+    tag = args[0] if args and isinstance(args[0], Const) else None
+    cls = REGISTRY.get((name, tag, len(args))) or REGISTRY.get((name, None, len(args)))
     if cls is None:
-        return None
+        return clingo.Function(name, [as_term(a) for a in args])
     rest = args[1:] if cls.tag else args
-    return cls(*(convert(symbol_value(a)) for convert, a in zip(_readers(cls), rest)))
+    return cls(*(convert(a) for convert, a in zip(_readers(cls), rest)))
+
+
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|-?\d+|[a-z_][A-Za-z0-9_\']*|[(),]|\s+')
+_ESCAPE = re.compile(r"\\(.)")
+_ESCAPED = {"n": "\n", "\\": "\\", '"': '"'}
+
+
+class _Text:
+    """A term's text as exact values (see `exact`): numbers, strings, Consts, tuples, and named
+    terms made typed by `_function`."""
+
+    def __init__(self, text: str):
+        tokens = _TOKEN.findall(text)
+        self.text, self.at = text, 0
+        self.tokens = [t for t in tokens if not t.isspace()] if "".join(tokens) == text else []
+
+    def term(self) -> Any:
+        if not self.tokens:  # #inf, #sup, -f(x), or no term at all: rare, clingo reads them
+            return exact(parse(self.text))
+        value = self.value()
+        if self.at != len(self.tokens):
+            raise ValueError(f"{''.join(self.tokens)!r} is not one term")
+        return value
+
+    def value(self) -> Any:
+        token = self.next()
+        if token[0] == '"':
+            return _ESCAPE.sub(lambda m: _ESCAPED.get(m.group(1), m.group(0)), token[1:-1])
+        if token[0] == "-" or token.isdigit():
+            return int(token)
+        if token == "(":
+            return tuple(self.arguments())
+        if token in (")", ","):
+            raise ValueError(f"{''.join(self.tokens)!r} is not a term")
+        if self.at < len(self.tokens) and self.tokens[self.at] == "(":
+            self.at += 1
+            return _function(token, tuple(self.arguments()))
+        try:
+            return Const(token)
+        except ValueError:
+            return clingo.Function(token)
+
+    def arguments(self) -> list:
+        """The values up to the closing parenthesis (a 1-tuple is printed `(a,)`)."""
+        values: list = []
+        while self.tokens[self.at:self.at + 1] != [")"]:
+            values.append(self.value())
+            if self.tokens[self.at:self.at + 1] == [","]:
+                self.at += 1
+        self.next()
+        return values
+
+    def next(self) -> str:
+        if self.at >= len(self.tokens):
+            raise ValueError(f"{''.join(self.tokens)!r} ends too soon")
+        self.at += 1
+        return self.tokens[self.at - 1]
 
 
 def read(cls: type[T], row: Sequence[Value]) -> T:
@@ -97,17 +235,26 @@ def read_all(cls: type[T], rows: Iterable[Sequence[Value]]) -> list[T]:
     return [read(cls, row) for row in rows]
 
 
-class _Nested:
-    """A nested term's symbol, kept until its field's reader knows which class it is."""
-
-    def __init__(self, symbol: clingo.Symbol):
-        self.symbol = symbol
-
-
-def symbol_value(symbol: clingo.Symbol) -> Any:
-    if symbol.type == clingo.SymbolType.Function and symbol.name and symbol.arguments:
-        return _Nested(symbol)
-    return value(symbol)
+def exact(symbol: clingo.Symbol) -> Any:
+    """A term as Python values that `encode` turns back into the same term: a constant is a
+    `Const`, a tuple a tuple, a nested term its typed predicate (the symbol itself when none is
+    declared)."""
+    kind = symbol.type
+    if kind == clingo.SymbolType.Number:
+        return symbol.number
+    if kind == clingo.SymbolType.String:
+        return symbol.string
+    if kind == clingo.SymbolType.Function and not symbol.negative:
+        arguments = symbol.arguments
+        if not symbol.name:
+            return tuple(map(exact, arguments))
+        if not arguments:
+            try:
+                return Const(symbol.name)
+            except ValueError:
+                return symbol
+        return _function(symbol.name, tuple(map(exact, arguments)))
+    return symbol
 
 
 _READERS: dict[type, list[Reader]] = {}
@@ -115,28 +262,40 @@ _READERS: dict[type, list[Reader]] = {}
 
 def _readers(cls: type[Term]) -> list[Reader]:
     if cls not in _READERS:
-        hints = typing.get_type_hints(cls, globalns={**vars(typing), "Const": Const, "Value": Value})
+        hints = _hints(cls)
         _READERS[cls] = [reader(hints[f.name]) for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
     return _READERS[cls]
 
 
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
+def _hints(cls: type[Term]) -> dict[str, Any]:
+    if cls not in _HINTS:
+        # the names of the declaring module (its nested predicates), then typing's, Const and Value
+        names = {**vars(typing), "Const": Const, "Value": Value, **vars(sys.modules[cls.__module__])}
+        _HINTS[cls] = typing.get_type_hints(cls, globalns=names)
+    return _HINTS[cls]
+
+
 def reader(kind: Any) -> Reader:
-    """How a field of this type is read from a plain value (or a nested term's symbol)."""
+    """How a field of this type is read from a plain value (a row of `Atoms`) or an exact one
+    (`decode`: constants as Consts, nested terms already typed)."""
     options = typing.get_args(kind) if isinstance(kind, types.UnionType) or typing.get_origin(kind) is typing.Union \
         else ()
     if type(None) in options:
-        inner = reader(next(k for k in options if k is not type(None)))
+        rest = [k for k in options if k is not type(None)]
+        inner = reader(rest[0]) if len(rest) == 1 else lambda v: v  # Value | None: any term
         return lambda v: None if v == NONE else inner(v)
     if isinstance(kind, type) and issubclass(kind, Term):
-        return lambda v: decode(v.symbol if isinstance(v, _Nested) else clingo.parse_term(v)) if not isinstance(v, Term) \
-            else v
+        return lambda v: v if isinstance(v, Term) else decode(v)  # a row of plain values has its text
     if kind is Const:
-        return lambda v: Const(v)
+        return lambda v: v if isinstance(v, Const) else Const(v)
     if kind is int:
         return _int
     if kind is str:
         return _str
-    return lambda v: value(v.symbol) if isinstance(v, _Nested) else v  # Value, tuple, Any
+    return lambda v: v  # Value, tuple, Any, a union: the value as it is
 
 
 def _int(v: Any) -> int:

@@ -10,10 +10,12 @@ form says which ASP predicate it becomes.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .reasoner import Const
+from .reasoner import Const, Value
+from .terms import Term, make, predicate
 
 
 @dataclass(frozen=True)
@@ -140,6 +142,70 @@ MANAGER: dict[str, Form] = {
 }
 
 VOCABULARIES = {"customer": CUSTOMER, "manager": MANAGER}
+
+
+class Facts:
+    """The facts one bot's rules read, `new_<name>(said..., extra)`, as typed predicates
+    declared from a table (the bot's .lp file documents the same shapes). A `Pred` becomes one
+    at the bot's boundary (`fact`): it is looked up by its name and number of arguments, gets
+    the extra last argument when its shape has that field (`line`: the predicate's order line;
+    `at`: its position in the sentence), and every argument is type-checked."""
+
+    def __init__(self, bot: str, extra: str, shapes: dict[str, Sequence[dict[str, Any]]]):
+        self.extra = extra
+        self.classes: dict[tuple[str, int], type[Term]] = {}
+        for name, variants in shapes.items():
+            for fields in variants:
+                said = len(fields) - (extra in fields)
+                title = "".join(part.title() for part in name.split("_"))
+                cls = type(f"{bot}{title}{len(fields)}", (Term,), {"__annotations__": dict(fields), "__module__": __name__})
+                self.classes[(name, said)] = predicate("new_" + name)(cls)
+
+    def fact(self, pred: Pred, position: int = 0) -> Term:
+        """The typed fact of the position-th parsed predicate of a sentence; TypeError when it
+        is not one this bot reads, or an argument has the wrong type."""
+        cls = self.classes.get((pred.name, len(pred.args)))
+        if cls is None:
+            raise TypeError(f"{pred} is not a predicate this bot reads")
+        if self.extra not in cls.__annotations__:
+            return make(cls, pred.args)
+        return make(cls, (*pred.args, pred.line if self.extra == "line" else position))
+
+
+LINE = {"line": int}  # which order line of the sentence it belongs to (0: none)
+AT = {"at": int}  # the position of the predicate in the sentence: 1, 2, ...
+
+# what assistant.lp reads (its header says what each means)
+CUSTOMER_FACTS = Facts("Customer", "line", {
+    "order": [{"food": str, "quantity": int, **LINE}],
+    "specify": [{"combo": str, "dish": str, **LINE}],
+    "update": [{"dish": str, "operation": Const, "option": Value, **LINE},
+               {"dish": str, "operation": Const, "option": Value, "units": int, **LINE}],
+    "need_recommend": [{"content": str, "type": Const}],
+    "query": [{"kind": Const, "food": str, "quantity": int, "size": str | None}],
+    "remove": [{"food": str, "quantity": int | Const}],  # Const: all
+    "set_quantity": [{"food": str, "quantity": int, **LINE}],
+    "replace": [{"old": str, "new": str, **LINE}],
+    "either": [{"first": str, "second": str}],
+    "greet": [{"kind": Const}],
+    "unknown": [{"position": int}],  # the position-th name said is not on the menu
+    **{name: [{}] for name in ("complete", "accept", "decline", "cancel", "stop", "quit", "irrelevant", "review")},
+})
+
+# what admin.lp reads: every fact ends with the predicate's position in the sentence
+MANAGER_FACTS = Facts("Manager", "at", {
+    "runout": [{"food": str, **AT}],
+    "restore": [{"food": str, **AT}],
+    "add": [{"type": Const, "item": str, **AT}, {"item": str, **AT},
+            {"item": str, "property": Const, "value": Value, **AT}],
+    "edit": [{"item": str, "property": Const, "value": Value, **AT},
+             {"item": str, "property": Const, "old": Value, "new": Value, **AT}],
+    "delete": [{"item": str, **AT}, {"item": str, "property": Const, **AT},
+               {"item": str, "property": Const, "value": Value, **AT}],
+    "undo": [{**AT}, {"item": str, **AT}],
+    "query": [{"kind": Const, "item": str, **AT}],
+    **{name: [{**AT}] for name in ("save", "cancel", "accept", "decline", "quit", "irrelevant")},
+})
 
 
 class VocabError(ValueError):

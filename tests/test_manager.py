@@ -8,6 +8,7 @@ import pytest
 from automanager.menu.commit import CommitError, next_version_text
 from automanager.menu.model import Menu
 from automanager.star import CustomerChat, ManagerChat
+from automanager.state import State
 from automanager.store import Home
 
 
@@ -220,7 +221,7 @@ def test_commit_refuses_a_menu_that_breaks_the_integrity_rules(home):
     # a staged dish without a price would break the menu: the check after applying refuses it
     staged = ['effect((1,0),create,"Nameless Taco",dish)', 'effect((1,0),set,"Nameless Taco",category,"taco")']
     with pytest.raises(CommitError, match="Nameless Taco has no price"):
-        next_version_text(home.menu_files(0), staged)
+        next_version_text(home.menu_files(0), State(staged))
 
 
 def test_two_managers_commit_on_top_of_each_other(home):

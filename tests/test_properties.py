@@ -12,6 +12,7 @@ from automanager import paths
 from automanager.bots.assistant import Assistant
 from automanager.menu.model import Menu
 from automanager.reasoner import Const
+from automanager.state import State
 from automanager.vocab import Pred
 
 MENU = Menu.load(paths.kb_files())
@@ -54,9 +55,9 @@ turns = st.lists(st.tuples(st.lists(preds, min_size=1, max_size=3),
                  min_size=1, max_size=8)
 
 
-def units(state: list[str]) -> tuple[dict[int, str], set[tuple]]:
+def units(state: State) -> tuple[dict[int, str], set[tuple]]:
     items, details = {}, set()
-    for sym in map(clingo.parse_term, state):
+    for sym in map(clingo.parse_term, state.texts):
         if sym.name == "unit":
             items[sym.arguments[0].number] = sym.arguments[1].string
         elif sym.name == "has":
@@ -71,7 +72,7 @@ def topping_names(details: set[tuple]) -> set[str]:
 @settings(max_examples=80, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(turns)
 def test_random_conversations_keep_every_invariant(conversation):
-    state: list[str] = []
+    state = State()
     for said, runout in conversation:
         before = units(state)
         decision = ASSISTANT.decide(said, state, runout)
@@ -79,7 +80,7 @@ def test_random_conversations_keep_every_invariant(conversation):
         items, details = units(state)
         # quantities never exceed the caps, and every unit has its own number
         assert len(items) <= POLICY["max_order_quantity"]
-        assert len([s for s in state if s.startswith("unit(")]) == len(items)
+        assert len([s for s in state.texts if s.startswith("unit(")]) == len(items)
         # an order never holds an item or a topping that ran out
         for item in items.values():
             assert not (INCLUDED.get(item, set()) & set(runout)), (item, runout)

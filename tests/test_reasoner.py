@@ -83,7 +83,9 @@ def test_the_turn_reasoner_answers_as_a_fresh_reasoner_call_after_call(monkeypat
     """Same answers over a whole conversation, across Control rebuilds, after an error too."""
     from automanager import paths
     from automanager.bots.assistant import PROGRAM
-    from automanager.bots.base import new_facts, split_next, state_symbols
+    from automanager.bots.base import new_facts, split_next
+    from automanager.state import State
+    from automanager.vocab import CUSTOMER_FACTS
     from automanager.language.customer_parser import CustomerParser
     from automanager.bots.assistant import context
     from automanager.menu.model import Menu
@@ -93,13 +95,12 @@ def test_the_turn_reasoner_answers_as_a_fresh_reasoner_call_after_call(monkeypat
     rules = [paths.data_dir("crs") / "crs.lp", PROGRAM]
     fresh, turn = Reasoner([*paths.kb_files(), *rules]), TurnReasoner(paths.kb_files(), rules)
     parser = CustomerParser(Menu.load(paths.kb_files()))
-    state: list[str] = []
+    state = State()
     lines = ["two soft tacos and a large pepsi", "no onions on the taco", "what do people add to the soft taco?",
              "yes", "a crunchwrap supreme combo", "that's all", "no", "no", "a mountain dew", "bye"]
     for line in lines:
         preds = parser.parse(line, context(state)).preds
-        facts = [atom("runout", "Tomatoes"), *state_symbols(state),
-                 *new_facts(preds, lambda _i, p: p.line if p.name in ("order", "update", "specify") else None)]
+        facts = [atom("runout", "Tomatoes"), *state.holds(), *new_facts(CUSTOMER_FACTS, preds)]
         expected = fresh.solve(facts)
         assert turn.solve(facts) == expected, line
         state = split_next(expected).state

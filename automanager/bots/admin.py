@@ -9,13 +9,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import clingo
-
 from .. import paths
 from ..menu.commit import VIEW
 from ..reasoner import TurnReasoner, atom
-from ..vocab import Pred
-from .base import Decision, new_facts, split_next, state_symbols
+from ..state import State
+from ..vocab import MANAGER_FACTS, Pred
+from .base import Decision, new_facts, split_next
 
 PROGRAM = Path(__file__).with_name("admin.lp")
 
@@ -24,13 +23,8 @@ class Administrator:
     def __init__(self, kb_files: list[Path], cache: Path | None = None):
         self.reasoner = TurnReasoner.shared(kb_files, [paths.data_dir("crs") / "crs.lp", VIEW, PROGRAM], cache)
 
-    def decide(self, preds: list[Pred], state: list[str], runout: list[str]) -> Decision:
+    def decide(self, preds: list[Pred], state: State, runout: list[str]) -> Decision:
         facts = [atom("runout", name) for name in runout]
-        facts += state_symbols(state)
-        facts += new_facts(preds, lambda index, _pred: index)
+        facts += state.holds()
+        facts += new_facts(MANAGER_FACTS, preds)
         return split_next(self.reasoner.solve(facts))
-
-
-def without_staged(state: list[str]) -> list[str]:
-    """The state once the staged changes are applied to the menu: they are no longer pending."""
-    return [term for term in state if clingo.parse_term(term).name not in ("staged", "effect")]

@@ -18,17 +18,18 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-import clingo
-
 from ..bots.assistant import Assistant
 from ..normalize import normalize
 from ..llm.openai_backend import LLMConfig, LLMError, OpenAIBackend, Usage
 from ..menu.commit import kb_facts
 from ..menu.model import Menu
 from ..names import NameMatcher
-from ..reasoner import Const, atom
+from ..reasoner import Const
 from ..star import CustomerChat, ManagerChat, Turn
+from ..state import Has, State
+from ..state import Unit as StateUnit
 from ..store import Home
+from ..terms import Term
 from ..vocab import Pred
 from .scenario import Scenario, Unit
 
@@ -185,25 +186,26 @@ class Checker:
 
     # -- units ---------------------------------------------------------------------------------
     @staticmethod
-    def state_units(state: list[str]) -> list[tuple]:
-        units: dict[int, dict] = {}
-        for sym in map(clingo.parse_term, state):
-            if sym.name == "unit":
-                units[sym.arguments[0].number] = {"item": sym.arguments[1].string}
-        for sym in map(clingo.parse_term, state):
-            if sym.name != "has" or sym.arguments[0].number not in units:
+    def state_units(state: State) -> list[tuple]:
+        units: dict[int, dict] = {unit.number: {"item": unit.food} for unit in state.all(StateUnit)}
+        for has in state.all(Has):
+            if has.unit not in units:
                 continue
-            unit, kind, value = units[sym.arguments[0].number], sym.arguments[1].name, sym.arguments[2]
+            unit, kind, value = units[has.unit], str(has.kind), has.value
             if kind in ("add", "no", "less", "extra"):
-                unit.setdefault(kind, []).append(value.string)
+                unit.setdefault(kind, []).append(value)
             elif kind == "change":
-                unit.setdefault("change", []).append(f"{value.arguments[0].string} > {value.arguments[1].string}")
-            elif kind == "option" and value.arguments[2].name == "yes" and value.arguments[0].name == "size":
-                unit["size"] = value.arguments[1].string
-            elif kind == "option" and value.arguments[2].name == "yes":  # any other option: by its value
-                unit.setdefault("style", []).append(value.arguments[1].string)
+                old, new = has.parts()
+                unit.setdefault("change", []).append(f"{old} > {new}")
+            elif kind == "option":
+                group, said, wanted = has.parts()
+                if wanted == "yes" and group == "size":
+                    unit["size"] = said
+                elif wanted == "yes":  # any other option: by its value
+                    unit.setdefault("style", []).append(said)
             elif kind == "choice":
-                unit.setdefault("choices", []).append(value.arguments[2].string)
+                _group, _slot, dish = has.parts()
+                unit.setdefault("choices", []).append(dish)
         return [canonical(u) for u in units.values()]
 
     def canonical_units(self, expected: list[Unit]) -> list[tuple]:
@@ -219,27 +221,27 @@ class Checker:
 
     def auto_total(self, _expected) -> int | None:
         """The expected order priced by the assistant's own rules over the same menu."""
-        state: list[str] = []
+        state: list[Term] = []
         for number, unit in enumerate(self.canonical_units(self.expect.get("order", [])), start=1):
             item = unit[0]
-            state.append(str(atom("unit", number, item)))
+            state.append(StateUnit(number, item))
             fields = dict(unit[1:])
             for kind in ("add", "no", "less", "extra"):
-                state += [str(atom("has", number, Const(kind), t)) for t in fields.get(kind, ())]
+                state += [Has(number, Const(kind), t) for t in fields.get(kind, ())]
             for change in fields.get("change", ()):
                 old, new = change.split(" > ")
-                state.append(str(atom("has", number, Const("change"), (old, new))))
+                state.append(Has(number, Const("change"), (old, new)))
             said = [("size", fields["size"])] if fields.get("size") else []
             said += [self.menu.option_words.get(normalize(s), ("style", s)) for s in fields.get("style", ())]
-            state += [str(atom("has", number, Const("option"), (Const(g), v, Const("yes")))) for g, v in said]
+            state += [Has(number, Const("option"), (Const(g), v, Const("yes"))) for g, v in said]
             slots: Counter = Counter()
             for dish in fields.get("choices", ()):
                 group = next((g for g, members in self.menu.groups.items() if dish in members
                               and (item, g) in self.menu.facts.get("combo_contain", [])), None)
                 if group:
                     slots[group] += 1
-                    state.append(str(atom("has", number, Const("choice"), (group, slots[group], dish))))
-        decision = Assistant(self.menu.files).decide([Pred("query", (Const("total"), "all"))], state, [])
+                    state.append(Has(number, Const("choice"), (group, slots[group], dish)))
+        decision = Assistant(self.menu.files).decide([Pred("query", (Const("total"), "all", 1, Const("none")))], State.of(state), [])
         return next((args[2] for args in decision.actions.get("answer", []) if args[:2] == ("order", "total")), None)
 
 

@@ -15,6 +15,8 @@ from typing import Any
 import clingo
 import yaml
 
+from ..terms import parse
+
 UNIT_LISTS = ("add", "no", "less", "extra", "change", "style", "choices")
 EXPECT_KEYS = ("rejected", "order", "total", "stock_out", "menu", "not_menu", "say", "not_say", "ended")
 
@@ -187,8 +189,8 @@ class Reader:
     def fact(self, node: yaml.Node) -> clingo.Symbol:
         text = self.text(node, "a fact")
         try:
-            symbol = clingo.parse_term(text.strip().rstrip("."))
-        except RuntimeError:
+            symbol = parse(text.strip().rstrip("."))
+        except ValueError:
             symbol = None
         if symbol is None or symbol.type != clingo.SymbolType.Function or not symbol.name:
             raise self.fail(node, f"'{text}' is not an ASP fact such as original_price(\"Name\",189)")

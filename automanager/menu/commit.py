@@ -13,8 +13,9 @@ from pathlib import Path
 
 import clingo
 
-from ..bots.base import state_symbols
 from ..reasoner import ReasonerError, TurnReasoner, logged
+from ..state import State
+from ..terms import parse
 from .check import check_kb
 
 VIEW = Path(__file__).with_name("view.lp")  # the menu with the staged changes (also read by the admin CKT)
@@ -86,14 +87,14 @@ def warm_committer(files: list[Path], cache: Path | None = None) -> None:
         pass  # the commit meets the same problem and says it
 
 
-def next_version_text(files: list[Path], staged: list[str], cache: Path | None = None) -> str:
+def next_version_text(files: list[Path], staged: State, cache: Path | None = None) -> str:
     """The facts of the next version as an .lp text, checked against the integrity rules."""
-    change = committer(files, cache).solve(state_symbols(staged))
+    change = committer(files, cache).solve(staged.holds())
     drop = {args[0] for args in change.get("kb_drop", [])}
     retract = {args[0] for args in change.get("kb_retract", [])}
     kept = {text: sym for text, sym in facts_by_text(files).items()
             if text not in retract and not (drop and names_any(sym, drop))}
-    added = {fact: clingo.parse_term(fact) for fact in (args[0] for args in change.get("kb_add", [])) if fact not in kept}
+    added = {str(fact): parse(str(fact)) for fact in (args[0] for args in change.get("kb_add", [])) if fact not in kept}
     facts = {**kept, **added}
     text = HEADER + "".join(f"{fact}.\n" for fact in sorted(facts))
     with tempfile.TemporaryDirectory() as tmp:
