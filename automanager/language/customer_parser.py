@@ -18,7 +18,7 @@ The cue phrases live in `phrases.toml`, not here, and no menu word appears in th
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 from ..menu.model import Menu
 from ..names import NameMatcher, covers
@@ -26,6 +26,7 @@ from ..normalize import normalize
 from ..reasoner import Const
 from ..vocab import Pred
 from .phrases import phrases
+from .reading import Context, Parse
 from .text import Mention, find_mentions, number_at, tokenize
 
 OPENERS = {"oh", "ok", "okay", "so", "um", "uh", "umm", "hmm", "well", "hi", "hey", "hello", "and", "but",
@@ -40,31 +41,6 @@ ADJACENT_TRIES = 10  # back-to-back names looked up as one name, per line
 def option_value(group: str, value: str, wanted: bool) -> tuple:
     """The Opt of an option update: (group, value, yes|no)."""
     return Const(group), value, Const("yes" if wanted else "no")
-
-
-@dataclass
-class Context:
-    """What the bot said last: the question, the suggestions, the order so far, and the food
-    the customer last asked about (what "one of those" means)."""
-
-    ask_target: str | None = None
-    ask_topic: str | None = None  # options | which | size | choice(...) | else | more
-    ask_group: list[str] = field(default_factory=list)  # the dishes a question of a kind is about
-    recommended_items: list[str] = field(default_factory=list)
-    recommended_toppings: list[tuple[str, str]] = field(default_factory=list)  # (dish, topping)
-    ordered: list[str] = field(default_factory=list)  # foods in order of first unit
-    discussed: str | None = None
-    discussed_quantity: int = 1
-    discussed_size: str | None = None
-    said_unknown: bool = False  # the last line named something not on the menu
-    refused: str | None = None  # the food the last line was refused (what "why can't I have it" means)
-
-
-@dataclass
-class Parse:
-    preds: list[Pred]
-    unknown: list[str]  # phrases that looked like menu names and are not on the menu
-    corrected: list[tuple[str, str, str]]  # (what was said, the menu name it was read as, how)
 
 
 @dataclass

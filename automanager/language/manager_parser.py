@@ -12,9 +12,6 @@ is taken as said.
 from __future__ import annotations
 
 import re
-import string
-from dataclasses import dataclass, field
-from decimal import Decimal
 
 from ..menu.model import Menu
 from ..names import NameMatcher
@@ -22,6 +19,14 @@ from ..normalize import normalize
 from ..reasoner import Const
 from ..vocab import Pred, bounded
 from .phrases import phrases
+from .reading import (
+    MONEY,
+    ManagerContext,
+    ManagerParse,
+    cents,
+    new_name,
+    three_decimals,
+)
 from .text import find_mentions, fold, number_at, tokenize
 
 QUIT = re.compile(r"^(bye|goodbye|good bye|see you|see ya|thats all|that is all|thats it|im done|were done|"
@@ -119,10 +124,6 @@ NAME_IS_NEW = re.compile(r"^\s*(?:(?:so|ok|okay|alright|heads up)\W+)*(?P<name>[
 CONTENTS = re.compile(r"\b(made (with|of|from)|comes with|contains?|containing|ingredients( are| is)?|with|has|have|"
                       r"including|includes?|filled with|inside)\b")
 CALORIES = re.compile(r"(-?\d+(?:\.\d+)?)\s*(?:k?cal|calories|calorie)\b|\b(?:calories?|cal)\b\D{0,24}?(-?\d+)")
-MONEY = re.compile(r"(-?)\s*\$\s*(-?\d+(?:\.\d{1,2})?)|(-?\d+(?:\.\d{1,2})?)\s*(dollars?|bucks|usd)\b|"
-                   r"(-?\d+)\s*cents?\b")
-NAME_CHARS = re.compile(r"[^\w\s'&®™\-]")
-MAX_NAME = 60
 MAX_LIST = 30  # names read from one list in one turn: a turn's cost stays bounded
 FILLER = {"a", "an", "the", "some", "any", "our", "more", "of", "with", "extra", "one", "two", "three", "four",
           "five", "six", "now", "today", "anymore", "left", "all", "stock", "in", "please"}
@@ -143,90 +144,9 @@ YES_NO_QUESTIONS = ("confirm_delete", "new_ingredient", "confirm_price", "confir
 NEXT_MOVE = re.compile(r",?\s*\band\b(?=(?:\s+\w+){1,6}\s+by\b)")  # "X by 20 cents and Y by a dime"
 
 
-@dataclass
-class ManagerContext:
-    """The item being built and the bot's last question."""
-
-    building: str | None = None
-    build_type: str | None = None  # dish | combo | unknown
-    ask_target: str | None = None
-    ask_topic: str | None = None  # type | category | price | ingredient | calories | popular | contains | new_ingredient
-    last_item: str | None = None  # the item of the last staged change ("knock another quarter off it")
-    last_move: int = 0  # the way the last staged price change went (1 up, -1 down)
-
-
-@dataclass
-class ManagerParse:
-    preds: list[Pred]
-    unknown: list[str] = field(default_factory=list)
-    corrected: list[tuple[str, str, str]] = field(default_factory=list)  # (said, KB name, how)
-    hint: str = ""  # what to say when the sentence was almost understood
-    skipped: int = 0  # names of a list past MAX_LIST, not read
-    moving: int = 0  # the way the last price move of this line went (1 up, -1 down), for "and Y by a dime"
-    last_edited: str | None = None
-
-
-def new_name(raw: str) -> str | None:
-    """A new dish, combo or ingredient name as the manager said it, tidied; None if it is not a name."""
-    name = " ".join(NAME_CHARS.sub(" ", raw).split()).strip(" -'")
-    name = re.sub(r"^(?:a|an|the)\s+", "", name, flags=re.IGNORECASE)
-    if not name or len(name) > MAX_NAME or not re.search(r"[^\W\d_]", name):
-        return None
-    return string.capwords(name) if name == name.lower() else name
-
-
 def words(text: str) -> str:
     """The words and numbers of a text, folded, without punctuation."""
     return " ".join(t for t in tokenize(text) if t not in ",.;!?")
-
-
-def three_decimals(text: str) -> bool:
-    """'$3.499' is no price: it is refused, never cut to $3.49."""
-    return bool(re.search(r"(?<![\d.])\$?\s*\d+\.\d{3,}\b", text))
-
-
-def cents(text: str, bare_is_price: bool = False) -> int | None:
-    """'$3.49', '3.49 dollars', '349 cents', 'free' (0, which the rules refuse), 'minus two
-    dollars' (negative, refused too), and a bare '3.49' when a price was asked for."""
-    if re.search(r"\bfree\b", text):
-        return 0
-    sign = -1 if re.search(r"\b(minus|negative)\b", text) else 1
-    spoken = spoken_money(tokenize(text))
-    if spoken is not None:  # "4 dollars and 29 cents", "a buck fifty"
-        return bounded(sign * spoken)
-    m = MONEY.search(text)
-    if m:
-        if m.group(2) is not None:
-            return in_cents(m.group(2), negative=bool(m.group(1)))
-        if m.group(3) is not None:
-            return in_cents(m.group(3))
-        return bounded(m.group(5))
-    if bare_is_price:  # a number with cents first: "the g2 drink is 0.01" is 1 cent, not $2
-        m = re.search(r"-?\d+\.\d{1,2}\b", text) or re.search(r"-?\d+(?:\.\d{1,2})?", text)
-        if m:
-            return in_cents(m.group())
-    return None
-
-
-def spoken_money(tokens: list[str]) -> int | None:
-    """Cents of an amount said in words: 'two dollars', 'a buck fifty', 'three dollars and ten
-    cents', 'four bucks 99'; None when no dollar word follows a number."""
-    for i in range(len(tokens)):
-        got = number_at(tokens, i) if "." not in tokens[i] else None  # "3.49 dollars" is MONEY's
-        if not got or i + got[1] >= len(tokens) or tokens[i + got[1]] not in ("dollar", "dollars", "buck", "bucks"):
-            continue
-        amount, j = got[0] * 100, i + got[1] + 1
-        j += 1 if tokens[j:j + 1] == ["and"] else 0
-        extra = number_at(tokens, j) if j < len(tokens) and tokens[j] not in ("a", "an") else None
-        if extra and extra[0] < 100:
-            amount += extra[0]
-        return amount
-    return None
-
-
-def in_cents(dollars: str, negative: bool = False) -> int:
-    """'3.49' -> 349, exactly (no float rounding), within the vocabulary's number bound."""
-    return bounded(Decimal(dollars).scaleb(2) * (-1 if negative else 1))
 
 
 class ManagerParser:
