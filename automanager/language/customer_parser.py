@@ -12,7 +12,7 @@ steps, as dialogue systems do:
      are corrected (close spelling, then sentence embeddings) or said back as not on the menu;
   4. attach each modifier to the item of its clause, or to the item the context means;
   5. refer back to the order (passed in as `Context`): "the drink" is the drink ordered.
-The cue phrases live in `phrases.toml`, not here, and no menu word appears in this file.
+The cue phrases live in `phrases_customer.toml`, not here, and no menu word appears in this file.
 """
 
 from __future__ import annotations
@@ -302,7 +302,6 @@ class CustomerParser:
     def clauses(self, tokens: list[str], mentions: list[Mention]) -> list[Clause]:
         inside = {i for m in mentions for i in range(m.start, m.end)}
         cuts, start = [], 0
-        item_ends = {m.end for m in mentions if m.kind == "item"}
         for i, tok in enumerate(tokens):
             item_before = any(m.kind == "item" and start <= m.start and m.end <= i for m in mentions)
             if item_before and i not in inside and i > start and (tok in ("a", "an") or self.counts(tokens, i)) \

@@ -1,9 +1,12 @@
-"""The phrase knowledge of `phrases.toml` as matchers: which dialogue act a clause's words cue,
-which words are filler, which words modify an ingredient. Data, not regex constants in code, so
-a new way to say a thing is one line of TOML."""
+"""The phrase knowledge of the phrase files as matchers, one file for each bot: which dialogue
+act a clause's words cue, which words are filler, which words modify an ingredient
+(`phrases_customer.toml`), and the manager parser's cue patterns (`phrases_manager.toml`). Data,
+not regex constants in code, so a new way to say a thing is one line of TOML. Each file is read
+once per content digest and its patterns are compiled on first use."""
 
 from __future__ import annotations
 
+import hashlib
 import re
 import tomllib
 from dataclasses import dataclass
@@ -12,7 +15,8 @@ from pathlib import Path
 
 from .customer_templates import plural
 
-PHRASE_FILE = Path(__file__).with_name("phrases.toml")
+CUSTOMER_FILE = Path(__file__).with_name("phrases_customer.toml")
+MANAGER_FILE = Path(__file__).with_name("phrases_manager.toml")
 
 
 @dataclass(frozen=True)
@@ -71,11 +75,7 @@ class Phrases:
         self.category_words = _single_words(synonyms["category"])
         self.cue_words = frozenset(w for table in (self.acts, self.questions) for cue in table.values()
                                    for phrase in cue.phrases for w in phrase.split())
-        self.coins = dict(data["money"])
-        self.price_up = Cue(tuple(data["price_moves"]["up"]))
-        self.price_down = Cue(tuple(data["price_moves"]["down"]))
         self.examples = [(e["said"], e["means"]) for e in data.get("examples", [])]
-        self.manager_commands = [(c["say"], frozenset(c["cues"])) for c in data.get("manager_commands", [])]
 
     def without_polite(self, flat: str) -> str:
         return " ".join(self.polite.pattern.sub(" ", flat).split())
@@ -94,6 +94,42 @@ class Phrases:
     def is_question(self, clause: str) -> bool:
         """A clause that asks rather than orders: 'is it spicy', not 'can I get two'."""
         return self.questions["starts"].starts(clause) and not self.questions["ordering"].starts(clause)
+
+
+class Patterns:
+    """The named regular expressions of a phrase file, each compiled when first used; a name whose
+    value is a list of names is the alternation of those patterns."""
+
+    def __init__(self, sources: dict[str, str | list[str]]):
+        self._sources = sources
+
+    def source(self, name: str) -> str:
+        value = self._sources[name]
+        return value if isinstance(value, str) else "|".join(self.source(part) for part in value)
+
+    def __getattr__(self, name: str) -> re.Pattern:
+        if name.startswith("_") or name not in self._sources:
+            raise AttributeError(name)
+        pattern = re.compile(self.source(name))
+        setattr(self, name, pattern)
+        return pattern
+
+
+class ManagerPhrases:
+    """The manager parser's cue patterns, the words it reads around names, amounts and price moves."""
+
+    def __init__(self, data: dict):
+        self.patterns = Patterns(data["patterns"])
+        self.value_questions = Patterns(data["value_questions"])
+        self.value_kinds = tuple(data["value_questions"])
+        words = data["words"]
+        self.type_words = {word: kind or None for word, kind in words["type_words"].items()}
+        self.generic_names = tuple(words["generic_names"])
+        self.filler = frozenset(words["filler"])
+        self.coins = dict(data["money"])
+        self.price_up = Cue(tuple(data["price_moves"]["up"]))
+        self.price_down = Cue(tuple(data["price_moves"]["down"]))
+        self.commands = [(c["say"], frozenset(c["cues"])) for c in data["manager_commands"]]
 
 
 def _single_words(table: dict[str, list[str]]) -> dict[str, str]:
@@ -130,7 +166,7 @@ def menu_examples(menu) -> dict[str, str]:
 
 
 def prompt_examples(menu) -> str:
-    """The worked examples of phrases.toml for the LLM's parsing prompt, with the KB's own
+    """The worked examples of phrases_customer.toml for the LLM's parsing prompt, with the KB's own
     names filled in: the LLM learns from the same phrase data as the offline parser."""
     names = menu_examples(menu)
     return "\n".join(f'- "{said.format(**names)}": {means.format(**names)}' for said, means in phrases().examples)
@@ -138,4 +174,22 @@ def prompt_examples(menu) -> str:
 
 @cache
 def phrases() -> Phrases:
-    return Phrases(tomllib.loads(PHRASE_FILE.read_text(encoding="utf-8")))
+    return _read(Phrases, CUSTOMER_FILE)
+
+
+@cache
+def manager_phrases() -> ManagerPhrases:
+    return _read(ManagerPhrases, MANAGER_FILE)
+
+
+_BUILT: dict[tuple[type, str], object] = {}
+
+
+def _read(kind: type, path: Path):
+    """A phrase file's matchers, built once per content digest: a file read again unchanged
+    (a reload, another bot of the process) reuses the matchers and their compiled patterns."""
+    raw = path.read_bytes()
+    key = (kind, hashlib.sha256(raw).hexdigest())
+    if key not in _BUILT:
+        _BUILT[key] = kind(tomllib.loads(raw.decode("utf-8")))
+    return _BUILT[key]
