@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from itertools import pairwise
 
 from ..menu.model import Menu
 from ..names import NameMatcher, covers
@@ -102,7 +103,7 @@ class CustomerParser:
                 self.p.any.whole(self.p.without_polite(self.opened(flat))):
             return Parse([Pred("accept")], [], [])  # "whatever": the bot makes the choice
         if ctx.ask_topic and ctx.ask_topic.startswith("choice") and not mentions and \
-                re.search(r"\b(no|dont want|do not want|dont need|skip|without|pass on)\b", flat):
+                self.p.inside["decline_choice"].search(flat):
             return Parse([Pred("decline")], [], [])  # "I don't want a drink": asked once more, then the default
         reply = self.p.reply(flat)
         if reply == "yes" and not mentions and ctx.discussed and ctx.ask_topic in (None, "else") \
@@ -114,7 +115,7 @@ class CustomerParser:
             return Parse([Pred("accept")], [], [])
         if reply == "no" and not mentions:
             return Parse([Pred("decline")], [], [])
-        if complete and not mentions and (re.match(r"^(no|nope|nah)\b", flat) or self.only_cues(flat)):
+        if complete and not mentions and (self.p.inside["no_first"].starts(flat) or self.only_cues(flat)):
             return Parse([Pred("complete")], [], [])
         small_talk = self.small_talk(flat) if not mentions else None
         if small_talk and small_talk[1]:
@@ -181,7 +182,7 @@ class CustomerParser:
         tokens, kept, choices = list(tokens), list(mentions), []
         named = [m for m in mentions if m.kind in ("item", "topping")]
         sizes = [m for m in mentions if m.kind == "option"]  # "a medium or a large": two values of one group
-        pairs = [*zip(named, named[1:]), *((a, b) for a, b in zip(sizes, sizes[1:])
+        pairs = [*pairwise(named), *((a, b) for a, b in pairwise(sizes)
                                            if a.alternatives.get("option") == b.alternatives.get("option"))]
         for first, second in sorted(pairs, key=lambda pair: pair[0].start):
             if first.kind != second.kind or first not in kept or \
@@ -563,19 +564,19 @@ class CustomerParser:
             return "managing"
         if any(cue.search(text) for cue in (q["price"], q["calories"], q["total"])) and not items:
             return "question"
-        if re.search(r"\b(out of|sold out|ran out|run out)\b", text):
+        if self.p.inside["stock_question"].search(text):
             return "question"
         if self.takes_off(text) and (items or self.refers_back(text)) and \
-                not re.search(r"\b(instead|add)\b", text) and not clause.toppings():
+                not self.p.inside["keeps"].search(text) and not clause.toppings():
             return "remove"
-        if re.match(r"^(?:(?:actually|oh|wait|um|and|but|ok|so|sorry) )*(no|not) ", clause.text) and items and not clause.toppings() and all(m.name in ctx.ordered or
+        if self.negated(clause.text) and items and not clause.toppings() and all(m.name in ctx.ordered or
                                                                            self.ordered_named(m, ctx) for m in items):
             return "remove"
         if len(items) == 1 and "instead" in text.split() and ctx.said_unknown and not self.refers_back(text):
             return "order"  # "a frosty" was not on the menu: "twists instead" is simply an order
-        if acts["replace"].search(text) and (len(items) >= 2 or (items and ("instead" in text or self.refers_back(text)))):
-            if not (clause.toppings() and len(items) < 2):
-                return "replace"
+        if acts["replace"].search(text) and (len(items) >= 2 or (items and ("instead" in text or self.refers_back(text)))) \
+                and not (clause.toppings() and len(items) < 2):
+            return "replace"
         if acts["replace_with"].search(text) and len(items) == 1 and not self.ordered_named(items[0], ctx) \
                 and (ctx.ordered or earlier) and self.number_in(clause) is None:
             return "replace"
@@ -586,10 +587,16 @@ class CustomerParser:
             return "resize"
         if not items and not clause.toppings() and not clause.options() and self.number_in(clause) is not None:
             return "quantity"
-        if not items and self.refers_back(text) and re.search(r"\b(take|have|get|do|order|want|try|grab)\b", text) \
+        if not items and self.refers_back(text) and self.p.inside["take"].search(text) \
                 and not clause.toppings() and not clause.options():  # "can I get them fresco": a change
             return "quantity"
         return None
+
+    def negated(self, text: str) -> bool:
+        """A clause that starts with "no" or "not" and goes on ("actually no pepsi"), openers aside."""
+        words = text.split()
+        k = next((i for i, w in enumerate(words) if w not in self.p.negation_openers), len(words))
+        return k + 1 < len(words) and words[k] in self.p.negation
 
     def takes_off(self, text: str) -> bool:
         """A remove cue, or a verb and its particle around the food ("take one of the tacos off")."""
@@ -619,11 +626,11 @@ class CustomerParser:
         if items:
             ordered = all(self.ordered_named(m, ctx) for m in items)
             definite = any(t in ("the", "my", "that", "this") for t in clause.tokens[:items[0].start])
-            changing = re.search(r"\b(make|change|switch|upsize|supersize|instead|can you|could you)\b", text)
+            changing = self.p.inside["changing"].search(text)
             return ordered and bool(definite or changing) and self.number_in(clause) in (None, 1)  # "a large one"
         return bool(set(clause.tokens) & self.p.drink or self.refers_back(text)
                     or self.p.acts["upsize"].search(text) or self.p.acts["downsize"].search(text)) \
-            and re.search(r"\b(make|change|switch|upsize|supersize|downsize|size|go|can you|could you)\b", text) is not None
+            and self.p.inside["resizing"].search(text) is not None
 
     # -- one clause ------------------------------------------------------------------------
     def clause(self, clause: Clause, ctx: Context, result: Parse, state: dict) -> None:
@@ -802,7 +809,7 @@ class CustomerParser:
         text = clause.text
         if len(items) >= 2:
             first, second = items[0], items[1]
-            new, old = (first, second) if re.search(r"\b(instead of|rather than|in place of)\b", text) else (second, first)
+            new, old = (first, second) if self.p.inside["new_first"].search(text) else (second, first)
             old_name = self.ordered_named(old, ctx) or old.name
             new_name = new.name
         else:
@@ -953,7 +960,7 @@ class CustomerParser:
         named = [m for m in clause.mentions if m.end - m.start > 1]  # "crunchwrap combo" is no category word
         category = self.category_in(" ".join(t for i, t in enumerate(clause.tokens)
                                              if not any(m.start <= i < m.end for m in named)))
-        kinds_of = re.match(r"^(what|which|any)\b", self.opened(text))
+        kinds_of = self.p.inside["kinds_of"].starts(self.opened(text))
         if category and (kinds_of or not food) and (q["menu"].search(text) or q["available"].search(text)):
             return ask("menu", category)
         if q["available"].search(text) and (food or toppings or not back):
@@ -999,8 +1006,8 @@ class CustomerParser:
         toppings = clause.toppings()
         swap = self.p.substitute.search(text)
         if swap and len(toppings) >= 2:
-            old, new = (toppings[1], toppings[0]) if re.search(r"\b(instead of|rather than|in place of)\b", text) \
-                or re.search(r"\b(sub|substitute)\b", text) else (toppings[0], toppings[1])
+            old, new = (toppings[1], toppings[0]) if self.p.inside["new_first"].search(text) \
+                or self.p.inside["sub"].search(text) else (toppings[0], toppings[1])
             has = self.menu.included(dish)
             if new.name in has and old.name not in has:  # the KB knows which one the dish comes with
                 old, new = new, old
@@ -1012,7 +1019,7 @@ class CustomerParser:
             name = self.own_ingredient(dish, m) if operation in ("no", "less", "extra") else m.name
             args = (dish, Const(operation), name) + ((units,) if units else ())
             preds.append(Pred("update", args, line))
-        if not toppings and re.search(r"\b(add|put|throw) (them|it|those|that)\b", text) and ctx.recommended_toppings:
+        if not toppings and self.p.inside["add_suggested"].search(text) and ctx.recommended_toppings:
             for rec_dish, topping in ctx.recommended_toppings:
                 preds.append(Pred("update", (rec_dish, Const("add"), topping)))
         for m in clause.options():

@@ -52,6 +52,9 @@ class Phrases:
         self.acts = {name: Cue(tuple(words)) for name, words in data["acts"].items() if name != "remove_around"}
         self.remove_around = [tuple(pair) for pair in data["acts"]["remove_around"]]
         self.questions = {name: Cue(tuple(words)) for name, words in data["questions"].items()}
+        inside = data["clause_cues"]
+        self.inside = {name: Cue(tuple(words)) for name, words in inside.items() if not name.startswith("negation")}
+        self.negation, self.negation_openers = frozenset(inside["negation"]), frozenset(inside["negation_openers"])
         self.yes = Cue(tuple(data["replies"]["yes"]))
         self.no = Cue(tuple(data["replies"]["no"]))
         self.any = Cue(tuple(data["replies"]["any"]))
