@@ -265,8 +265,8 @@ class CustomerParser:
             return None
         rest = flat
         for kind in ("how_are_you", "hello", "thanks"):
-            rest = self.p.acts[kind].pattern.sub(" ", rest)
-        rest = self.p.polite.pattern.sub(" ", rest)
+            rest = self.p.acts[kind].sub(" ", rest)
+        rest = self.p.polite.sub(" ", rest)
         kind = "how_are_you" if any(k == "how_are_you" for _, k in found) else min(found)[1]
         alone = all(w in OPENERS or w in ("there", "you", "guys", "folks", "all", "today", "again") for w in rest.split())
         return (kind, alone) if alone or min(found)[0] == 0 else None
@@ -278,8 +278,8 @@ class CustomerParser:
 
     def only_cues(self, flat: str) -> bool:
         """A line of nothing but a closing phrase and polite words ("ok thats it thanks")."""
-        rest = self.p.acts["complete"].pattern.sub(" ", flat)
-        rest = self.p.polite.pattern.sub(" ", rest)
+        rest = self.p.acts["complete"].sub(" ", flat)
+        rest = self.p.polite.sub(" ", rest)
         return all(w in self.p.filler or w in OPENERS for w in rest.split())
 
     @staticmethod

@@ -11,6 +11,7 @@ import re
 import tomllib
 from dataclasses import dataclass
 from functools import cache
+from itertools import pairwise
 from pathlib import Path
 
 from .customer_templates import plural
@@ -19,31 +20,78 @@ CUSTOMER_FILE = Path(__file__).with_name("phrases_customer.toml")
 MANAGER_FILE = Path(__file__).with_name("phrases_manager.toml")
 
 
+WORD = re.compile(r"[a-z0-9]+")
+
+
+@dataclass(frozen=True)
+class Found:
+    """Where a cue phrase was found in a text (the part of `re.Match` the parsers read)."""
+
+    begin: int
+    stop: int
+
+    def start(self) -> int:
+        return self.begin
+
+    def end(self) -> int:
+        return self.stop
+
+
 @dataclass(frozen=True)
 class Cue:
-    """A list of phrases matched as whole words on folded text."""
+    """A list of phrases matched as whole words on folded text: a phrase's words are runs of
+    letters and digits, with only spaces between them. Matched by word lookup, not a compiled
+    regex, so a fresh process pays nothing to make the phrase data ready; the leftmost phrase
+    wins, and of those starting there the longest."""
 
     phrases: tuple[str, ...]
 
-    @property
-    def pattern(self) -> re.Pattern:
-        return _compiled(self.phrases)
-
-    def search(self, text: str) -> re.Match | None:
-        return self.pattern.search(text)
+    def search(self, text: str) -> Found | None:
+        return next(self._found(text), None)
 
     def starts(self, text: str) -> bool:
-        match = self.pattern.search(text)
-        return bool(match) and match.start() == 0
+        found = self.search(text)
+        return found is not None and found.start() == 0
 
     def whole(self, text: str) -> bool:
-        return bool(self.pattern.fullmatch(text))
+        runs = list(WORD.finditer(text))
+        return bool(runs) and runs[0].start() == 0 and runs[-1].end() == len(text) and \
+            all(text[a.end():b.start()].isspace() for a, b in pairwise(runs)) and \
+            tuple(m.group() for m in runs) in _table(self.phrases)[1]
+
+    def sub(self, repl: str, text: str) -> str:
+        """The text with every phrase found replaced, as `re.sub` would."""
+        out, at = [], 0
+        for found in self._found(text):
+            out += [text[at:found.start()], repl]
+            at = found.end()
+        return "".join(out) + text[at:]
+
+    def _found(self, text: str):
+        runs = list(WORD.finditer(text))
+        by_first, _ = _table(self.phrases)
+        i = 0
+        while i < len(runs):
+            for words in by_first.get(runs[i].group(), ()):
+                n = len(words)
+                if i + n <= len(runs) and all(runs[i + k].group() == words[k] and
+                                              (k == 0 or text[runs[i + k - 1].end():runs[i + k].start()].isspace())
+                                              for k in range(n)):
+                    yield Found(runs[i].start(), runs[i + n - 1].end())
+                    i += n
+                    break
+            else:
+                i += 1
 
 
 @cache
-def _compiled(phrases: tuple[str, ...]) -> re.Pattern:
-    alternatives = sorted({re.escape(p).replace(r"\ ", r"\s+") for p in phrases}, key=len, reverse=True)
-    return re.compile(r"(?<![a-z0-9])(?:" + "|".join(alternatives) + r")(?![a-z0-9])")
+def _table(phrases: tuple[str, ...]) -> tuple[dict[str, list[tuple[str, ...]]], frozenset[tuple[str, ...]]]:
+    """The phrases by first word, longest first, and the set of all of them."""
+    every = frozenset(tuple(p.split()) for p in phrases)
+    by_first: dict[str, list[tuple[str, ...]]] = {}
+    for words in sorted(every, key=len, reverse=True):
+        by_first.setdefault(words[0], []).append(words)
+    return by_first, every
 
 
 class Phrases:
@@ -81,7 +129,7 @@ class Phrases:
         self.examples = [(e["said"], e["means"]) for e in data.get("examples", [])]
 
     def without_polite(self, flat: str) -> str:
-        return " ".join(self.polite.pattern.sub(" ", flat).split())
+        return " ".join(self.polite.sub(" ", flat).split())
 
     def reply(self, flat: str) -> str | None:
         """'yes' or 'no' when the whole line is a short answer, polite words aside."""
@@ -90,7 +138,7 @@ class Phrases:
             if cue.whole(flat) or (core and cue.whole(core)):
                 return kind
         for kind, cue in (("no", self.no), ("yes", self.yes)):
-            if core and not cue.pattern.sub(" ", core).strip():
+            if core and not cue.sub(" ", core).strip():
                 return kind  # "yeah why not", "nope, plain is fine": only answers of one kind
         return None
 
