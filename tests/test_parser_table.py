@@ -12,6 +12,7 @@ import yaml
 from automanager import paths
 from automanager.language.customer_parser import Context, CustomerParser
 from automanager.language.manager_parser import ManagerContext, ManagerParser
+from automanager.language.phrases import phrases
 from automanager.menu.model import Menu
 
 CASES = Path(__file__).parent / "data" / "parser_cases.yaml"
@@ -42,3 +43,11 @@ def test_row(row, pack):
     result = parser(row["bot"], pack).parse(row["line"], PARSERS[row["bot"]][1](**row.get("context", {})))
     assert [str(p) for p in result.preds] == row["expect"]
     assert list(result.unknown) == row.get("unknown", [])
+
+
+def test_every_reading_of_a_clause_is_declared_once():
+    """The phrase file's [readings] order names each recognizer of the customer parser once: a
+    reading is tried where the data puts it, never by the order of code."""
+    declared = [reading for reading, _ in phrases().readings]
+    defined = {name.removeprefix("reads_") for name in dir(CustomerParser) if name.startswith("reads_")}
+    assert sorted(declared) == sorted(defined)

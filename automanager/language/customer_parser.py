@@ -4,8 +4,9 @@ It is the "mock LLM" of the offline backend and must hold a real conversation. I
 steps, as dialogue systems do:
   1. normalize: folded tokens, numbers in words (text2num), menu names from the KB lexicon;
   2. split into clauses and give each its dialogue act (order, change, remove, replace,
-     question, suggestion, a short answer to the bot's last question): a question never
-     changes the order;
+     question, suggestion, a short answer to the bot's last question): one small recognizer
+     (`reads_*`) per reading of a clause, tried in the order `[readings]` of the phrase file
+     declares; a question never changes the order;
   3. find what each clause mentions: items, ingredients, options (sizes, styles, crusts: the KB's
      option groups), quantities and words
      that refer back ("it", "those", "one of them"); words that look like a name but match none
@@ -65,6 +66,18 @@ class Clause:
         return [m for m in self.mentions if m.kind == "option"]
 
 
+@dataclass
+class Seen:
+    """What the readings of a clause look at: the clause, its words without openers, its foods,
+    the context, and the foods the clauses before it ordered."""
+
+    clause: Clause
+    text: str
+    items: list[Mention]
+    ctx: Context
+    earlier: list[str]
+
+
 class CustomerParser:
     def __init__(self, menu: Menu, names: NameMatcher | None = None):
         self.menu = menu
@@ -73,6 +86,7 @@ class CustomerParser:
         self.option_tokens = frozenset(w for phrase in menu.option_words for w in phrase.split())
         # kinds a customer can ask for: the phrase data's ("combo") and the KB's labels ("vegetarian")
         self.category_words = {**self.p.category_words, **menu.label_words}
+        self.readings = [(getattr(self, "reads_" + reading), act) for reading, act in self.p.readings]
 
     # -- the whole line ------------------------------------------------------------------
     def parse(self, text: str, ctx: Context | None = None) -> Parse:
@@ -550,47 +564,66 @@ class CustomerParser:
                 earlier += [m.name for m in clause.items()]
 
     def act_of(self, clause: Clause, ctx: Context, earlier: list[str] = ()) -> str | None:
-        """The act of one clause; `earlier` holds the foods ordered by the clauses before it."""
-        text = self.opened(clause.text)
-        acts, q = self.p.acts, self.p.questions
-        items = clause.items()
-        if acts["recommend"].search(text) and not q["ordering"].starts(text):
-            return "recommend"
-        if (acts["upsize"].search(text) or acts["downsize"].search(text)) and self.resizes(clause, ctx):
-            return "resize"
-        if self.p.is_question(text) or (clause.asks and not q["ordering"].starts(text)):
-            return "question"
-        if acts["managing"].search(text):
-            return "managing"
-        if any(cue.search(text) for cue in (q["price"], q["calories"], q["total"])) and not items:
-            return "question"
-        if self.p.inside["stock_question"].search(text):
-            return "question"
-        if self.takes_off(text) and (items or self.refers_back(text)) and \
-                not self.p.inside["keeps"].search(text) and not clause.toppings():
-            return "remove"
-        if self.negated(clause.text) and items and not clause.toppings() and all(m.name in ctx.ordered or
-                                                                           self.ordered_named(m, ctx) for m in items):
-            return "remove"
-        if len(items) == 1 and "instead" in text.split() and ctx.said_unknown and not self.refers_back(text):
-            return "order"  # "a frosty" was not on the menu: "twists instead" is simply an order
-        if acts["replace"].search(text) and (len(items) >= 2 or (items and ("instead" in text or self.refers_back(text)))) \
-                and not (clause.toppings() and len(items) < 2):
-            return "replace"
-        if acts["replace_with"].search(text) and len(items) == 1 and not self.ordered_named(items[0], ctx) \
-                and (ctx.ordered or earlier) and self.number_in(clause) is None:
-            return "replace"
-        if items and acts["set_quantity"].search(text) and all(self.ordered_named(m, ctx) for m in items) \
-                and not clause.toppings() and not clause.options():
-            return "set"
-        if self.resizes(clause, ctx):
-            return "resize"
-        if not items and not clause.toppings() and not clause.options() and self.number_in(clause) is not None:
-            return "quantity"
-        if not items and self.refers_back(text) and self.p.inside["take"].search(text) \
-                and not clause.toppings() and not clause.options():  # "can I get them fresco": a change
-            return "quantity"
-        return None
+        """The act of one clause: the act of the first reading (in the phrase file's order) that
+        fits it; `earlier` holds the foods ordered by the clauses before it."""
+        seen = Seen(clause, self.opened(clause.text), clause.items(), ctx, list(earlier))
+        return next((act for reads, act in self.readings if reads(seen)), None)
+
+    # -- the readings of a clause: one small recognizer each, tried in the order the phrase file declares
+    def reads_recommend(self, s: Seen) -> bool:
+        return bool(self.p.acts["recommend"].search(s.text)) and not self.p.questions["ordering"].starts(s.text)
+
+    def reads_resize_cued(self, s: Seen) -> bool:
+        return bool(self.p.acts["upsize"].search(s.text) or self.p.acts["downsize"].search(s.text)) \
+            and self.resizes(s.clause, s.ctx)
+
+    def reads_question(self, s: Seen) -> bool:
+        return self.p.is_question(s.text) or (s.clause.asks and not self.p.questions["ordering"].starts(s.text))
+
+    def reads_managing(self, s: Seen) -> bool:
+        return bool(self.p.acts["managing"].search(s.text))
+
+    def reads_value_question(self, s: Seen) -> bool:
+        q = self.p.questions
+        return any(cue.search(s.text) for cue in (q["price"], q["calories"], q["total"])) and not s.items
+
+    def reads_stock_question(self, s: Seen) -> bool:
+        return bool(self.p.inside["stock_question"].search(s.text))
+
+    def reads_remove(self, s: Seen) -> bool:
+        return self.takes_off(s.text) and bool(s.items or self.refers_back(s.text)) and \
+            not self.p.inside["keeps"].search(s.text) and not s.clause.toppings()
+
+    def reads_remove_negated(self, s: Seen) -> bool:
+        return self.negated(s.clause.text) and bool(s.items) and not s.clause.toppings() and \
+            all(m.name in s.ctx.ordered or self.ordered_named(m, s.ctx) for m in s.items)
+
+    def reads_order_instead(self, s: Seen) -> bool:
+        return len(s.items) == 1 and "instead" in s.text.split() and s.ctx.said_unknown and not self.refers_back(s.text)
+
+    def reads_replace(self, s: Seen) -> bool:
+        return bool(self.p.acts["replace"].search(s.text)) and \
+            bool(len(s.items) >= 2 or (s.items and ("instead" in s.text or self.refers_back(s.text)))) \
+            and not (s.clause.toppings() and len(s.items) < 2)
+
+    def reads_replace_with(self, s: Seen) -> bool:
+        return bool(self.p.acts["replace_with"].search(s.text)) and len(s.items) == 1 \
+            and not self.ordered_named(s.items[0], s.ctx) and bool(s.ctx.ordered or s.earlier) \
+            and self.number_in(s.clause) is None
+
+    def reads_set_quantity(self, s: Seen) -> bool:
+        return bool(s.items) and bool(self.p.acts["set_quantity"].search(s.text)) \
+            and all(self.ordered_named(m, s.ctx) for m in s.items) and not s.clause.toppings() and not s.clause.options()
+
+    def reads_resize(self, s: Seen) -> bool:
+        return self.resizes(s.clause, s.ctx)
+
+    def reads_quantity(self, s: Seen) -> bool:
+        return not s.items and not s.clause.toppings() and not s.clause.options() and self.number_in(s.clause) is not None
+
+    def reads_quantity_refers(self, s: Seen) -> bool:
+        return not s.items and self.refers_back(s.text) and bool(self.p.inside["take"].search(s.text)) \
+            and not s.clause.toppings() and not s.clause.options()
 
     def negated(self, text: str) -> bool:
         """A clause that starts with "no" or "not" and goes on ("actually no pepsi"), openers aside."""

@@ -103,6 +103,7 @@ class Phrases:
         inside = data["clause_cues"]
         self.inside = {name: Cue(tuple(words)) for name, words in inside.items() if not name.startswith("negation")}
         self.negation, self.negation_openers = frozenset(inside["negation"]), frozenset(inside["negation_openers"])
+        self.readings = [(reading, act) for reading, act in data["readings"]["order"]]
         self.yes = Cue(tuple(data["replies"]["yes"]))
         self.no = Cue(tuple(data["replies"]["no"]))
         self.any = Cue(tuple(data["replies"]["any"]))
