@@ -12,7 +12,7 @@ import yaml
 from automanager import paths
 from automanager.language.customer_parser import Context, CustomerParser
 from automanager.language.manager_parser import ManagerContext, ManagerParser
-from automanager.language.phrases import phrases
+from automanager.language.phrases import manager_phrases, phrases
 from automanager.menu.model import Menu
 
 CASES = Path(__file__).parent / "data" / "parser_cases.yaml"
@@ -50,4 +50,10 @@ def test_every_reading_of_a_clause_is_declared_once():
     reading is tried where the data puts it, never by the order of code."""
     declared = [reading for reading, _ in phrases().readings]
     defined = {name.removeprefix("reads_") for name in dir(CustomerParser) if name.startswith("reads_")}
+    assert sorted(declared) == sorted(defined)
+
+
+def test_every_reading_of_a_manager_line_is_declared_once():
+    declared = list(manager_phrases().line_readings)
+    defined = {name.removeprefix("line_") for name in dir(ManagerParser) if name.startswith("line_")}
     assert sorted(declared) == sorted(defined)

@@ -46,50 +46,17 @@ class ManagerParser:
         self.names = names or NameMatcher(menu)
         self.categories = {normalize(c): c for c in menu.categories}
         self.groups = {normalize(g): g for g in menu.groups}
+        self.line_readings = [getattr(self, "line_" + reading) for reading in CUES.line_readings]
 
     def parse(self, text: str, ctx: ManagerContext | None = None) -> ManagerParse:
         ctx = ctx or ManagerContext()
         flat = words(text)
         if not flat:
             return ManagerParse([Pred("irrelevant")])
-        if P.save.match(flat):
-            return ManagerParse([Pred("save")])
-        if P.save.match(P.then_quit.sub("", flat)):  # "save and quit": a goodbye applies the changes too
-            return ManagerParse([Pred("quit")])
-        if P.quit.search(flat) and not P.add.search(flat):
-            return ManagerParse([Pred("quit")])
-        named_undo = P.undo_named.match(flat)
-        if named_undo and not re.search(r"\d", flat):  # "don't delete the cinnamon twists after all": that item's pending changes go
-            about = [m.name for m in find_mentions(self.menu, tokenize(named_undo.group("rest"))) if m.kind == "item"] \
-                or [m.alternatives["topping"] for m in find_mentions(self.menu, tokenize(named_undo.group("rest")))]
-            if about:
-                return ManagerParse([Pred("undo", (name,)) for name in dict.fromkeys(about)])
-        undo = P.undo.match(flat)
-        if undo and ctx.ask_topic in YES_NO_QUESTIONS:  # "no, undo that" to a read-back: nothing happens
-            return ManagerParse([Pred("decline")])
-        if undo and not ctx.building:  # "scratch that, I meant 3.79": undo, then the rest of the line
-            tail = flat[undo.end():].strip()
-            rest = [p for p in (self.parse(tail, ctx).preds if tail else []) if p.name != "irrelevant"]
-            price = cents(tail, bare_is_price=True) if tail and not rest and ctx.last_item else None
-            if price is not None:  # "scratch that, I meant 3.79": the same item, the price meant
-                rest = [Pred("edit", (ctx.last_item, Const("price"), price))]
-            return ManagerParse(list(dict.fromkeys([Pred("undo")] + rest)))
-        if P.cancel.match(flat):
-            return ManagerParse([Pred("cancel")])
-        if ctx.ask_topic in YES_NO_QUESTIONS:  # a read-back or an offer: "yes, add it", "no, keep it"
-            if re.match(r"^(yes|yeah|yep|yup|sure|ok|okay|correct|confirm|do it|go ahead|please do|delete|add)\b", flat) \
-                    and not re.search(r"\b(dont|do not|no|not)\b", flat):
-                return ManagerParse([Pred("accept")])
-            if re.match(r"^(no|nope|nah|keep|wait|dont|do not|never ?mind|cancel|stop|leave)\b", flat):
-                return ManagerParse([Pred("decline")])
-        reply = phrases().reply(flat)
-        if reply == "yes":
-            return ManagerParse([Pred("accept")])
-        if reply == "no" or flat in ("no popular toppings", "nothing popular"):
-            return ManagerParse([Pred("decline")])
-        asked = self.question(flat, text, ctx)
-        if asked:
-            return asked
+        for reads in self.line_readings:  # a whole-line act, in the order the phrase file declares
+            found = reads(flat, text, ctx)
+            if found:
+                return found
         result = ManagerParse([], moving=ctx.last_move, last_edited=ctx.last_item)
         target = ctx.building
         clauses = [c.strip() for part in P.split.split(text) for c in self.moves(part)]
@@ -100,6 +67,65 @@ class ManagerParser:
                 target = self.clause(part, ctx, target, result)
         result.preds = list(dict.fromkeys(result.preds)) or [Pred("irrelevant")]  # said twice is meant once
         return result
+
+    # -- whole-line readings: one small recognizer each, tried in the order the phrase file declares
+    def line_save(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
+        return ManagerParse([Pred("save")]) if P.save.match(flat) else None
+
+    def line_save_and_quit(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
+        """'save and quit': a goodbye applies the changes too."""
+        return ManagerParse([Pred("quit")]) if P.save.match(P.then_quit.sub("", flat)) else None
+
+    def line_quit(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
+        return ManagerParse([Pred("quit")]) if P.quit.search(flat) and not P.add.search(flat) else None
+
+    def line_undo_named(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
+        """'don't delete the cinnamon twists after all': that item's pending changes go."""
+        named_undo = P.undo_named.match(flat)
+        if not named_undo or re.search(r"\d", flat):
+            return None
+        about = [m.name for m in find_mentions(self.menu, tokenize(named_undo.group("rest"))) if m.kind == "item"] \
+            or [m.alternatives["topping"] for m in find_mentions(self.menu, tokenize(named_undo.group("rest")))]
+        return ManagerParse([Pred("undo", (name,)) for name in dict.fromkeys(about)]) if about else None
+
+    def line_undo_asked(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
+        """'no, undo that' to a read-back: nothing happens."""
+        return ManagerParse([Pred("decline")]) if P.undo.match(flat) and ctx.ask_topic in YES_NO_QUESTIONS else None
+
+    def line_undo(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
+        """'scratch that, I meant 3.79': undo, then the rest of the line."""
+        undo = P.undo.match(flat)
+        if not undo or ctx.building:
+            return None
+        tail = flat[undo.end():].strip()
+        rest = [p for p in (self.parse(tail, ctx).preds if tail else []) if p.name != "irrelevant"]
+        price = cents(tail, bare_is_price=True) if tail and not rest and ctx.last_item else None
+        if price is not None:  # "scratch that, I meant 3.79": the same item, the price meant
+            rest = [Pred("edit", (ctx.last_item, Const("price"), price))]
+        return ManagerParse(list(dict.fromkeys([Pred("undo")] + rest)))
+
+    def line_cancel(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
+        return ManagerParse([Pred("cancel")]) if P.cancel.match(flat) else None
+
+    def line_confirm_yes(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
+        """'yes, add it' to a read-back or an offer."""
+        return ManagerParse([Pred("accept")]) if ctx.ask_topic in YES_NO_QUESTIONS and P.confirm_yes.match(flat) \
+            and not P.confirm_not.search(flat) else None
+
+    def line_confirm_no(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
+        """'no, keep it' to a read-back or an offer."""
+        return ManagerParse([Pred("decline")]) if ctx.ask_topic in YES_NO_QUESTIONS and P.confirm_no.match(flat) \
+            else None
+
+    def line_yes(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
+        return ManagerParse([Pred("accept")]) if phrases().reply(flat) == "yes" else None
+
+    def line_no(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
+        return ManagerParse([Pred("decline")]) if phrases().reply(flat) == "no" or P.no_popular_line.fullmatch(flat) \
+            else None
+
+    def line_question(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
+        return self.question(flat, text, ctx)
 
     def suggestion(self, text: str) -> str:
         """What to say when a line was not understood: the nearest command (the one whose cue

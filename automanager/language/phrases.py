@@ -174,6 +174,7 @@ class ManagerPhrases:
         self.patterns = Patterns(data["patterns"])
         self.value_questions = Patterns(data["value_questions"])
         self.value_kinds = tuple(data["value_questions"])
+        self.line_readings = tuple(data["readings"]["line"])
         words = data["words"]
         self.type_words = {word: kind or None for word, kind in words["type_words"].items()}
         self.generic_names = tuple(words["generic_names"])
