@@ -156,8 +156,7 @@ class ManagerParser:
         if asks and (P.runout.search(flat) or P.restore.search(flat) or P.stock_words.search(flat)):
             names = self.stock_list(text, ManagerParse([])) or self.unknown_stock_name(flat, ManagerParse([])) or \
                 [m.name for m in find_mentions(self.menu, tokenize(text)) if m.kind == "item"]
-            said = re.match(r"^(?:\w+\s+){1,2}?(?:the\s+|any\s+)?(?P<n>.+?)\s+(?:out|back|in stock|left|gone|86d?)\b",
-                            flat)
+            said = P.stock_said_name.match(flat)
             if not names and said and new_name(said.group("n")):
                 names = [self.known(said.group("n"), "topping", ManagerParse([])) or new_name(said.group("n"))]
             if names:  # "is the steak out?": a question about stock never changes it
@@ -167,7 +166,7 @@ class ManagerParser:
             return None
         result = ManagerParse([])
         items = [m.name for m in find_mentions(self.menu, tokenize(text)) if m.kind == "item"]
-        about = items[0] if items else (ctx.last_item if re.search(r"\b(it|that|this|them)\b", flat) else None)
+        about = items[0] if items else (ctx.last_item if P.refers_to_it.search(flat) else None)
         if about:
             result.preds.append(Pred("query", (Const(kind), about)))
             return result
@@ -218,7 +217,7 @@ class ManagerParser:
         """The names of a list found by their words: a name, or [phrase] still to look up."""
         found: list[str | list[str]] = []
         chunks = [" ".join(w for w in chunk.split() if fold(w) not in ("a", "an", "the", "some", "extra", "with", "of"))
-                  for chunk in re.split(r",|\band\b|\bor\b|&|\bplus\b|/", text, flags=re.IGNORECASE)]
+                  for chunk in P.contents_split.split(text)]
         phrases = [phrase for phrase in chunks if normalize(phrase)]
         if len(phrases) > MAX_LIST:  # a turn reads a bounded list, and says so
             result.skipped += len(phrases) - MAX_LIST
@@ -262,7 +261,7 @@ class ManagerParser:
 
     def group(self, phrase: str) -> str | None:
         """A combo option group said with or without a count: 'a drink', 'two sides'."""
-        bare = re.sub(r"^(\d+|a|an|one|two|three|four|five|six|any)\s+", "", normalize(phrase))
+        bare = P.leading_count.sub("", normalize(phrase))
         return self.groups.get(bare) or self.groups.get(bare.rstrip("s"))
 
     def quantity_before(self, phrase: str) -> int:
@@ -272,9 +271,9 @@ class ManagerParser:
 
     def contents(self, text: str, result: ManagerParse) -> list[tuple[str, int]]:
         """(item or option group, count) for a combo's contents: 'two crunchy tacos and a drink'."""
-        text = re.sub(r"\b(?:side|order|cup|serving|bag) of\b", " ", text)  # "a side of <item>"
+        text = P.serving_of.sub(" ", text)  # "a side of <item>"
         out = []
-        for chunk in re.split(r",|\band\b|\bplus\b|&", text, flags=re.IGNORECASE):
+        for chunk in P.items_split.split(text):
             if not normalize(chunk):
                 continue
             names = self.names_in(chunk, result, "item")
@@ -307,15 +306,14 @@ class ManagerParser:
         if kind_item and self.category(kind_item.group("cat"), False):  # "a new <category> item: X", "a <category> called X"
             said_category = self.category(kind_item.group("cat"), False)
             clause = f"{clause[:kind_item.start('cat')]}dish{clause[kind_item.end():]}"
-        if not P.add.search(words(clause)) or re.search(r"\b(dont|do not|never|nobody|no one|doesnt|does not|not)\b"
-                                                     r"(?:\s+\w+)?\s+(add|adds|put|puts|new|create)\b", words(clause)):
+        if not P.add.search(words(clause)) or P.add_negated.search(words(clause)):
             return False  # "people don't add anything": no add
         m = P.name_then_type.search(clause) or P.new_name.search(clause)
         if not m:
             return False
         head = words(clause[m.start():m.end() + (P.parts.search(clause[m.end():]) or re.search("$", clause[m.end():])).start()])
         head_items = [x for x in find_mentions(self.menu, tokenize(head)) if x.kind == "item"]
-        if head_items and not m.group("type") and re.search(r"\b(to|on|in|into|onto)\b|\bfor (the |a |an |my )?[a-z]", head):
+        if head_items and not m.group("type") and P.add_target.search(head):
             return False  # "add guac to the bean burrito": an ingredient for a dish on the menu
         name = new_name(m.group("name"))
         typed = CUES.type_words.get((m.group("type") or "").lower())
@@ -331,7 +329,7 @@ class ManagerParser:
         as_type = P.as_type.match(described)  # "add Diablo Dressing as a sauce"
         if as_type:
             typed, described = CUES.type_words.get(as_type.group(1)) or typed, described[as_type.end():]
-        if name and re.fullmatch(r"(it|them|this|that)", name, re.IGNORECASE):
+        if name and P.pronoun_name.fullmatch(name):
             name = new_name(P.said_before.sub(" ", clause[:m.start()]))  # "<name> came in, add it as a sauce"
             if not name or normalize(name) in self.menu.lexicon:
                 return False
@@ -371,8 +369,7 @@ class ManagerParser:
                 and (kitchen or items):
             preds += [Pred("restore", (name,)) for name in self.stock_list(clause, result) or stock_names]
             return target
-        taken_out = re.search(r"\b(?:take|taking|pull|pulling|leave|leaving|remove|removing)\b.*\bout of\b(?! stock)"
-                              r"(?P<owner>.+)$", flat)
+        taken_out = P.taken_out.search(flat)
         if taken_out and any(m.kind == "item" for m in find_mentions(self.menu, tokenize(taken_out.group("owner")))):
             return self.deletion(clause, flat, items, kitchen, target, result, ctx.last_item)  # out of a dish
         if P.runout.search(flat) and not P.add.search(flat) and (not P.delete.search(flat) or "out of stock" in flat) and \
@@ -396,13 +393,13 @@ class ManagerParser:
             owner = items[0]  # "the bean burrito doesn't come with onions anymore": an ingredient edit
             result.preds += [Pred("delete", (owner, Const("ingredient"), name)) for name in kitchen if name != owner]
             return target
-        repriced = P.price_like.search(clause.lower()) and re.search(r"\b(price|cost|to)\b", flat)
+        repriced = P.price_like.search(clause.lower()) and P.reprice_words.search(flat)
         if P.delete.search(flat) and not repriced:
             return self.deletion(clause, flat, items, kitchen, target, result, ctx.last_item)
         swap = self.swap(clause, flat, items, kitchen, target, result)
         if swap:
             return target
-        if not dishes and ctx.last_item and re.search(r"\b(it|that|its)\b", flat) and P.price_like.search(clause.lower()) \
+        if not dishes and ctx.last_item and P.refers_to_it_short.search(flat) and P.price_like.search(clause.lower()) \
                 and not kitchen:
             dishes = [ctx.last_item]  # "make it 3.49", after asking about it
         if dishes and (P.edit.search(flat) or P.price_like.search(clause.lower())):
@@ -410,12 +407,12 @@ class ManagerParser:
             tokens = tokenize(clause)
             item_spans = {i for m in mentions if m.kind == "item" for i in range(m.start, m.end)}
             rest = " ".join(tok for i, tok in enumerate(tokens) if i not in item_spans)
-            priced = re.search(r"\$|\bdollars?\b|\b(costs?|price|priced|charge)\b", clause.lower()) or \
+            priced = P.priced_words.search(clause.lower()) or \
                 P.price_like.search(clause.lower())
             if three_decimals(clause):
                 result.hint = "A price has at most two decimals (like $3.49); nothing changed."
                 return target
-            named = re.search(r"\b(?:is|are) (?:a|an|now a|now an) ([a-z ]+?)(?: now| from now on)?$", rest)
+            named = P.becomes_category.search(rest)
             price = cents(rest, bare_is_price=bool(priced))
             if price is not None or P.calories.search(rest) or self.category(rest.split(" is ", 1)[-1], False) or named:
                 for item in dict.fromkeys(items):  # "the soft and the crunchy taco are both 1.49"
@@ -424,8 +421,7 @@ class ManagerParser:
                         result.preds.append(Pred("edit", (item, Const("category"), named.group(1).strip())))
                 return target
         as_kind = P.as_kind.search(flat)
-        m = re.search(r"\b(?:add|put|include)\s+(?P<what>.+?)\s+(?:to|on|in|into|for)\s+(?:the\s+)?(?P<owner>.+)$",
-                      P.as_kind.sub(" ", flat).strip())
+        m = P.add_to_owner.search(P.as_kind.sub(" ", flat).strip())
         if m and (items or kitchen):
             owner = (self.whole_names(m.group("owner"), "item") or [new_name(m.group("owner"))])[0]
             what = m.group("what")
@@ -438,9 +434,9 @@ class ManagerParser:
                 for name in self.names_in(what, result, "topping"):
                     preds.append(Pred("add", (owner, prop, name)))
             return target
-        if not items and (price_words := re.search(r"\b(costs?|price|priced|calories)\b", flat)):
-            m = re.search(r"\b(?:price|calories|cost) of (?:the\s+)?(?P<n>.+?)\s+(?:to|is|at|should)\b", flat) or \
-                re.match(r"^(?:set |change |make )?(?:the\s+)?(?P<n>.+?)\s+(?:now\s+)?(?:costs?|is priced|has)\b", flat)
+        if not items and (price_words := P.price_words.search(flat)):
+            m = P.price_of_name.search(flat) or \
+                P.name_costs.match(flat)
             name = new_name(m.group("n")) if m else None
             if name:
                 self.properties(flat, name, ctx, result, asked="price" if price_words.group(1) != "calories" else None,
@@ -463,12 +459,11 @@ class ManagerParser:
         if coin:  # "a quarter", "another dime", "5 bucks", "two quarters"
             count = number_at([coin.group(1)], 0) if coin.group(1) else None
             amount = p.coins[coin.group(2)] * (count[0] if count else 1)
-        elif not re.search(r"\bto\b", flat):
+        elif not P.to_value.search(flat):
             amount = cents(fold(clause))
         if amount is None or amount <= 0:
             return None
-        relative = re.search(r"\bby\b|\boff\b|\bup\b|\bdown\b|\banother\b|\b(more|less|cheaper|pricier|higher|lower)$",
-                             flat) and not re.search(r"\bto\b", flat)
+        relative = P.relative_move.search(flat) and not P.to_value.search(flat)
         if not relative:
             return None
         if p.price_down.search(flat):
@@ -481,12 +476,10 @@ class ManagerParser:
         """Every name of a stock list: 'lettuce, tomatoes and onions are out', 'no more sour cream
         or pico tonight'; the cue words, time words and filler around the names are dropped."""
         text = fold(clause)
-        text = re.sub(r"\bun ?-?86d?\b|\b86d?\b|\beighty six\b", " ", text)
+        text = P.eighty_six.sub(" ", text)
         text = P.runout.sub(" ", P.restore.sub(" ", P.back_again.sub(" ", P.time_words.sub(" ", text))))
-        text = re.sub(r"\b(we|were|we are|are|is|its|it is|all|the|our|any|some|guys|heads up|truck came|"
-                      r"found another case|we found|just|also|so|ok|okay|and now|now|but|got|have|has|"
-                      r"packets?|packs?|tubs?|bags?|cases?|cans?|bottles?|containers?|supply)\b", " ", text)
-        chunks = [c for c in re.split(r",|\band\b|\bor\b|&|\bplus\b|/", text) if normalize(c)]
+        text = P.stock_filler.sub(" ", text)
+        chunks = [c for c in P.stock_list_split.split(text) if normalize(c)]
         names = []
         for chunk in chunks[:MAX_LIST]:
             whole = self.whole_names(chunk, "topping") or self.whole_names(chunk, "item")
@@ -508,12 +501,12 @@ class ManagerParser:
 
     def unknown_stock_name(self, flat: str, result: ManagerParse) -> list[str]:
         """'we are out of unicorn meat' -> the name as said (the bot says it is not on the menu)."""
-        m = re.search(r"\b(?:out of|no more|short on|low on|any)\s+(.+)$", flat) or \
-            re.match(r"^(?:the\s+)?(.+?)\s+(?:is|are)\s+(?:out|gone|finished|sold out)", flat)
+        m = P.unknown_stock_after.search(flat) or \
+            P.unknown_stock_before.match(flat)
         if not m:
             return []
         names = []
-        for chunk in re.split(r"\band\b|,", m.group(1)):
+        for chunk in P.and_split.split(m.group(1)):
             words = [w for w in chunk.split() if w not in CUES.filler]
             phrase = " ".join(words)
             if not phrase:
@@ -526,16 +519,16 @@ class ManagerParser:
     def deletion(self, clause: str, flat: str, items: list[str], kitchen: list[str], target: str | None,
                  result: ManagerParse, ctx_item: str | None = None) -> str | None:
         preds = result.preds
-        m = re.search(r"\b(?:from|off|out of)\b(?! the menu)(.+)$", flat)  # "take the onions off the burrito"
+        m = P.owner_after.search(flat)  # "take the onions off the burrito"
         owner = None
         if m:
             owners = find_mentions(self.menu, tokenize(m.group(1)))
             owner = next((o.name for o in owners if o.kind == "item"), None)
-        if owner is None and (target or ctx_item) and re.search(r"\b(from|off|out of) (it|this|that|them)\b", flat):
+        if owner is None and (target or ctx_item) and P.off_it.search(flat):
             owner = target or ctx_item
         if owner:
             kind = Const("popular") if "popular" in flat else None
-            if "popular" in flat and re.search(r"\b(all|the) popular\b", flat) and not kitchen:
+            if "popular" in flat and P.all_popular.search(flat) and not kitchen:
                 preds.append(Pred("delete", (owner, Const("popular"))))
                 return target
             for name in dict.fromkeys(kitchen):
@@ -545,8 +538,7 @@ class ManagerParser:
             return target
         names = items or kitchen
         if not names:
-            m = re.search(r"\b(?:delete|remove|discontinue|drop|get rid of|take)\s+(?:the\s+)?(.+?)"
-                          r"(?:\s+(?:off|from)\b.*)?$", flat)
+            m = P.delete_name.search(flat)
             name = new_name(m.group(1)) if m else None
             if name:
                 preds.append(Pred("delete", (self.known(name, "item", result) or name,)))
@@ -565,7 +557,7 @@ class ManagerParser:
             return False
         prop = Const("ingredient") if len(kitchen) >= 2 else Const("contains")
         old, new = names[0], names[1]
-        if "instead of" in flat or re.search(r"\b(use|put)\b", flat):
+        if "instead of" in flat or P.use_put.search(flat):
             old, new = new, old
         pair = (old, new) if prop == "ingredient" else ((old, 1), (new, 1))
         result.preds.append(Pred("edit", (owner, prop, *pair)))
@@ -576,8 +568,8 @@ class ManagerParser:
         """The price, calories and category told for an item on the menu (an edit)."""
         folded = fold(text)
         folded = self.numbers(folded, name, "edit", asked, result)
-        category = self.category(re.split(r"\bwith\b|\bpeople\b|\bpopular\b", folded)[0], asked == "category")
-        if category and (asked == "category" or re.search(r"\b(its|it is|is|a|an|category)\b", folded)):
+        category = self.category(P.describe_split.split(folded)[0], asked == "category")
+        if category and (asked == "category" or P.category_cue.search(folded)):
             result.preds.append(Pred("edit", (name, Const("category"), category)))
 
     def numbers(self, folded: str, name: str, verb: str, asked: str | None, result: ManagerParse) -> str:
@@ -602,7 +594,7 @@ class ManagerParser:
         if price is not None:
             result.preds.append(Pred(verb, (name, Const("price"), price)))
             folded = re.sub(r"-?\d+(?:\.\d+)?", " ", MONEY.sub(" ", folded))
-            folded = re.sub(r"\b(free|minus|negative|for|at|costing|priced|costs?|make that|make it)\b", " ", folded)
+            folded = P.price_words_drop.sub(" ", folded)
         return folded
 
     def describe(self, text: str, name: str, ctx: ManagerContext, result: ManagerParse, asked: str | None,
@@ -621,7 +613,7 @@ class ManagerParser:
         listing: list[tuple[str, str | list[str]]] = []  # (list, name or phrase): looked up at the end
         for part in parts:
             part = self.numbers(part, name, "add", asked, result)
-            part = re.sub(r"^\W*(?:and|plus|then|oh|sorry|also|its|it is|it s|fine|ok|okay)?\W*$", "", part)
+            part = P.empty_part.sub("", part)
             if not normalize(part):
                 continue
             if P.no_popular.search(part):
@@ -645,9 +637,7 @@ class ManagerParser:
         """One part of a description: a category ('it's a burrito', 'breakfast'), or names for
         the list `mode` says (a part with no cue starts the ingredients or the contents); the
         ingredient and topping names go to `listing`."""
-        part = re.sub(r"\b(on|with|in) (it|them|top|those|these)\b|\b(too|usually|a lot|often|as well|also|"
-                      r"for|at|costing|priced|about|around|roughly|approximately|approx|maybe|just|exactly|each|"
-                      r"in total|total)\b", " ", part)
+        part = P.listed_filler.sub(" ", part)
         if not normalize(part):
             return mode
         said_kind = P.category_said.match(normalize(part))
