@@ -4,21 +4,23 @@ It is the "mock LLM" of the offline backend and must hold a real conversation. I
 steps, as dialogue systems do:
   1. normalize: folded tokens, numbers in words (text2num), menu names from the KB lexicon;
   2. split into clauses and give each its dialogue act (order, change, remove, replace,
-     question, suggestion, a short answer to the bot's last question): a question never
-     changes the order;
+     question, suggestion, a short answer to the bot's last question): one small recognizer
+     (`reads_*`) per reading of a clause, tried in the order `[readings]` of the phrase file
+     declares; a question never changes the order;
   3. find what each clause mentions: items, ingredients, options (sizes, styles, crusts: the KB's
      option groups), quantities and words
      that refer back ("it", "those", "one of them"); words that look like a name but match none
      are corrected (close spelling, then sentence embeddings) or said back as not on the menu;
   4. attach each modifier to the item of its clause, or to the item the context means;
   5. refer back to the order (passed in as `Context`): "the drink" is the drink ordered.
-The cue phrases live in `phrases.toml`, not here, and no menu word appears in this file.
+The cue phrases live in `phrases_customer.toml`, not here, and no menu word appears in this file.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
+from itertools import pairwise
 
 from ..menu.model import Menu
 from ..names import NameMatcher, covers
@@ -26,6 +28,7 @@ from ..normalize import normalize
 from ..reasoner import Const
 from ..vocab import Pred
 from .phrases import phrases
+from .reading import Context, Parse
 from .text import Mention, find_mentions, number_at, tokenize
 
 OPENERS = {"oh", "ok", "okay", "so", "um", "uh", "umm", "hmm", "well", "hi", "hey", "hello", "and", "but",
@@ -40,31 +43,6 @@ ADJACENT_TRIES = 10  # back-to-back names looked up as one name, per line
 def option_value(group: str, value: str, wanted: bool) -> tuple:
     """The Opt of an option update: (group, value, yes|no)."""
     return Const(group), value, Const("yes" if wanted else "no")
-
-
-@dataclass
-class Context:
-    """What the bot said last: the question, the suggestions, the order so far, and the food
-    the customer last asked about (what "one of those" means)."""
-
-    ask_target: str | None = None
-    ask_topic: str | None = None  # options | which | size | choice(...) | else | more
-    ask_group: list[str] = field(default_factory=list)  # the dishes a question of a kind is about
-    recommended_items: list[str] = field(default_factory=list)
-    recommended_toppings: list[tuple[str, str]] = field(default_factory=list)  # (dish, topping)
-    ordered: list[str] = field(default_factory=list)  # foods in order of first unit
-    discussed: str | None = None
-    discussed_quantity: int = 1
-    discussed_size: str | None = None
-    said_unknown: bool = False  # the last line named something not on the menu
-    refused: str | None = None  # the food the last line was refused (what "why can't I have it" means)
-
-
-@dataclass
-class Parse:
-    preds: list[Pred]
-    unknown: list[str]  # phrases that looked like menu names and are not on the menu
-    corrected: list[tuple[str, str, str]]  # (what was said, the menu name it was read as, how)
 
 
 @dataclass
@@ -88,6 +66,18 @@ class Clause:
         return [m for m in self.mentions if m.kind == "option"]
 
 
+@dataclass
+class Seen:
+    """What the readings of a clause look at: the clause, its words without openers, its foods,
+    the context, and the foods the clauses before it ordered."""
+
+    clause: Clause
+    text: str
+    items: list[Mention]
+    ctx: Context
+    earlier: list[str]
+
+
 class CustomerParser:
     def __init__(self, menu: Menu, names: NameMatcher | None = None):
         self.menu = menu
@@ -96,6 +86,7 @@ class CustomerParser:
         self.option_tokens = frozenset(w for phrase in menu.option_words for w in phrase.split())
         # kinds a customer can ask for: the phrase data's ("combo") and the KB's labels ("vegetarian")
         self.category_words = {**self.p.category_words, **menu.label_words}
+        self.readings = [(getattr(self, "reads_" + reading), act) for reading, act in self.p.readings]
 
     # -- the whole line ------------------------------------------------------------------
     def parse(self, text: str, ctx: Context | None = None) -> Parse:
@@ -126,7 +117,7 @@ class CustomerParser:
                 self.p.any.whole(self.p.without_polite(self.opened(flat))):
             return Parse([Pred("accept")], [], [])  # "whatever": the bot makes the choice
         if ctx.ask_topic and ctx.ask_topic.startswith("choice") and not mentions and \
-                re.search(r"\b(no|dont want|do not want|dont need|skip|without|pass on)\b", flat):
+                self.p.inside["decline_choice"].search(flat):
             return Parse([Pred("decline")], [], [])  # "I don't want a drink": asked once more, then the default
         reply = self.p.reply(flat)
         if reply == "yes" and not mentions and ctx.discussed and ctx.ask_topic in (None, "else") \
@@ -138,7 +129,7 @@ class CustomerParser:
             return Parse([Pred("accept")], [], [])
         if reply == "no" and not mentions:
             return Parse([Pred("decline")], [], [])
-        if complete and not mentions and (re.match(r"^(no|nope|nah)\b", flat) or self.only_cues(flat)):
+        if complete and not mentions and (self.p.inside["no_first"].starts(flat) or self.only_cues(flat)):
             return Parse([Pred("complete")], [], [])
         small_talk = self.small_talk(flat) if not mentions else None
         if small_talk and small_talk[1]:
@@ -205,7 +196,7 @@ class CustomerParser:
         tokens, kept, choices = list(tokens), list(mentions), []
         named = [m for m in mentions if m.kind in ("item", "topping")]
         sizes = [m for m in mentions if m.kind == "option"]  # "a medium or a large": two values of one group
-        pairs = [*zip(named, named[1:]), *((a, b) for a, b in zip(sizes, sizes[1:])
+        pairs = [*pairwise(named), *((a, b) for a, b in pairwise(sizes)
                                            if a.alternatives.get("option") == b.alternatives.get("option"))]
         for first, second in sorted(pairs, key=lambda pair: pair[0].start):
             if first.kind != second.kind or first not in kept or \
@@ -288,8 +279,8 @@ class CustomerParser:
             return None
         rest = flat
         for kind in ("how_are_you", "hello", "thanks"):
-            rest = self.p.acts[kind].pattern.sub(" ", rest)
-        rest = self.p.polite.pattern.sub(" ", rest)
+            rest = self.p.acts[kind].sub(" ", rest)
+        rest = self.p.polite.sub(" ", rest)
         kind = "how_are_you" if any(k == "how_are_you" for _, k in found) else min(found)[1]
         alone = all(w in OPENERS or w in ("there", "you", "guys", "folks", "all", "today", "again") for w in rest.split())
         return (kind, alone) if alone or min(found)[0] == 0 else None
@@ -301,8 +292,8 @@ class CustomerParser:
 
     def only_cues(self, flat: str) -> bool:
         """A line of nothing but a closing phrase and polite words ("ok thats it thanks")."""
-        rest = self.p.acts["complete"].pattern.sub(" ", flat)
-        rest = self.p.polite.pattern.sub(" ", rest)
+        rest = self.p.acts["complete"].sub(" ", flat)
+        rest = self.p.polite.sub(" ", rest)
         return all(w in self.p.filler or w in OPENERS for w in rest.split())
 
     @staticmethod
@@ -326,7 +317,6 @@ class CustomerParser:
     def clauses(self, tokens: list[str], mentions: list[Mention]) -> list[Clause]:
         inside = {i for m in mentions for i in range(m.start, m.end)}
         cuts, start = [], 0
-        item_ends = {m.end for m in mentions if m.kind == "item"}
         for i, tok in enumerate(tokens):
             item_before = any(m.kind == "item" and start <= m.start and m.end <= i for m in mentions)
             if item_before and i not in inside and i > start and (tok in ("a", "an") or self.counts(tokens, i)) \
@@ -574,47 +564,72 @@ class CustomerParser:
                 earlier += [m.name for m in clause.items()]
 
     def act_of(self, clause: Clause, ctx: Context, earlier: list[str] = ()) -> str | None:
-        """The act of one clause; `earlier` holds the foods ordered by the clauses before it."""
-        text = self.opened(clause.text)
-        acts, q = self.p.acts, self.p.questions
-        items = clause.items()
-        if acts["recommend"].search(text) and not q["ordering"].starts(text):
-            return "recommend"
-        if (acts["upsize"].search(text) or acts["downsize"].search(text)) and self.resizes(clause, ctx):
-            return "resize"
-        if self.p.is_question(text) or (clause.asks and not q["ordering"].starts(text)):
-            return "question"
-        if acts["managing"].search(text):
-            return "managing"
-        if any(cue.search(text) for cue in (q["price"], q["calories"], q["total"])) and not items:
-            return "question"
-        if re.search(r"\b(out of|sold out|ran out|run out)\b", text):
-            return "question"
-        if self.takes_off(text) and (items or self.refers_back(text)) and \
-                not re.search(r"\b(instead|add)\b", text) and not clause.toppings():
-            return "remove"
-        if re.match(r"^(?:(?:actually|oh|wait|um|and|but|ok|so|sorry) )*(no|not) ", clause.text) and items and not clause.toppings() and all(m.name in ctx.ordered or
-                                                                           self.ordered_named(m, ctx) for m in items):
-            return "remove"
-        if len(items) == 1 and "instead" in text.split() and ctx.said_unknown and not self.refers_back(text):
-            return "order"  # "a frosty" was not on the menu: "twists instead" is simply an order
-        if acts["replace"].search(text) and (len(items) >= 2 or (items and ("instead" in text or self.refers_back(text)))):
-            if not (clause.toppings() and len(items) < 2):
-                return "replace"
-        if acts["replace_with"].search(text) and len(items) == 1 and not self.ordered_named(items[0], ctx) \
-                and (ctx.ordered or earlier) and self.number_in(clause) is None:
-            return "replace"
-        if items and acts["set_quantity"].search(text) and all(self.ordered_named(m, ctx) for m in items) \
-                and not clause.toppings() and not clause.options():
-            return "set"
-        if self.resizes(clause, ctx):
-            return "resize"
-        if not items and not clause.toppings() and not clause.options() and self.number_in(clause) is not None:
-            return "quantity"
-        if not items and self.refers_back(text) and re.search(r"\b(take|have|get|do|order|want|try|grab)\b", text) \
-                and not clause.toppings() and not clause.options():  # "can I get them fresco": a change
-            return "quantity"
-        return None
+        """The act of one clause: the act of the first reading (in the phrase file's order) that
+        fits it; `earlier` holds the foods ordered by the clauses before it."""
+        seen = Seen(clause, self.opened(clause.text), clause.items(), ctx, list(earlier))
+        return next((act for reads, act in self.readings if reads(seen)), None)
+
+    # -- the readings of a clause: one small recognizer each, tried in the order the phrase file declares
+    def reads_recommend(self, s: Seen) -> bool:
+        return bool(self.p.acts["recommend"].search(s.text)) and not self.p.questions["ordering"].starts(s.text)
+
+    def reads_resize_cued(self, s: Seen) -> bool:
+        return bool(self.p.acts["upsize"].search(s.text) or self.p.acts["downsize"].search(s.text)) \
+            and self.resizes(s.clause, s.ctx)
+
+    def reads_question(self, s: Seen) -> bool:
+        return self.p.is_question(s.text) or (s.clause.asks and not self.p.questions["ordering"].starts(s.text))
+
+    def reads_managing(self, s: Seen) -> bool:
+        return bool(self.p.acts["managing"].search(s.text))
+
+    def reads_value_question(self, s: Seen) -> bool:
+        q = self.p.questions
+        return any(cue.search(s.text) for cue in (q["price"], q["calories"], q["total"])) and not s.items
+
+    def reads_stock_question(self, s: Seen) -> bool:
+        return bool(self.p.inside["stock_question"].search(s.text))
+
+    def reads_remove(self, s: Seen) -> bool:
+        return self.takes_off(s.text) and bool(s.items or self.refers_back(s.text)) and \
+            not self.p.inside["keeps"].search(s.text) and not s.clause.toppings()
+
+    def reads_remove_negated(self, s: Seen) -> bool:
+        return self.negated(s.clause.text) and bool(s.items) and not s.clause.toppings() and \
+            all(m.name in s.ctx.ordered or self.ordered_named(m, s.ctx) for m in s.items)
+
+    def reads_order_instead(self, s: Seen) -> bool:
+        return len(s.items) == 1 and "instead" in s.text.split() and s.ctx.said_unknown and not self.refers_back(s.text)
+
+    def reads_replace(self, s: Seen) -> bool:
+        return bool(self.p.acts["replace"].search(s.text)) and \
+            bool(len(s.items) >= 2 or (s.items and ("instead" in s.text or self.refers_back(s.text)))) \
+            and not (s.clause.toppings() and len(s.items) < 2)
+
+    def reads_replace_with(self, s: Seen) -> bool:
+        return bool(self.p.acts["replace_with"].search(s.text)) and len(s.items) == 1 \
+            and not self.ordered_named(s.items[0], s.ctx) and bool(s.ctx.ordered or s.earlier) \
+            and self.number_in(s.clause) is None
+
+    def reads_set_quantity(self, s: Seen) -> bool:
+        return bool(s.items) and bool(self.p.acts["set_quantity"].search(s.text)) \
+            and all(self.ordered_named(m, s.ctx) for m in s.items) and not s.clause.toppings() and not s.clause.options()
+
+    def reads_resize(self, s: Seen) -> bool:
+        return self.resizes(s.clause, s.ctx)
+
+    def reads_quantity(self, s: Seen) -> bool:
+        return not s.items and not s.clause.toppings() and not s.clause.options() and self.number_in(s.clause) is not None
+
+    def reads_quantity_refers(self, s: Seen) -> bool:
+        return not s.items and self.refers_back(s.text) and bool(self.p.inside["take"].search(s.text)) \
+            and not s.clause.toppings() and not s.clause.options()
+
+    def negated(self, text: str) -> bool:
+        """A clause that starts with "no" or "not" and goes on ("actually no pepsi"), openers aside."""
+        words = text.split()
+        k = next((i for i, w in enumerate(words) if w not in self.p.negation_openers), len(words))
+        return k + 1 < len(words) and words[k] in self.p.negation
 
     def takes_off(self, text: str) -> bool:
         """A remove cue, or a verb and its particle around the food ("take one of the tacos off")."""
@@ -644,11 +659,11 @@ class CustomerParser:
         if items:
             ordered = all(self.ordered_named(m, ctx) for m in items)
             definite = any(t in ("the", "my", "that", "this") for t in clause.tokens[:items[0].start])
-            changing = re.search(r"\b(make|change|switch|upsize|supersize|instead|can you|could you)\b", text)
+            changing = self.p.inside["changing"].search(text)
             return ordered and bool(definite or changing) and self.number_in(clause) in (None, 1)  # "a large one"
         return bool(set(clause.tokens) & self.p.drink or self.refers_back(text)
                     or self.p.acts["upsize"].search(text) or self.p.acts["downsize"].search(text)) \
-            and re.search(r"\b(make|change|switch|upsize|supersize|downsize|size|go|can you|could you)\b", text) is not None
+            and self.p.inside["resizing"].search(text) is not None
 
     # -- one clause ------------------------------------------------------------------------
     def clause(self, clause: Clause, ctx: Context, result: Parse, state: dict) -> None:
@@ -827,7 +842,7 @@ class CustomerParser:
         text = clause.text
         if len(items) >= 2:
             first, second = items[0], items[1]
-            new, old = (first, second) if re.search(r"\b(instead of|rather than|in place of)\b", text) else (second, first)
+            new, old = (first, second) if self.p.inside["new_first"].search(text) else (second, first)
             old_name = self.ordered_named(old, ctx) or old.name
             new_name = new.name
         else:
@@ -978,7 +993,7 @@ class CustomerParser:
         named = [m for m in clause.mentions if m.end - m.start > 1]  # "crunchwrap combo" is no category word
         category = self.category_in(" ".join(t for i, t in enumerate(clause.tokens)
                                              if not any(m.start <= i < m.end for m in named)))
-        kinds_of = re.match(r"^(what|which|any)\b", self.opened(text))
+        kinds_of = self.p.inside["kinds_of"].starts(self.opened(text))
         if category and (kinds_of or not food) and (q["menu"].search(text) or q["available"].search(text)):
             return ask("menu", category)
         if q["available"].search(text) and (food or toppings or not back):
@@ -1024,8 +1039,8 @@ class CustomerParser:
         toppings = clause.toppings()
         swap = self.p.substitute.search(text)
         if swap and len(toppings) >= 2:
-            old, new = (toppings[1], toppings[0]) if re.search(r"\b(instead of|rather than|in place of)\b", text) \
-                or re.search(r"\b(sub|substitute)\b", text) else (toppings[0], toppings[1])
+            old, new = (toppings[1], toppings[0]) if self.p.inside["new_first"].search(text) \
+                or self.p.inside["sub"].search(text) else (toppings[0], toppings[1])
             has = self.menu.included(dish)
             if new.name in has and old.name not in has:  # the KB knows which one the dish comes with
                 old, new = new, old
@@ -1037,7 +1052,7 @@ class CustomerParser:
             name = self.own_ingredient(dish, m) if operation in ("no", "less", "extra") else m.name
             args = (dish, Const(operation), name) + ((units,) if units else ())
             preds.append(Pred("update", args, line))
-        if not toppings and re.search(r"\b(add|put|throw) (them|it|those|that)\b", text) and ctx.recommended_toppings:
+        if not toppings and self.p.inside["add_suggested"].search(text) and ctx.recommended_toppings:
             for rec_dish, topping in ctx.recommended_toppings:
                 preds.append(Pred("update", (rec_dish, Const("add"), topping)))
         for m in clause.options():

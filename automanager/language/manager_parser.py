@@ -12,221 +12,32 @@ is taken as said.
 from __future__ import annotations
 
 import re
-import string
-from dataclasses import dataclass, field
-from decimal import Decimal
 
 from ..menu.model import Menu
 from ..names import NameMatcher
 from ..normalize import normalize
 from ..reasoner import Const
 from ..vocab import Pred, bounded
-from .phrases import phrases
+from .phrases import manager_phrases, phrases
+from .reading import (
+    MONEY,
+    ManagerContext,
+    ManagerParse,
+    cents,
+    new_name,
+    three_decimals,
+)
 from .text import find_mentions, fold, number_at, tokenize
 
-QUIT = re.compile(r"^(bye|goodbye|good bye|see you|see ya|thats all|that is all|thats it|im done|were done|"
-                  r"all done|done|exit|quit|nothing else|no more changes)\b|\b(bye|goodbye)\W*$")
-SAVE = re.compile(r"^(please )?(save|apply|commit|publish|confirm)\b( (it|them|that|the|my|all|these))*"
-                  r"( (changes?|menu|edits?))?( now)?( please)?$")
-THEN_QUIT = re.compile(r"( and| then| and then)? (quit|exit|close|log out|sign off|bye|goodbye|im done|done)$")
-UNDO = re.compile(r"^(?:(?:wait|oh|oops|sorry|no|actually|hmm)\s+)*(undo( that| it| the last( one| change)?)?|"
-                  r"scratch that|take that back|revert( that)?|never ?mind that|my bad|my mistake|forget that|"
-                  r"put (?:it|that|them) back|"
-                  r"dont do that|do not do that)\b(?:\s+(?:i meant|make it|it should be))?")
-UNDO_NAMED = re.compile(
-    r"^(?:(?:wait|oh|oops|sorry|no|actually|hmm|on second thought|ok|okay)\s+)*"
-    r"(?:(?:dont|do not|let s not|lets not) (?:delete|remove|change|drop|reprice|touch|do|take off|pull|discontinue)|"
-    r"(?:undo|revert|scratch|forget|cancel|never ?mind|keep)(?: the| that| my)?"
-    r"(?: (?:change|changes|edit|edits|delete|deletion|price change|removal))?(?: (?:to|on|of|for))?)\b"
-    r"(?P<rest>.*?)(?:\b(?:after all|then|as it was|as it is|alone|on the menu|for now)\b.*)?$")
-NOT_INCLUDED = re.compile(  # "the <dish> doesn't come with X anymore", "we no longer put X in the <dish>"
-    r"\b(?:doesnt|does not|dont|do not|no longer|not|stop|stopped|quit|wont|will not)\s+(?:\w+\s+)?"
-    r"(?:come|comes|get|gets|put|putting|add|adding|use|using|include|including|have|has|need|needs)\b")
-CANCEL = re.compile(r"^(cancel|never ?mind|forget (it|that)|scrap (it|that)|abort|stop)\b")
-RUNOUT = re.compile(r"\b(out of|ran out|run out|running out|no more|sold out|short on|running short|"
-                    r"dont have any|do not have any|86|86d|eighty six|gone|finished|unavailable|(?:is|are|s) done|"
-                    r"out of stock|is out|are out|s out|out)\b")
-# "un-86", "not out of X anymore": back in stock; "almost out", "running low": a warning, no change.
-BACK_AGAIN = re.compile(r"\bun ?-?86d?\b|\bun eighty six\b|\b(not|no longer|arent|isnt|werent|wasnt) (out|sold out|short)\b")
-HEDGE = re.compile(r"\b(almost|nearly|about to run|close to running|getting low|running low|low on|might run out|"
-                   r"could run out|going to run out|gonna run out)\b")
-TIME_WORDS = re.compile(r"\bfor (today|tonight|now|the (day|night|rest of the day))\b|\b(tonight|today|for now|for the (day|night|rest of the day)|anymore|right now|now|"
-                        r"until tomorrow|till close|again|too|as well|either)\b")
-RESTORE = re.compile(r"\b(back in stock|back|restocked|restock|in stock again|available again|have .* again|"
-                     r"got (some )?more|got .* again|came in|arrived|refilled|found|restocking|replenished)\b")
-PLACES = re.compile(r"\b(?:in|from|at|out) (?:the )?(?:back|freezer|fridge|cooler|walk ?-?in|storage|kitchen)\b|"
-                    r"\bout back\b", re.IGNORECASE)
-NONE_LEFT = re.compile(r"\b(?:no|not (?:a single|one|any))\s+(?!more\b)(.+?)\s+left\b", re.IGNORECASE)
-AS_KIND = re.compile(r"\bas (?:a |an )?(?:popular |new )?(?:topping|ingredient|content|extra|add on)s?\b")
-FINE = re.compile(r"\b(?:is|are|s|were|was)\s+(?:still\s+)?(?:fine|ok|okay|good|plenty|all right|alright|here)\b|"
-                  r"\b(?:we have|we ve got|weve got|got) (?:plenty|lots|enough)\b|\bno problem\b")
-STOCK_CUE = re.compile(f"{RUNOUT.pattern}|{RESTORE.pattern}|{BACK_AGAIN.pattern}|{HEDGE.pattern}|{FINE.pattern}")
-DELETE = re.compile(r"\b(delete|remove|removing|take off|take .* off|taking .* off|drop|dropping|discontinue|"
-                    r"discontinuing|get rid of|getting rid of|no longer (sell|serve|offer)|pull|pulling)\b")
-SWAP = re.compile(r"\b(replace|swap|instead of|switch|change|use)\b")
-EDIT = re.compile(r"\b(change|set|make|update|raise|lower|now|costs?|price|reduce|increase|is|are|has|have|"
-                  r"should be|will be|goes for|sells for|at)\b")
-PRICE_LIKE = re.compile(r"(?<![\d.])-?\d+\.\d+\b|\$|\bfree\b|\b(dollars?|bucks?|cents?)\b")
-ADD = re.compile(r"\b(add|new|introduce|create|put|include|launch)\b")
-TYPE_WORDS = {"dish": "dish", "item": None, "food": "dish", "combo": "combo", "meal": "combo", "box": "combo",
-              "bundle": "combo", "ingredient": "ingredient", "topping": "ingredient", "sauce": "sauce",
-              "salsa": "sauce", "dressing": "sauce"}
-NEW_NAME = re.compile(
-    r"\b(?:add|introduce|create|launch|new)\b(?:\s+(?:a|an|the|new|one))*"
-    r"(?:\s+(?P<type>dish|item|food|combo|meal|box|bundle|ingredient|topping|sauce|salsa|dressing)\b)?"
-    r"(?:\s*(?:called|named|:|-))?\s+(?P<name>.+?)"
-    r"(?=\s*(?:,|;|:|\bfor\b|\bat\b|\bwith\b|\bas\b|\bwhich\b|\bthat\b|\bits\b|\bit is\b|\bto the menu\b|"
-    r"\bon the menu\b|\bcosting\b|\bpriced\b|\s-\s|\$|\d|$))",
-    re.IGNORECASE,
-)
-NAME_THEN_TYPE = re.compile(  # "add a nacho fries dish for 2.49"
-    r"\b(?:add|introduce|create|launch)\s+(?:(?:a|an|the|new)\s+)*(?!(?:a|an|the|new)\s)"
-    r"(?P<name>(?:(?!\b(?:called|named|as|popular)\b)[^,;:$\d])+?)"
-    r"\s+(?P<type>dish|combo|meal|box|bundle|ingredient|topping|sauce|salsa|dressing)\b(?=\s*(?:$|[,;.$\d]|for\b|at\b|with\b|"
-    r"priced\b|costing\b|that\b|which\b|it\b))",
-    re.IGNORECASE,
-)
-POPULAR = re.compile(
-    r"\b(?:(?:people|customers|folks|everyone|everybody|guests|regulars|most people|they)\s+"
-    r"(?:(?:usually|often|really|always|mostly|tend to|like to|love to|will|also)\s+)*"
-    r"(?:like|love|add|get|order|want|put|ask for|request|go for|pile on)s?(?:\s+(?:it|them))?(?:\s+with)?|"
-    r"popular\s+(?:toppings?\s+|add\s*ons?\s+|extras?\s+)?(?:is\s+|are\s+|includes?\s+|with\s+|for it\s+|on it\s+)?|"
-    r"goes (?:well|great) with|go (?:well|great) with|top(?:ped)? (?:it |them )?with|recommend(?:ed)?(?: adding)?|"
-    r"best with|pairs? (?:well )?with|(?:usually|often) (?:gets?|comes?) with)\b")
-NO_POPULAR = re.compile(r"^\W*(?:(?:and|but)\s+)?(?:nothing|none|no)(?: really)? (?:popular|in particular|special)\b|"
-                        r"^\W*(?:nobody|no one|noone)\b|\bnothing (?:really|much)\b|\bno (?:real )?favou?rites\b|"
-                        r"\b(?:people|customers|folks|they|guests) (?:dont|do not|never|rarely) (?:really )?"
-                        r"(?:add|get|order|put|want|ask)\b|"
-                        r"\bno popular\b|\bnothing popular\b|\bno (?:usual|common) (?:toppings?|add ons?|extras?)\b")
-CATEGORY_SAID = re.compile(r"^(?:its|it is|it s|they are|theyre|category|kind|type)\s+(?:is\s+)?(?:a |an )?(.+?)"
-                           r"(?: then| now| item| dish)?$")
-AS_TYPE = re.compile(r"\s*as (?:a |an )?(?:new )?(dish|item|combo|meal|ingredient|topping|sauce|salsa|dressing)\b",
-                     re.IGNORECASE)
-SAID_BEFORE = re.compile(r"(?i)\b(?:we\W?ve|we have|we now have|we got|we\W?re getting|we are getting|got|there\W?s|"
-                         r"now|today|new|some|also|so|ok|okay|and|just|came in|arrived|showed up|is here|are here|"
-                         r"in stock|in)\b|[,;:]")
-GREETING = re.compile(r"(?:hi|hello|hey|hiya|yo|good (?:morning|afternoon|evening)|morning|howdy)(?: there)?"
-                      r"(?: \w+)?")
-GENERIC_NAMES = ("one", "thing", "something", "special", "product", "menu item", "item", "promo", "offer")
-PUT_ON_MENU = re.compile(r"\bput (?:a |an |the )?(?P<name>.+?) on (?:the |our )?menu\b", re.IGNORECASE)
-PARTS = re.compile(r"[,;:!?]|(?<!\d)\.(?!\d)|\bbut\b|\s-\s")
-KIND_OF_NEW = re.compile(r"\b(?:new|add|introduce|create|launch)(?:\s+(?:a|an|the|new|one))*\s+(?P<cat>[a-z]+)"
-                         r"(?:\s+(?:item|dish))?(?:\s+(?:on|to|for) (?:the|our) menu)?(?=\s*(?:called|named|:|-|,))",
-                         re.IGNORECASE)
-NAME_IS_NEW = re.compile(r"^\s*(?:(?:so|ok|okay|alright|heads up)\W+)*(?P<name>[^,;:]+?)\s+(?:is|will be)\s+"
-                         r"(?:a|an|our)\s+(?:brand\s+)?new\s+(?P<kind>[a-z]+)\b(?:\s+(?:on|for) (?:the|our) menu)?"
-                         r"(?P<rest>.*)$", re.IGNORECASE)
-CONTENTS = re.compile(r"\b(made (with|of|from)|comes with|contains?|containing|ingredients( are| is)?|with|has|have|"
-                      r"including|includes?|filled with|inside)\b")
-CALORIES = re.compile(r"(-?\d+(?:\.\d+)?)\s*(?:k?cal|calories|calorie)\b|\b(?:calories?|cal)\b\D{0,24}?(-?\d+)")
-MONEY = re.compile(r"(-?)\s*\$\s*(-?\d+(?:\.\d{1,2})?)|(-?\d+(?:\.\d{1,2})?)\s*(dollars?|bucks|usd)\b|"
-                   r"(-?\d+)\s*cents?\b")
-NAME_CHARS = re.compile(r"[^\w\s'&®™\-]")
-MAX_NAME = 60
+CUES = manager_phrases()  # the cue patterns and words of phrases_manager.toml
+P = CUES.patterns
 MAX_LIST = 30  # names read from one list in one turn: a turn's cost stays bounded
-FILLER = {"a", "an", "the", "some", "any", "our", "more", "of", "with", "extra", "one", "two", "three", "four",
-          "five", "six", "now", "today", "anymore", "left", "all", "stock", "in", "please"}
-SPLIT = re.compile(r"(?<!\d)[.;!?](?!\d)|\bbut\b|\balso\b")
-OUT_QUESTION = re.compile(r"\b(whats|what is|what s|what all is|anything|is anything|whats still) (out|86 ?d?|sold out)\b|"
-                          r"\bwhat (are|were) we out of\b|\bwhat do we not have\b|\bwhats missing\b")
-STOCK_QUESTION_START = re.compile(r"^(?:(?:ok|so|hey|and|um|quick question)\s+)*(?:did|have|has|do|does|are|is|were|was)"
-                                  r"\s+(?:we|you|they|the|it|any|there)\b")
-STOCK_WORDS = re.compile(r"\b(in stock|have any|got any|left|still have)\b")
-PENDING_QUESTION = re.compile(r"\bwhat (have|did) (i|we) (changed?|done|staged)\b|\bwhats pending\b|"
-                              r"\bpending changes\b|\bwhat changes\b|\bunsaved\b|\bwhat is pending\b")
-QUESTION_START = r"^(?:(?:ok|so|hey|and|um|quick question)\s+)*(what|whats|how|hows|which|is|are|does|do|tell me|show)\b"
-VALUE_QUESTIONS = {"price": re.compile(r"\bhow much\b|\bprice\b|\bcost\b"),
-                   "calories": re.compile(r"\bcalories\b"),
-                   "ingredient": re.compile(r"\b(whats|what is|what s) (in|on)\b|\bingredients\b|\bwhat goes (in|on)\b|"
-                                            r"\bmade (of|with)\b")}
 YES_NO_QUESTIONS = ("confirm_delete", "new_ingredient", "confirm_price", "confirm_runout")
-NEXT_MOVE = re.compile(r",?\s*\band\b(?=(?:\s+\w+){1,6}\s+by\b)")  # "X by 20 cents and Y by a dime"
-
-
-@dataclass
-class ManagerContext:
-    """The item being built and the bot's last question."""
-
-    building: str | None = None
-    build_type: str | None = None  # dish | combo | unknown
-    ask_target: str | None = None
-    ask_topic: str | None = None  # type | category | price | ingredient | calories | popular | contains | new_ingredient
-    last_item: str | None = None  # the item of the last staged change ("knock another quarter off it")
-    last_move: int = 0  # the way the last staged price change went (1 up, -1 down)
-
-
-@dataclass
-class ManagerParse:
-    preds: list[Pred]
-    unknown: list[str] = field(default_factory=list)
-    corrected: list[tuple[str, str, str]] = field(default_factory=list)  # (said, KB name, how)
-    hint: str = ""  # what to say when the sentence was almost understood
-    skipped: int = 0  # names of a list past MAX_LIST, not read
-    moving: int = 0  # the way the last price move of this line went (1 up, -1 down), for "and Y by a dime"
-    last_edited: str | None = None
-
-
-def new_name(raw: str) -> str | None:
-    """A new dish, combo or ingredient name as the manager said it, tidied; None if it is not a name."""
-    name = " ".join(NAME_CHARS.sub(" ", raw).split()).strip(" -'")
-    name = re.sub(r"^(?:a|an|the)\s+", "", name, flags=re.IGNORECASE)
-    if not name or len(name) > MAX_NAME or not re.search(r"[^\W\d_]", name):
-        return None
-    return string.capwords(name) if name == name.lower() else name
 
 
 def words(text: str) -> str:
     """The words and numbers of a text, folded, without punctuation."""
     return " ".join(t for t in tokenize(text) if t not in ",.;!?")
-
-
-def three_decimals(text: str) -> bool:
-    """'$3.499' is no price: it is refused, never cut to $3.49."""
-    return bool(re.search(r"(?<![\d.])\$?\s*\d+\.\d{3,}\b", text))
-
-
-def cents(text: str, bare_is_price: bool = False) -> int | None:
-    """'$3.49', '3.49 dollars', '349 cents', 'free' (0, which the rules refuse), 'minus two
-    dollars' (negative, refused too), and a bare '3.49' when a price was asked for."""
-    if re.search(r"\bfree\b", text):
-        return 0
-    sign = -1 if re.search(r"\b(minus|negative)\b", text) else 1
-    spoken = spoken_money(tokenize(text))
-    if spoken is not None:  # "4 dollars and 29 cents", "a buck fifty"
-        return bounded(sign * spoken)
-    m = MONEY.search(text)
-    if m:
-        if m.group(2) is not None:
-            return in_cents(m.group(2), negative=bool(m.group(1)))
-        if m.group(3) is not None:
-            return in_cents(m.group(3))
-        return bounded(m.group(5))
-    if bare_is_price:  # a number with cents first: "the g2 drink is 0.01" is 1 cent, not $2
-        m = re.search(r"-?\d+\.\d{1,2}\b", text) or re.search(r"-?\d+(?:\.\d{1,2})?", text)
-        if m:
-            return in_cents(m.group())
-    return None
-
-
-def spoken_money(tokens: list[str]) -> int | None:
-    """Cents of an amount said in words: 'two dollars', 'a buck fifty', 'three dollars and ten
-    cents', 'four bucks 99'; None when no dollar word follows a number."""
-    for i in range(len(tokens)):
-        got = number_at(tokens, i) if "." not in tokens[i] else None  # "3.49 dollars" is MONEY's
-        if not got or i + got[1] >= len(tokens) or tokens[i + got[1]] not in ("dollar", "dollars", "buck", "bucks"):
-            continue
-        amount, j = got[0] * 100, i + got[1] + 1
-        j += 1 if tokens[j:j + 1] == ["and"] else 0
-        extra = number_at(tokens, j) if j < len(tokens) and tokens[j] not in ("a", "an") else None
-        if extra and extra[0] < 100:
-            amount += extra[0]
-        return amount
-    return None
-
-
-def in_cents(dollars: str, negative: bool = False) -> int:
-    """'3.49' -> 349, exactly (no float rounding), within the vocabulary's number bound."""
-    return bounded(Decimal(dollars).scaleb(2) * (-1 if negative else 1))
 
 
 class ManagerParser:
@@ -235,53 +46,20 @@ class ManagerParser:
         self.names = names or NameMatcher(menu)
         self.categories = {normalize(c): c for c in menu.categories}
         self.groups = {normalize(g): g for g in menu.groups}
+        self.line_readings = [getattr(self, "line_" + reading) for reading in CUES.line_readings]
 
     def parse(self, text: str, ctx: ManagerContext | None = None) -> ManagerParse:
         ctx = ctx or ManagerContext()
         flat = words(text)
         if not flat:
             return ManagerParse([Pred("irrelevant")])
-        if SAVE.match(flat):
-            return ManagerParse([Pred("save")])
-        if SAVE.match(THEN_QUIT.sub("", flat)):  # "save and quit": a goodbye applies the changes too
-            return ManagerParse([Pred("quit")])
-        if QUIT.search(flat) and not ADD.search(flat):
-            return ManagerParse([Pred("quit")])
-        named_undo = UNDO_NAMED.match(flat)
-        if named_undo and not re.search(r"\d", flat):  # "don't delete the cinnamon twists after all": that item's pending changes go
-            about = [m.name for m in find_mentions(self.menu, tokenize(named_undo.group("rest"))) if m.kind == "item"] \
-                or [m.alternatives["topping"] for m in find_mentions(self.menu, tokenize(named_undo.group("rest")))]
-            if about:
-                return ManagerParse([Pred("undo", (name,)) for name in dict.fromkeys(about)])
-        undo = UNDO.match(flat)
-        if undo and ctx.ask_topic in YES_NO_QUESTIONS:  # "no, undo that" to a read-back: nothing happens
-            return ManagerParse([Pred("decline")])
-        if undo and not ctx.building:  # "scratch that, I meant 3.79": undo, then the rest of the line
-            tail = flat[undo.end():].strip()
-            rest = [p for p in (self.parse(tail, ctx).preds if tail else []) if p.name != "irrelevant"]
-            price = cents(tail, bare_is_price=True) if tail and not rest and ctx.last_item else None
-            if price is not None:  # "scratch that, I meant 3.79": the same item, the price meant
-                rest = [Pred("edit", (ctx.last_item, Const("price"), price))]
-            return ManagerParse(list(dict.fromkeys([Pred("undo")] + rest)))
-        if CANCEL.match(flat):
-            return ManagerParse([Pred("cancel")])
-        if ctx.ask_topic in YES_NO_QUESTIONS:  # a read-back or an offer: "yes, add it", "no, keep it"
-            if re.match(r"^(yes|yeah|yep|yup|sure|ok|okay|correct|confirm|do it|go ahead|please do|delete|add)\b", flat) \
-                    and not re.search(r"\b(dont|do not|no|not)\b", flat):
-                return ManagerParse([Pred("accept")])
-            if re.match(r"^(no|nope|nah|keep|wait|dont|do not|never ?mind|cancel|stop|leave)\b", flat):
-                return ManagerParse([Pred("decline")])
-        reply = phrases().reply(flat)
-        if reply == "yes":
-            return ManagerParse([Pred("accept")])
-        if reply == "no" or flat in ("no popular toppings", "nothing popular"):
-            return ManagerParse([Pred("decline")])
-        asked = self.question(flat, text, ctx)
-        if asked:
-            return asked
+        for reads in self.line_readings:  # a whole-line act, in the order the phrase file declares
+            found = reads(flat, text, ctx)
+            if found:
+                return found
         result = ManagerParse([], moving=ctx.last_move, last_edited=ctx.last_item)
         target = ctx.building
-        clauses = [c.strip() for part in SPLIT.split(text) for c in self.moves(part)]
+        clauses = [c.strip() for part in P.split.split(text) for c in self.moves(part)]
         for i, clause in enumerate(clauses):
             if clause and self.new_item(clause, "; ".join(clauses[i + 1:]), ctx, result):
                 break  # the rest of the line describes the new item
@@ -289,6 +67,65 @@ class ManagerParser:
                 target = self.clause(part, ctx, target, result)
         result.preds = list(dict.fromkeys(result.preds)) or [Pred("irrelevant")]  # said twice is meant once
         return result
+
+    # -- whole-line readings: one small recognizer each, tried in the order the phrase file declares
+    def line_save(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
+        return ManagerParse([Pred("save")]) if P.save.match(flat) else None
+
+    def line_save_and_quit(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
+        """'save and quit': a goodbye applies the changes too."""
+        return ManagerParse([Pred("quit")]) if P.save.match(P.then_quit.sub("", flat)) else None
+
+    def line_quit(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
+        return ManagerParse([Pred("quit")]) if P.quit.search(flat) and not P.add.search(flat) else None
+
+    def line_undo_named(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
+        """'don't delete the cinnamon twists after all': that item's pending changes go."""
+        named_undo = P.undo_named.match(flat)
+        if not named_undo or re.search(r"\d", flat):
+            return None
+        about = [m.name for m in find_mentions(self.menu, tokenize(named_undo.group("rest"))) if m.kind == "item"] \
+            or [m.alternatives["topping"] for m in find_mentions(self.menu, tokenize(named_undo.group("rest")))]
+        return ManagerParse([Pred("undo", (name,)) for name in dict.fromkeys(about)]) if about else None
+
+    def line_undo_asked(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
+        """'no, undo that' to a read-back: nothing happens."""
+        return ManagerParse([Pred("decline")]) if P.undo.match(flat) and ctx.ask_topic in YES_NO_QUESTIONS else None
+
+    def line_undo(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
+        """'scratch that, I meant 3.79': undo, then the rest of the line."""
+        undo = P.undo.match(flat)
+        if not undo or ctx.building:
+            return None
+        tail = flat[undo.end():].strip()
+        rest = [p for p in (self.parse(tail, ctx).preds if tail else []) if p.name != "irrelevant"]
+        price = cents(tail, bare_is_price=True) if tail and not rest and ctx.last_item else None
+        if price is not None:  # "scratch that, I meant 3.79": the same item, the price meant
+            rest = [Pred("edit", (ctx.last_item, Const("price"), price))]
+        return ManagerParse(list(dict.fromkeys([Pred("undo")] + rest)))
+
+    def line_cancel(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
+        return ManagerParse([Pred("cancel")]) if P.cancel.match(flat) else None
+
+    def line_confirm_yes(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
+        """'yes, add it' to a read-back or an offer."""
+        return ManagerParse([Pred("accept")]) if ctx.ask_topic in YES_NO_QUESTIONS and P.confirm_yes.match(flat) \
+            and not P.confirm_not.search(flat) else None
+
+    def line_confirm_no(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
+        """'no, keep it' to a read-back or an offer."""
+        return ManagerParse([Pred("decline")]) if ctx.ask_topic in YES_NO_QUESTIONS and P.confirm_no.match(flat) \
+            else None
+
+    def line_yes(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
+        return ManagerParse([Pred("accept")]) if phrases().reply(flat) == "yes" else None
+
+    def line_no(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
+        return ManagerParse([Pred("decline")]) if phrases().reply(flat) == "no" or P.no_popular_line.fullmatch(flat) \
+            else None
+
+    def line_question(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
+        return self.question(flat, text, ctx)
 
     def suggestion(self, text: str) -> str:
         """What to say when a line was not understood: the nearest command (the one whose cue
@@ -298,10 +135,10 @@ class ManagerParser:
         dish = next((m.name for m in mentions if m.kind == "item"), self.menu.example_dish)
         ingredient = next((m.alternatives["topping"] for m in mentions if "topping" in m.alternatives), None) or \
             next(iter(sorted(self.menu.included(dish))), dish)
-        if GREETING.fullmatch(words(text)):
+        if P.greeting.fullmatch(words(text)):
             return ("Hi! Tell me what ran out or came back, or what to add, change or remove on the menu; "
                     "type /help for examples.")
-        commands = phrases().manager_commands
+        commands = CUES.commands
         best = max(commands, key=lambda command: len(said & command[1]))
         if not said & best[1]:
             return (f"Sorry, I didn't catch that. Try \"we're out of {ingredient}\", \"the {dish} now costs $2.49\" "
@@ -311,26 +148,25 @@ class ManagerParser:
 
     def question(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
         """'what's out right now?', 'what have I changed?', 'how much is the X?', 'what's in it?'."""
-        if OUT_QUESTION.search(flat):
+        if P.out_question.search(flat):
             return ManagerParse([Pred("query", (Const("out"), "all"))])
-        if PENDING_QUESTION.search(flat):
+        if P.pending_question.search(flat):
             return ManagerParse([Pred("query", (Const("pending"), "all"))])
-        asks = bool(re.match(QUESTION_START, flat) or STOCK_QUESTION_START.match(flat) or "?" in text)
-        if asks and (RUNOUT.search(flat) or RESTORE.search(flat) or STOCK_WORDS.search(flat)):
+        asks = bool(P.question_start.match(flat) or P.stock_question_start.match(flat) or "?" in text)
+        if asks and (P.runout.search(flat) or P.restore.search(flat) or P.stock_words.search(flat)):
             names = self.stock_list(text, ManagerParse([])) or self.unknown_stock_name(flat, ManagerParse([])) or \
                 [m.name for m in find_mentions(self.menu, tokenize(text)) if m.kind == "item"]
-            said = re.match(r"^(?:\w+\s+){1,2}?(?:the\s+|any\s+)?(?P<n>.+?)\s+(?:out|back|in stock|left|gone|86d?)\b",
-                            flat)
+            said = P.stock_said_name.match(flat)
             if not names and said and new_name(said.group("n")):
                 names = [self.known(said.group("n"), "topping", ManagerParse([])) or new_name(said.group("n"))]
             if names:  # "is the steak out?": a question about stock never changes it
                 return ManagerParse([Pred("query", (Const("out"), name)) for name in names])
-        kind = next((k for k, cue in VALUE_QUESTIONS.items() if cue.search(flat)), None)
+        kind = next((k for k, cue in ((k, getattr(CUES.value_questions, k)) for k in CUES.value_kinds) if cue.search(flat)), None)
         if kind is None or not asks:
             return None
         result = ManagerParse([])
         items = [m.name for m in find_mentions(self.menu, tokenize(text)) if m.kind == "item"]
-        about = items[0] if items else (ctx.last_item if re.search(r"\b(it|that|this|them)\b", flat) else None)
+        about = items[0] if items else (ctx.last_item if P.refers_to_it.search(flat) else None)
         if about:
             result.preds.append(Pred("query", (Const(kind), about)))
             return result
@@ -341,7 +177,7 @@ class ManagerParser:
         fine"): every part then has its own polarity. A list ("X, Y and Z are out") stays whole:
         its first parts have no cue of their own. A part that says a food is fine changes nothing."""
         pieces = [p for p in re.split(r",", clause) if p.strip()]
-        cued = [bool(STOCK_CUE.search(words(p))) for p in pieces]
+        cued = [bool(P.stock_cue.search(words(p))) for p in pieces]
         if len(pieces) < 2 or sum(cued) < 2:
             return [clause] if clause.strip() else []
         parts, current = [], []
@@ -352,14 +188,14 @@ class ManagerParser:
                 current = []
         if current:
             parts[-1:] = [",".join(parts[-1:] + current)]
-        return [p for p in parts if not FINE.search(words(p))]
+        return [p for p in parts if not P.fine.search(words(p))]
 
     def moves(self, text: str) -> list[str]:
         """'raise X by 20 cents and Y by a dime' as two clauses; an "and" inside a name
         ('black beans and rice by a quarter') splits nothing."""
         inside = [m.said for m in find_mentions(self.menu, tokenize(text)) if " and " in m.said]
         parts, start = [], 0
-        for m in NEXT_MOVE.finditer(text):
+        for m in P.next_move.finditer(text):
             before, after = fold(text[:m.start()]).split()[-1:], fold(text[m.end():]).split()[:1]
             if any(f"{' '.join(before)} and {' '.join(after)}" in name for name in inside):
                 continue
@@ -381,7 +217,7 @@ class ManagerParser:
         """The names of a list found by their words: a name, or [phrase] still to look up."""
         found: list[str | list[str]] = []
         chunks = [" ".join(w for w in chunk.split() if fold(w) not in ("a", "an", "the", "some", "extra", "with", "of"))
-                  for chunk in re.split(r",|\band\b|\bor\b|&|\bplus\b|/", text, flags=re.IGNORECASE)]
+                  for chunk in P.contents_split.split(text)]
         phrases = [phrase for phrase in chunks if normalize(phrase)]
         if len(phrases) > MAX_LIST:  # a turn reads a bounded list, and says so
             result.skipped += len(phrases) - MAX_LIST
@@ -419,13 +255,13 @@ class ManagerParser:
         tokens = [t for t in tokenize(phrase) if t.isalnum()]
         mentions = [m for m in find_mentions(self.menu, tokens) if kind in m.alternatives]
         named = {i for m in mentions for i in range(m.start, m.end)}
-        if any(t not in FILLER for i, t in enumerate(tokens) if i not in named):
+        if any(t not in CUES.filler for i, t in enumerate(tokens) if i not in named):
             return []
         return [m.alternatives[kind] for m in mentions]
 
     def group(self, phrase: str) -> str | None:
         """A combo option group said with or without a count: 'a drink', 'two sides'."""
-        bare = re.sub(r"^(\d+|a|an|one|two|three|four|five|six|any)\s+", "", normalize(phrase))
+        bare = P.leading_count.sub("", normalize(phrase))
         return self.groups.get(bare) or self.groups.get(bare.rstrip("s"))
 
     def quantity_before(self, phrase: str) -> int:
@@ -435,9 +271,9 @@ class ManagerParser:
 
     def contents(self, text: str, result: ManagerParse) -> list[tuple[str, int]]:
         """(item or option group, count) for a combo's contents: 'two crunchy tacos and a drink'."""
-        text = re.sub(r"\b(?:side|order|cup|serving|bag) of\b", " ", text)  # "a side of <item>"
+        text = P.serving_of.sub(" ", text)  # "a side of <item>"
         out = []
-        for chunk in re.split(r",|\band\b|\bplus\b|&", text, flags=re.IGNORECASE):
+        for chunk in P.items_split.split(text):
             if not normalize(chunk):
                 continue
             names = self.names_in(chunk, result, "item")
@@ -460,42 +296,41 @@ class ManagerParser:
         """'add a new dish called X, ...', 'put X on the menu: ...', 'new <category> item: X, ...': the
         add, and the description that follows it (the rest of the clause and of the line)."""
         said_category = None
-        on_menu = PUT_ON_MENU.search(clause)
+        on_menu = P.put_on_menu.search(clause)
         if on_menu:  # "put a <new name> on the menu: <its description>"
             clause = f"{clause[:on_menu.start()]}add {on_menu.group('name')}:{clause[on_menu.end():]}"
-        is_new = NAME_IS_NEW.match(clause)
+        is_new = P.name_is_new.match(clause)
         if is_new:  # "<name> is a new dish: <its description>"
             clause = f"add a new {is_new.group('kind')} called {is_new.group('name')}:{is_new.group('rest')}"
-        kind_item = KIND_OF_NEW.search(clause)
+        kind_item = P.kind_of_new.search(clause)
         if kind_item and self.category(kind_item.group("cat"), False):  # "a new <category> item: X", "a <category> called X"
             said_category = self.category(kind_item.group("cat"), False)
             clause = f"{clause[:kind_item.start('cat')]}dish{clause[kind_item.end():]}"
-        if not ADD.search(words(clause)) or re.search(r"\b(dont|do not|never|nobody|no one|doesnt|does not|not)\b"
-                                                     r"(?:\s+\w+)?\s+(add|adds|put|puts|new|create)\b", words(clause)):
+        if not P.add.search(words(clause)) or P.add_negated.search(words(clause)):
             return False  # "people don't add anything": no add
-        m = NAME_THEN_TYPE.search(clause) or NEW_NAME.search(clause)
+        m = P.name_then_type.search(clause) or P.new_name.search(clause)
         if not m:
             return False
-        head = words(clause[m.start():m.end() + (PARTS.search(clause[m.end():]) or re.search("$", clause[m.end():])).start()])
+        head = words(clause[m.start():m.end() + (P.parts.search(clause[m.end():]) or re.search("$", clause[m.end():])).start()])
         head_items = [x for x in find_mentions(self.menu, tokenize(head)) if x.kind == "item"]
-        if head_items and not m.group("type") and re.search(r"\b(to|on|in|into|onto)\b|\bfor (the |a |an |my )?[a-z]", head):
+        if head_items and not m.group("type") and P.add_target.search(head):
             return False  # "add guac to the bean burrito": an ingredient for a dish on the menu
         name = new_name(m.group("name"))
-        typed = TYPE_WORDS.get((m.group("type") or "").lower())
+        typed = CUES.type_words.get((m.group("type") or "").lower())
         described = clause[m.end():]
-        if name and (fold(name) in TYPE_WORDS or fold(name) in GENERIC_NAMES):
-            kind = TYPE_WORDS.get(fold(name)) or typed or "dish"
+        if name and (fold(name) in CUES.type_words or fold(name) in CUES.generic_names):
+            kind = CUES.type_words.get(fold(name)) or typed or "dish"
             after = re.match(r"\s*[,:;-]\s*([^,;:$\d]+)", described)  # "add a new ingredient, <name>"
             if not after or not new_name(after.group(1)) or re.search(r"\d|\$", after.group(1)):
                 result.hint = f"What is the new {kind} called? Say \"add a new {kind} called ...\"."
                 return True
-            name, typed, described = new_name(after.group(1)), TYPE_WORDS.get(fold(name)) or typed, \
+            name, typed, described = new_name(after.group(1)), CUES.type_words.get(fold(name)) or typed, \
                 described[after.end():]
-        as_type = AS_TYPE.match(described)  # "add Diablo Dressing as a sauce"
+        as_type = P.as_type.match(described)  # "add Diablo Dressing as a sauce"
         if as_type:
-            typed, described = TYPE_WORDS.get(as_type.group(1)) or typed, described[as_type.end():]
-        if name and re.fullmatch(r"(it|them|this|that)", name, re.IGNORECASE):
-            name = new_name(SAID_BEFORE.sub(" ", clause[:m.start()]))  # "<name> came in, add it as a sauce"
+            typed, described = CUES.type_words.get(as_type.group(1)) or typed, described[as_type.end():]
+        if name and P.pronoun_name.fullmatch(name):
+            name = new_name(P.said_before.sub(" ", clause[:m.start()]))  # "<name> came in, add it as a sauce"
             if not name or normalize(name) in self.menu.lexicon:
                 return False
         known = self.menu.lexicon.get(normalize(name or ""), {})
@@ -510,7 +345,7 @@ class ManagerParser:
 
     # -- one clause ------------------------------------------------------------------------------
     def clause(self, clause: str, ctx: ManagerContext, target: str | None, result: ManagerParse) -> str | None:
-        clause = NONE_LEFT.sub(r"out of \1", PLACES.sub(" ", clause))  # "no X left in the back": out of X
+        clause = P.none_left.sub(r"out of \1", P.places.sub(" ", clause))  # "no X left in the back": out of X
         flat = words(clause)
         preds = result.preds
         mentions = find_mentions(self.menu, tokenize(clause))
@@ -521,25 +356,24 @@ class ManagerParser:
                   and not ({" ".join(toks[m.start:m.end]), " ".join(toks[m.start:m.end]).rstrip("s")} & set(self.categories))]
 
         if ctx.ask_topic == "type" and ctx.ask_target and not items:
-            kind = next((TYPE_WORDS[w] for w in flat.split() if TYPE_WORDS.get(w)), None)
+            kind = next((CUES.type_words[w] for w in flat.split() if CUES.type_words.get(w)), None)
             if kind:
                 preds.append(Pred("add", (Const(kind), ctx.ask_target)))
                 return target
         stock_names = list(dict.fromkeys(kitchen + items))
-        if HEDGE.search(flat) and (kitchen or items) and not BACK_AGAIN.search(flat):
+        if P.hedge.search(flat) and (kitchen or items) and not P.back_again.search(flat):
             result.hint = (f"Noted: {' and '.join(stock_names)} running low. Nothing is marked out until you "
                            "say it is out (\"we're out of ...\").")
             return target
-        if (BACK_AGAIN.search(flat) or (RESTORE.search(flat) and not DELETE.search(flat) and not ADD.search(flat))) \
+        if (P.back_again.search(flat) or (P.restore.search(flat) and not P.delete.search(flat) and not P.add.search(flat))) \
                 and (kitchen or items):
             preds += [Pred("restore", (name,)) for name in self.stock_list(clause, result) or stock_names]
             return target
-        taken_out = re.search(r"\b(?:take|taking|pull|pulling|leave|leaving|remove|removing)\b.*\bout of\b(?! stock)"
-                              r"(?P<owner>.+)$", flat)
+        taken_out = P.taken_out.search(flat)
         if taken_out and any(m.kind == "item" for m in find_mentions(self.menu, tokenize(taken_out.group("owner")))):
             return self.deletion(clause, flat, items, kitchen, target, result, ctx.last_item)  # out of a dish
-        if RUNOUT.search(flat) and not ADD.search(flat) and (not DELETE.search(flat) or "out of stock" in flat) and \
-                not PRICE_LIKE.search(clause.lower()):
+        if P.runout.search(flat) and not P.add.search(flat) and (not P.delete.search(flat) or "out of stock" in flat) and \
+                not P.price_like.search(clause.lower()):
             said = self.stock_list(clause, result) or self.unknown_stock_name(flat, result)
             names = said if said else stock_names
             preds += [Pred("runout", (name,)) for name in names]
@@ -555,40 +389,39 @@ class ManagerParser:
                 preds.append(Pred("edit", (item, Const("price_by"), moved)))
                 result.last_edited = item
             return target
-        if items and kitchen and NOT_INCLUDED.search(flat):
+        if items and kitchen and P.not_included.search(flat):
             owner = items[0]  # "the bean burrito doesn't come with onions anymore": an ingredient edit
             result.preds += [Pred("delete", (owner, Const("ingredient"), name)) for name in kitchen if name != owner]
             return target
-        repriced = PRICE_LIKE.search(clause.lower()) and re.search(r"\b(price|cost|to)\b", flat)
-        if DELETE.search(flat) and not repriced:
+        repriced = P.price_like.search(clause.lower()) and P.reprice_words.search(flat)
+        if P.delete.search(flat) and not repriced:
             return self.deletion(clause, flat, items, kitchen, target, result, ctx.last_item)
         swap = self.swap(clause, flat, items, kitchen, target, result)
         if swap:
             return target
-        if not dishes and ctx.last_item and re.search(r"\b(it|that|its)\b", flat) and PRICE_LIKE.search(clause.lower()) \
+        if not dishes and ctx.last_item and P.refers_to_it_short.search(flat) and P.price_like.search(clause.lower()) \
                 and not kitchen:
             dishes = [ctx.last_item]  # "make it 3.49", after asking about it
-        if dishes and (EDIT.search(flat) or PRICE_LIKE.search(clause.lower())):
+        if dishes and (P.edit.search(flat) or P.price_like.search(clause.lower())):
             items = dishes
             tokens = tokenize(clause)
             item_spans = {i for m in mentions if m.kind == "item" for i in range(m.start, m.end)}
             rest = " ".join(tok for i, tok in enumerate(tokens) if i not in item_spans)
-            priced = re.search(r"\$|\bdollars?\b|\b(costs?|price|priced|charge)\b", clause.lower()) or \
-                PRICE_LIKE.search(clause.lower())
+            priced = P.priced_words.search(clause.lower()) or \
+                P.price_like.search(clause.lower())
             if three_decimals(clause):
                 result.hint = "A price has at most two decimals (like $3.49); nothing changed."
                 return target
-            named = re.search(r"\b(?:is|are) (?:a|an|now a|now an) ([a-z ]+?)(?: now| from now on)?$", rest)
+            named = P.becomes_category.search(rest)
             price = cents(rest, bare_is_price=bool(priced))
-            if price is not None or CALORIES.search(rest) or self.category(rest.split(" is ", 1)[-1], False) or named:
+            if price is not None or P.calories.search(rest) or self.category(rest.split(" is ", 1)[-1], False) or named:
                 for item in dict.fromkeys(items):  # "the soft and the crunchy taco are both 1.49"
                     self.properties(rest, item, ctx, result, asked="price" if priced else None, edit=True)
                     if named and price is None and not self.category(named.group(1), False):
                         result.preds.append(Pred("edit", (item, Const("category"), named.group(1).strip())))
                 return target
-        as_kind = AS_KIND.search(flat)
-        m = re.search(r"\b(?:add|put|include)\s+(?P<what>.+?)\s+(?:to|on|in|into|for)\s+(?:the\s+)?(?P<owner>.+)$",
-                      AS_KIND.sub(" ", flat).strip())
+        as_kind = P.as_kind.search(flat)
+        m = P.add_to_owner.search(P.as_kind.sub(" ", flat).strip())
         if m and (items or kitchen):
             owner = (self.whole_names(m.group("owner"), "item") or [new_name(m.group("owner"))])[0]
             what = m.group("what")
@@ -596,14 +429,14 @@ class ManagerParser:
                 for name, count in self.contents(what, result):
                     preds.append(Pred("add", (owner, Const("contains"), (name, count))))
             elif owner:
-                prop = Const("popular") if POPULAR.search(flat) or (as_kind and "popular" in as_kind.group()) \
+                prop = Const("popular") if P.popular.search(flat) or (as_kind and "popular" in as_kind.group()) \
                     else Const("ingredient")
                 for name in self.names_in(what, result, "topping"):
                     preds.append(Pred("add", (owner, prop, name)))
             return target
-        if not items and (price_words := re.search(r"\b(costs?|price|priced|calories)\b", flat)):
-            m = re.search(r"\b(?:price|calories|cost) of (?:the\s+)?(?P<n>.+?)\s+(?:to|is|at|should)\b", flat) or \
-                re.match(r"^(?:set |change |make )?(?:the\s+)?(?P<n>.+?)\s+(?:now\s+)?(?:costs?|is priced|has)\b", flat)
+        if not items and (price_words := P.price_words.search(flat)):
+            m = P.price_of_name.search(flat) or \
+                P.name_costs.match(flat)
             name = new_name(m.group("n")) if m else None
             if name:
                 self.properties(flat, name, ctx, result, asked="price" if price_words.group(1) != "calories" else None,
@@ -620,18 +453,17 @@ class ManagerParser:
     def price_move(self, clause: str, flat: str, result: ManagerParse) -> int | None:
         """Cents a price moves by: 'raise X by 20 cents', 'knock a quarter off X', 'bump X up a
         dime', 'and Y by a dime' (the way of the clause before); None when it is not a move."""
-        p = phrases()
+        p = CUES
         amount = None
         coin = re.search(r"\b(?:(\w+) )?(" + "|".join(map(re.escape, p.coins)) + r")s?\b", flat)
         if coin:  # "a quarter", "another dime", "5 bucks", "two quarters"
             count = number_at([coin.group(1)], 0) if coin.group(1) else None
             amount = p.coins[coin.group(2)] * (count[0] if count else 1)
-        elif not re.search(r"\bto\b", flat):
+        elif not P.to_value.search(flat):
             amount = cents(fold(clause))
         if amount is None or amount <= 0:
             return None
-        relative = re.search(r"\bby\b|\boff\b|\bup\b|\bdown\b|\banother\b|\b(more|less|cheaper|pricier|higher|lower)$",
-                             flat) and not re.search(r"\bto\b", flat)
+        relative = P.relative_move.search(flat) and not P.to_value.search(flat)
         if not relative:
             return None
         if p.price_down.search(flat):
@@ -644,19 +476,17 @@ class ManagerParser:
         """Every name of a stock list: 'lettuce, tomatoes and onions are out', 'no more sour cream
         or pico tonight'; the cue words, time words and filler around the names are dropped."""
         text = fold(clause)
-        text = re.sub(r"\bun ?-?86d?\b|\b86d?\b|\beighty six\b", " ", text)
-        text = RUNOUT.sub(" ", RESTORE.sub(" ", BACK_AGAIN.sub(" ", TIME_WORDS.sub(" ", text))))
-        text = re.sub(r"\b(we|were|we are|are|is|its|it is|all|the|our|any|some|guys|heads up|truck came|"
-                      r"found another case|we found|just|also|so|ok|okay|and now|now|but|got|have|has|"
-                      r"packets?|packs?|tubs?|bags?|cases?|cans?|bottles?|containers?|supply)\b", " ", text)
-        chunks = [c for c in re.split(r",|\band\b|\bor\b|&|\bplus\b|/", text) if normalize(c)]
+        text = P.eighty_six.sub(" ", text)
+        text = P.runout.sub(" ", P.restore.sub(" ", P.back_again.sub(" ", P.time_words.sub(" ", text))))
+        text = P.stock_filler.sub(" ", text)
+        chunks = [c for c in P.stock_list_split.split(text) if normalize(c)]
         names = []
         for chunk in chunks[:MAX_LIST]:
             whole = self.whole_names(chunk, "topping") or self.whole_names(chunk, "item")
             if len(whole) == 1:  # "three cheese" is a name before it is a count
                 names.append(whole[0])
                 continue
-            phrase = " ".join(w for w in normalize(chunk).split() if w not in FILLER)
+            phrase = " ".join(w for w in normalize(chunk).split() if w not in CUES.filler)
             if not phrase:
                 continue
             found = [m for m in (self.names.match(phrase, "topping"), self.names.match(phrase, "item")) if m]
@@ -671,13 +501,13 @@ class ManagerParser:
 
     def unknown_stock_name(self, flat: str, result: ManagerParse) -> list[str]:
         """'we are out of unicorn meat' -> the name as said (the bot says it is not on the menu)."""
-        m = re.search(r"\b(?:out of|no more|short on|low on|any)\s+(.+)$", flat) or \
-            re.match(r"^(?:the\s+)?(.+?)\s+(?:is|are)\s+(?:out|gone|finished|sold out)", flat)
+        m = P.unknown_stock_after.search(flat) or \
+            P.unknown_stock_before.match(flat)
         if not m:
             return []
         names = []
-        for chunk in re.split(r"\band\b|,", m.group(1)):
-            words = [w for w in chunk.split() if w not in FILLER]
+        for chunk in P.and_split.split(m.group(1)):
+            words = [w for w in chunk.split() if w not in CUES.filler]
             phrase = " ".join(words)
             if not phrase:
                 continue
@@ -689,16 +519,16 @@ class ManagerParser:
     def deletion(self, clause: str, flat: str, items: list[str], kitchen: list[str], target: str | None,
                  result: ManagerParse, ctx_item: str | None = None) -> str | None:
         preds = result.preds
-        m = re.search(r"\b(?:from|off|out of)\b(?! the menu)(.+)$", flat)  # "take the onions off the burrito"
+        m = P.owner_after.search(flat)  # "take the onions off the burrito"
         owner = None
         if m:
             owners = find_mentions(self.menu, tokenize(m.group(1)))
             owner = next((o.name for o in owners if o.kind == "item"), None)
-        if owner is None and (target or ctx_item) and re.search(r"\b(from|off|out of) (it|this|that|them)\b", flat):
+        if owner is None and (target or ctx_item) and P.off_it.search(flat):
             owner = target or ctx_item
         if owner:
             kind = Const("popular") if "popular" in flat else None
-            if "popular" in flat and re.search(r"\b(all|the) popular\b", flat) and not kitchen:
+            if "popular" in flat and P.all_popular.search(flat) and not kitchen:
                 preds.append(Pred("delete", (owner, Const("popular"))))
                 return target
             for name in dict.fromkeys(kitchen):
@@ -708,8 +538,7 @@ class ManagerParser:
             return target
         names = items or kitchen
         if not names:
-            m = re.search(r"\b(?:delete|remove|discontinue|drop|get rid of|take)\s+(?:the\s+)?(.+?)"
-                          r"(?:\s+(?:off|from)\b.*)?$", flat)
+            m = P.delete_name.search(flat)
             name = new_name(m.group(1)) if m else None
             if name:
                 preds.append(Pred("delete", (self.known(name, "item", result) or name,)))
@@ -720,7 +549,7 @@ class ManagerParser:
     def swap(self, clause: str, flat: str, items: list[str], kitchen: list[str], target: str | None,
              result: ManagerParse) -> bool:
         """'replace lettuce with onions in the <dish>', 'use onions instead of lettuce'."""
-        if not SWAP.search(flat):
+        if not P.swap.search(flat):
             return False
         owner = items[-1] if items else target
         names = kitchen if len(kitchen) >= 2 else [i for i in items if i != owner]
@@ -728,7 +557,7 @@ class ManagerParser:
             return False
         prop = Const("ingredient") if len(kitchen) >= 2 else Const("contains")
         old, new = names[0], names[1]
-        if "instead of" in flat or re.search(r"\b(use|put)\b", flat):
+        if "instead of" in flat or P.use_put.search(flat):
             old, new = new, old
         pair = (old, new) if prop == "ingredient" else ((old, 1), (new, 1))
         result.preds.append(Pred("edit", (owner, prop, *pair)))
@@ -739,15 +568,15 @@ class ManagerParser:
         """The price, calories and category told for an item on the menu (an edit)."""
         folded = fold(text)
         folded = self.numbers(folded, name, "edit", asked, result)
-        category = self.category(re.split(r"\bwith\b|\bpeople\b|\bpopular\b", folded)[0], asked == "category")
-        if category and (asked == "category" or re.search(r"\b(its|it is|is|a|an|category)\b", folded)):
+        category = self.category(P.describe_split.split(folded)[0], asked == "category")
+        if category and (asked == "category" or P.category_cue.search(folded)):
             result.preds.append(Pred("edit", (name, Const("category"), category)))
 
     def numbers(self, folded: str, name: str, verb: str, asked: str | None, result: ManagerParse) -> str:
         """Reads the calories and the price of a part ('560 calories', '$4.49', a bare '4.49',
         'for 3'), appends them, and returns the part without them. A number with cents is a
         price even when calories were asked for ('sorry, make that 2.29')."""
-        calories = CALORIES.search(folded)
+        calories = P.calories.search(folded)
         if calories:
             result.preds.append(Pred(verb, (name, Const("calories"), bounded(calories.group(1) or calories.group(2)))))
             folded = folded[:calories.start()] + " " + folded[calories.end():]
@@ -765,7 +594,7 @@ class ManagerParser:
         if price is not None:
             result.preds.append(Pred(verb, (name, Const("price"), price)))
             folded = re.sub(r"-?\d+(?:\.\d+)?", " ", MONEY.sub(" ", folded))
-            folded = re.sub(r"\b(free|minus|negative|for|at|costing|priced|costs?|make that|make it)\b", " ", folded)
+            folded = P.price_words_drop.sub(" ", folded)
         return folded
 
     def describe(self, text: str, name: str, ctx: ManagerContext, result: ManagerParse, asked: str | None,
@@ -777,24 +606,24 @@ class ManagerParser:
         description (`bare_list`); in a short answer only the list that was asked for is read."""
         combo = combo or ctx.build_type == "combo" or asked == "contains"
         mode = "contains" if combo else {"ingredient": "ingredient", "popular": "popular"}.get(asked or "")
-        parts = PARTS.split(fold(text))
+        parts = P.parts.split(fold(text))
         if len(parts) > MAX_LIST:  # a turn reads a bounded list, and says so
             result.skipped += len(parts) - MAX_LIST
             parts = parts[:MAX_LIST]
         listing: list[tuple[str, str | list[str]]] = []  # (list, name or phrase): looked up at the end
         for part in parts:
             part = self.numbers(part, name, "add", asked, result)
-            part = re.sub(r"^\W*(?:and|plus|then|oh|sorry|also|its|it is|it s|fine|ok|okay)?\W*$", "", part)
+            part = P.empty_part.sub("", part)
             if not normalize(part):
                 continue
-            if NO_POPULAR.search(part):
+            if P.no_popular.search(part):
                 result.preds.append(Pred("add", (name, Const("popular"), Const("none"))))
                 continue
-            popular = POPULAR.search(part)
+            popular = P.popular.search(part)
             if popular:
                 self.listed(part[:popular.start()], name, mode, combo, asked, result, bare_list, listing)
                 part, mode = part[popular.end():], "popular"
-            elif mode != "popular" and (contents := CONTENTS.search(part)):
+            elif mode != "popular" and (contents := P.contents.search(part)):
                 self.listed(part[:contents.start()], name, None, combo, asked, result, bare_list, listing)
                 part, mode = part[contents.end():], "contains" if combo else "ingredient"
             mode = self.listed(part, name, mode, combo, asked, result, bare_list, listing)
@@ -808,12 +637,10 @@ class ManagerParser:
         """One part of a description: a category ('it's a burrito', 'breakfast'), or names for
         the list `mode` says (a part with no cue starts the ingredients or the contents); the
         ingredient and topping names go to `listing`."""
-        part = re.sub(r"\b(on|with|in) (it|them|top|those|these)\b|\b(too|usually|a lot|often|as well|also|"
-                      r"for|at|costing|priced|about|around|roughly|approximately|approx|maybe|just|exactly|each|"
-                      r"in total|total)\b", " ", part)
+        part = P.listed_filler.sub(" ", part)
         if not normalize(part):
             return mode
-        said_kind = CATEGORY_SAID.match(normalize(part))
+        said_kind = P.category_said.match(normalize(part))
         category = self.category(part, False) if not combo else None
         if said_kind or (category and mode is None and len(normalize(part).split()) <= 3):
             if not combo:

@@ -1,45 +1,97 @@
-"""The phrase knowledge of `phrases.toml` as matchers: which dialogue act a clause's words cue,
-which words are filler, which words modify an ingredient. Data, not regex constants in code, so
-a new way to say a thing is one line of TOML."""
+"""The phrase knowledge of the phrase files as matchers, one file for each bot: which dialogue
+act a clause's words cue, which words are filler, which words modify an ingredient
+(`phrases_customer.toml`), and the manager parser's cue patterns (`phrases_manager.toml`). Data,
+not regex constants in code, so a new way to say a thing is one line of TOML. Each file is read
+once per content digest and its patterns are compiled on first use."""
 
 from __future__ import annotations
 
+import hashlib
 import re
 import tomllib
 from dataclasses import dataclass
 from functools import cache
+from itertools import pairwise
 from pathlib import Path
 
 from .customer_templates import plural
 
-PHRASE_FILE = Path(__file__).with_name("phrases.toml")
+CUSTOMER_FILE = Path(__file__).with_name("phrases_customer.toml")
+MANAGER_FILE = Path(__file__).with_name("phrases_manager.toml")
+
+
+WORD = re.compile(r"[a-z0-9]+")
+
+
+@dataclass(frozen=True)
+class Found:
+    """Where a cue phrase was found in a text (the part of `re.Match` the parsers read)."""
+
+    begin: int
+    stop: int
+
+    def start(self) -> int:
+        return self.begin
+
+    def end(self) -> int:
+        return self.stop
 
 
 @dataclass(frozen=True)
 class Cue:
-    """A list of phrases matched as whole words on folded text."""
+    """A list of phrases matched as whole words on folded text: a phrase's words are runs of
+    letters and digits, with only spaces between them. Matched by word lookup, not a compiled
+    regex, so a fresh process pays nothing to make the phrase data ready; the leftmost phrase
+    wins, and of those starting there the longest."""
 
     phrases: tuple[str, ...]
 
-    @property
-    def pattern(self) -> re.Pattern:
-        return _compiled(self.phrases)
-
-    def search(self, text: str) -> re.Match | None:
-        return self.pattern.search(text)
+    def search(self, text: str) -> Found | None:
+        return next(self._found(text), None)
 
     def starts(self, text: str) -> bool:
-        match = self.pattern.search(text)
-        return bool(match) and match.start() == 0
+        found = self.search(text)
+        return found is not None and found.start() == 0
 
     def whole(self, text: str) -> bool:
-        return bool(self.pattern.fullmatch(text))
+        runs = list(WORD.finditer(text))
+        return bool(runs) and runs[0].start() == 0 and runs[-1].end() == len(text) and \
+            all(text[a.end():b.start()].isspace() for a, b in pairwise(runs)) and \
+            tuple(m.group() for m in runs) in _table(self.phrases)[1]
+
+    def sub(self, repl: str, text: str) -> str:
+        """The text with every phrase found replaced, as `re.sub` would."""
+        out, at = [], 0
+        for found in self._found(text):
+            out += [text[at:found.start()], repl]
+            at = found.end()
+        return "".join(out) + text[at:]
+
+    def _found(self, text: str):
+        runs = list(WORD.finditer(text))
+        by_first, _ = _table(self.phrases)
+        i = 0
+        while i < len(runs):
+            for words in by_first.get(runs[i].group(), ()):
+                n = len(words)
+                if i + n <= len(runs) and all(runs[i + k].group() == words[k] and
+                                              (k == 0 or text[runs[i + k - 1].end():runs[i + k].start()].isspace())
+                                              for k in range(n)):
+                    yield Found(runs[i].start(), runs[i + n - 1].end())
+                    i += n
+                    break
+            else:
+                i += 1
 
 
 @cache
-def _compiled(phrases: tuple[str, ...]) -> re.Pattern:
-    alternatives = sorted({re.escape(p).replace(r"\ ", r"\s+") for p in phrases}, key=len, reverse=True)
-    return re.compile(r"(?<![a-z0-9])(?:" + "|".join(alternatives) + r")(?![a-z0-9])")
+def _table(phrases: tuple[str, ...]) -> tuple[dict[str, list[tuple[str, ...]]], frozenset[tuple[str, ...]]]:
+    """The phrases by first word, longest first, and the set of all of them."""
+    every = frozenset(tuple(p.split()) for p in phrases)
+    by_first: dict[str, list[tuple[str, ...]]] = {}
+    for words in sorted(every, key=len, reverse=True):
+        by_first.setdefault(words[0], []).append(words)
+    return by_first, every
 
 
 class Phrases:
@@ -48,6 +100,10 @@ class Phrases:
         self.acts = {name: Cue(tuple(words)) for name, words in data["acts"].items() if name != "remove_around"}
         self.remove_around = [tuple(pair) for pair in data["acts"]["remove_around"]]
         self.questions = {name: Cue(tuple(words)) for name, words in data["questions"].items()}
+        inside = data["clause_cues"]
+        self.inside = {name: Cue(tuple(words)) for name, words in inside.items() if not name.startswith("negation")}
+        self.negation, self.negation_openers = frozenset(inside["negation"]), frozenset(inside["negation_openers"])
+        self.readings = [(reading, act) for reading, act in data["readings"]["order"]]
         self.yes = Cue(tuple(data["replies"]["yes"]))
         self.no = Cue(tuple(data["replies"]["no"]))
         self.any = Cue(tuple(data["replies"]["any"]))
@@ -71,14 +127,10 @@ class Phrases:
         self.category_words = _single_words(synonyms["category"])
         self.cue_words = frozenset(w for table in (self.acts, self.questions) for cue in table.values()
                                    for phrase in cue.phrases for w in phrase.split())
-        self.coins = dict(data["money"])
-        self.price_up = Cue(tuple(data["price_moves"]["up"]))
-        self.price_down = Cue(tuple(data["price_moves"]["down"]))
         self.examples = [(e["said"], e["means"]) for e in data.get("examples", [])]
-        self.manager_commands = [(c["say"], frozenset(c["cues"])) for c in data.get("manager_commands", [])]
 
     def without_polite(self, flat: str) -> str:
-        return " ".join(self.polite.pattern.sub(" ", flat).split())
+        return " ".join(self.polite.sub(" ", flat).split())
 
     def reply(self, flat: str) -> str | None:
         """'yes' or 'no' when the whole line is a short answer, polite words aside."""
@@ -87,13 +139,50 @@ class Phrases:
             if cue.whole(flat) or (core and cue.whole(core)):
                 return kind
         for kind, cue in (("no", self.no), ("yes", self.yes)):
-            if core and not cue.pattern.sub(" ", core).strip():
+            if core and not cue.sub(" ", core).strip():
                 return kind  # "yeah why not", "nope, plain is fine": only answers of one kind
         return None
 
     def is_question(self, clause: str) -> bool:
         """A clause that asks rather than orders: 'is it spicy', not 'can I get two'."""
         return self.questions["starts"].starts(clause) and not self.questions["ordering"].starts(clause)
+
+
+class Patterns:
+    """The named regular expressions of a phrase file, each compiled when first used; a name whose
+    value is a list of names is the alternation of those patterns."""
+
+    def __init__(self, sources: dict[str, str | list[str]]):
+        self._sources = sources
+
+    def source(self, name: str) -> str:
+        value = self._sources[name]
+        return value if isinstance(value, str) else "|".join(self.source(part) for part in value)
+
+    def __getattr__(self, name: str) -> re.Pattern:
+        if name.startswith("_") or name not in self._sources:
+            raise AttributeError(name)
+        pattern = re.compile(self.source(name))
+        setattr(self, name, pattern)
+        return pattern
+
+
+class ManagerPhrases:
+    """The manager parser's cue patterns, the words it reads around names, amounts and price moves."""
+
+    def __init__(self, data: dict):
+        self.patterns = Patterns(data["patterns"])
+        self.value_questions = Patterns(data["value_questions"])
+        self.value_kinds = tuple(data["value_questions"])
+        self.line_readings = tuple(data["readings"]["line"])
+        words = data["words"]
+        self.type_words = {word: kind or None for word, kind in words["type_words"].items()}
+        self.generic_names = tuple(words["generic_names"])
+        self.filler = frozenset(words["filler"])
+        self.coins = dict(data["money"])
+        self.price_up = Cue(tuple(data["price_moves"]["up"]))
+        self.price_down = Cue(tuple(data["price_moves"]["down"]))
+        self.commands = [(c["say"], frozenset(c["cues"])) for c in data["manager_commands"]]
 
 
 def _single_words(table: dict[str, list[str]]) -> dict[str, str]:
@@ -130,7 +219,7 @@ def menu_examples(menu) -> dict[str, str]:
 
 
 def prompt_examples(menu) -> str:
-    """The worked examples of phrases.toml for the LLM's parsing prompt, with the KB's own
+    """The worked examples of phrases_customer.toml for the LLM's parsing prompt, with the KB's own
     names filled in: the LLM learns from the same phrase data as the offline parser."""
     names = menu_examples(menu)
     return "\n".join(f'- "{said.format(**names)}": {means.format(**names)}' for said, means in phrases().examples)
@@ -138,4 +227,22 @@ def prompt_examples(menu) -> str:
 
 @cache
 def phrases() -> Phrases:
-    return Phrases(tomllib.loads(PHRASE_FILE.read_text(encoding="utf-8")))
+    return _read(Phrases, CUSTOMER_FILE)
+
+
+@cache
+def manager_phrases() -> ManagerPhrases:
+    return _read(ManagerPhrases, MANAGER_FILE)
+
+
+_BUILT: dict[tuple[type, str], object] = {}
+
+
+def _read(kind: type, path: Path):
+    """A phrase file's matchers, built once per content digest: a file read again unchanged
+    (a reload, another bot of the process) reuses the matchers and their compiled patterns."""
+    raw = path.read_bytes()
+    key = (kind, hashlib.sha256(raw).hexdigest())
+    if key not in _BUILT:
+        _BUILT[key] = kind(tomllib.loads(raw.decode("utf-8")))
+    return _BUILT[key]

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..language.reading import ManagerContext, ManagerParse, Parse, cents, new_name
 from ..names import NameMatcher
 from ..normalize import normalize
 from ..reasoner import Const
-from ..vocab import VocabError, Pred, bounded
-from ..language.customer_parser import Parse
-from ..language.manager_parser import ManagerContext, ManagerParse, cents, new_name
+from ..vocab import Pred, VocabError, bounded
 
 SPECIAL_CONTENT = {"all", "combo"}  # besides the menu's categories and labels
 
