@@ -32,13 +32,6 @@ LAYERS = [
 # with the offline parsers through one module, never through the parsers' internals.
 FORBIDDEN = [("llm.*", "language.customer_parser"), ("llm.*", "language.manager_parser")]
 
-# Violations being fixed on other branches of issue 25 (menu.commit's state reading moves below
-# the bots; llm.structured's shared parsing helpers move into one module). The lead empties this
-# set when those branches are merged; an entry that no longer happens fails the test below.
-KNOWN = {
-    ("llm.structured", "language.customer_parser"),
-    ("llm.structured", "language.manager_parser"),
-}
 
 
 def module_name(path: Path) -> str:
@@ -118,13 +111,8 @@ def test_every_module_has_a_layer():
 
 
 def test_no_module_imports_one_from_a_higher_layer():
-    new = sorted(violations() - KNOWN)
+    new = sorted(violations())
     assert not new, "upward or forbidden imports (importer -> imported):\n" + "\n".join(f"{a} -> {b}" for a, b in new)
-
-
-def test_the_known_violations_still_happen():
-    gone = sorted(KNOWN - violations())
-    assert not gone, f"fixed: remove these from KNOWN in {Path(__file__).name}: {gone}"
 
 
 def test_no_import_cycle():
