@@ -18,6 +18,7 @@ turn that needs the sentence embeddings (its extra memory is in `embedding_extra
 
 from __future__ import annotations
 
+import json
 import os
 import resource
 import statistics
@@ -30,16 +31,14 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-import json
-
 import clingo
 
 from . import paths
 from .bots.admin import Administrator
 from .bots.assistant import Assistant
-from .menu.commit import kb_facts
 from .language.customer_templates import plural
 from .language.phrases import menu_examples
+from .menu.commit import kb_facts
 from .menu.model import Menu
 from .reasoner import Const
 from .star import CustomerChat, ManagerChat

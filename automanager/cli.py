@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 from collections.abc import Callable
-from typing import Annotated, Optional
+from pathlib import Path
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -19,16 +19,16 @@ from rich.table import Table
 from rich.text import Text
 
 from . import paths
-from .menu.build import BuildError, build_kb
-from .menu.check import check_kb, kb_stats
-from .reasoner import ReasonerError
-from .language.manager_templates import describe
 from .evaluation.report import aggregate, markdown, table
 from .evaluation.runner import run_scenario
 from .evaluation.scenario import ScenarioError, load_scenarios
+from .language.manager_templates import describe
 from .llm.openai_backend import ENABLE_HINT, ConfigError, LLMConfig, OpenAIBackend
+from .menu.build import BuildError, build_kb
+from .menu.check import check_kb, kb_stats
 from .menu.model import Menu
 from .names import Embedder
+from .reasoner import ReasonerError
 from .repl import run_chat
 from .star import MAX_INPUT, Chat, CustomerChat, ManagerChat
 from .store import Home, StateError
@@ -52,7 +52,7 @@ HISTORY_MAX = 1_000_000  # rows `state history` shows at most
 DISCARD_CHUNK = 1 << 16  # characters read at a time of the part of a line that is dropped
 
 KbOption = Annotated[
-    Optional[Path],
+    Path | None,
     typer.Option("--kb", help="Knowledge base folder (default: $AUTOMANAGER_KB, else the shipped menu)."),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON for scripts instead of a table.")]
@@ -66,29 +66,29 @@ def fail(message: str, hint: str = "", code: int = 2) -> typer.Exit:
 
 
 StateDirOption = Annotated[
-    Optional[Path],
+    Path | None,
     typer.Option("--state-dir", help="Where sessions and the shared stock list live (default: $AUTOMANAGER_HOME)."),
 ]
 
 
-ResumeOption = Annotated[Optional[str], typer.Option("--resume", help="Continue the session with this id.")]
+ResumeOption = Annotated[str | None, typer.Option("--resume", help="Continue the session with this id.")]
 ChatJsonOption = Annotated[bool, typer.Option(
     "--json", help="One JSON object per turn on stdout: text, reply, predicates, actions, timings.")]
 BackendOption = Annotated[str, typer.Option(
     "--backend", help="auto (openai when OPENAI_API_KEY or OPENAI_BASE_URL is set, else offline), offline (the "
     "built-in parser, no LLM) or openai (any OpenAI-compatible server).")]
-ModelOption = Annotated[Optional[str], typer.Option(
+ModelOption = Annotated[str | None, typer.Option(
     "--model", help="The LLM model name for the openai backend (default: $AUTOMANAGER_MODEL, else gpt-4o-mini).")]
 
 
-def llm_config(backend: str, model: Optional[str]) -> LLMConfig | None:
+def llm_config(backend: str, model: str | None) -> LLMConfig | None:
     """The LLM to use, or None for the offline backend; says on stderr which it is."""
     if backend not in ("auto", "offline", "openai"):
         raise fail(f"unknown backend '{backend}'", "Use --backend auto, offline or openai.")
     try:
         config = LLMConfig.from_env(model) if backend != "offline" else None
     except ConfigError as exc:
-        raise fail(str(exc))
+        raise fail(str(exc)) from None
     if backend == "openai" and config is None:
         raise fail("the openai backend needs a server to talk to", ENABLE_HINT)
     if config:
@@ -100,7 +100,7 @@ def llm_config(backend: str, model: Optional[str]) -> LLMConfig | None:
     return config
 
 
-def use_kb(kb: Optional[Path]) -> Path | None:
+def use_kb(kb: Path | None) -> Path | None:
     """--kb: the menu pack this run reads (None: $AUTOMANAGER_KB, else the shipped menu); a folder
     without a built menu is refused before anything starts."""
     if kb is None:
@@ -112,7 +112,7 @@ def use_kb(kb: Optional[Path]) -> Path | None:
     return kb.resolve()
 
 
-def open_home(state_dir: Optional[Path], kb: Path | None = None) -> Home:
+def open_home(state_dir: Path | None, kb: Path | None = None) -> Home:
     """The state dir, with the menu pack (see use_kb); a state dir that is a file is refused here,
     before a command half works on it."""
     home = Home(state_dir, kb)
@@ -132,8 +132,8 @@ def read_piped() -> str | None:
     return line or None
 
 
-def chat_loop(kind: type[Chat], state_dir: Optional[Path], resume: Optional[str], as_json: bool,
-              backend: str, model: Optional[str], kb: Optional[Path]) -> None:
+def chat_loop(kind: type[Chat], state_dir: Path | None, resume: str | None, as_json: bool,
+              backend: str, model: str | None, kb: Path | None) -> None:
     folder = use_kb(kb)
     if resume == "":
         raise fail("--resume '' names no session: give the id a chat printed when it started, or leave out "
@@ -142,7 +142,7 @@ def chat_loop(kind: type[Chat], state_dir: Optional[Path], resume: Optional[str]
     try:
         chat = kind(open_home(state_dir, folder), resume, config)
     except (StateError, ReasonerError) as exc:
-        raise fail(str(exc))
+        raise fail(str(exc)) from None
     sys.stdin.reconfigure(errors="replace")  # bytes that are not UTF-8 are a bad line, not a crash
     chat.warm_in_background()
     read_line = read_piped
@@ -244,12 +244,12 @@ def state_reset(state_dir: StateDirOption = None,
     out.print(f"state in {home.root} reset: the shipped menu, nothing out of stock, no sessions")
 
 
-def load(read, state_dir: Optional[Path], kb: Optional[Path] = None):
+def load(read, state_dir: Path | None, kb: Path | None = None):
     folder = use_kb(kb)
     try:
         return read(open_home(state_dir, folder))
     except (StateError, ReasonerError) as exc:
-        raise fail(str(exc))
+        raise fail(str(exc)) from None
 
 
 @app.command("eval")
@@ -258,7 +258,7 @@ def evaluate(
                                                   show_default=False)],
     as_json: Annotated[bool, typer.Option("--json", help="One JSON document: a record per scenario and an "
                                                           "aggregate.")] = False,
-    report: Annotated[Optional[Path], typer.Option("--report", help="Also write a Markdown report here.")] = None,
+    report: Annotated[Path | None, typer.Option("--report", help="Also write a Markdown report here.")] = None,
     judge: Annotated[bool, typer.Option("--judge", help="Have the LLM grade each transcript 1-10 on the paper's "
                                                         "seven criteria (needs an LLM backend).")] = False,
     backend: BackendOption = "auto", model: ModelOption = None, kb: KbOption = None,
@@ -274,7 +274,7 @@ def evaluate(
     try:
         scenarios = load_scenarios(targets)
     except ScenarioError as exc:
-        raise fail(str(exc), "See eval/README.md for the scenario format.")
+        raise fail(str(exc), "See eval/README.md for the scenario format.") from None
     if not scenarios:
         raise fail("no scenarios found", "Give .yaml files or folders holding them.")
     judge_backend = OpenAIBackend(config, Menu.load(paths.kb_files(folder))) if judge else None
@@ -309,15 +309,16 @@ def evaluate_nlu(
                                                       "this project.", show_default=False)],
     split: Annotated[str, typer.Option("--split", help="dev (tune on it) or test (one final figure).")] = "dev",
     as_json: Annotated[bool, typer.Option("--json", help="One JSON document: figures and every miss.")] = False,
-    limit: Annotated[Optional[int], typer.Option("--limit", help="Only the first N utterances.")] = None,
-    kb: Annotated[Optional[Path], typer.Option("--kb", help="The menu pack (default: the shipped pizza pack).")] = None,
+    limit: Annotated[int | None, typer.Option("--limit", help="Only the first N utterances.")] = None,
+    kb: Annotated[Path | None, typer.Option("--kb", help="The menu pack (default: the shipped pizza pack).")] = None,
 ) -> None:
     """Score understanding on a semantic parsing benchmark: each utterance is one fresh customer
     turn; the order it leaves is compared with the gold one (whole-order exact match, and per field).
 
     Example: automanager eval-nlu pizza --data ../pizza-semantic-parsing-dataset --split dev
     """
-    from .evaluation.nlu import DataError, evaluate as run_nlu
+    from .evaluation.nlu import DataError
+    from .evaluation.nlu import evaluate as run_nlu
 
     if benchmark != "pizza":
         raise fail(f"unknown benchmark '{benchmark}'", "The benchmark this command knows: pizza.")
@@ -331,7 +332,7 @@ def evaluate_nlu(
             task = progress.add_task(f"PIZZA {split}", total=limit)
             report = run_nlu(data, split, lambda n: progress.update(task, completed=n), limit, folder)
     except DataError as exc:
-        raise fail(str(exc), "Fetch github:amazon-science/pizza-semantic-parsing-dataset and pass its folder.")
+        raise fail(str(exc), "Fetch github:amazon-science/pizza-semantic-parsing-dataset and pass its folder.") from None
     result = report.as_dict()
     if as_json:
         out.print(json.dumps(result, ensure_ascii=False), soft_wrap=True, highlight=False, markup=False)
@@ -348,7 +349,7 @@ def evaluate_nlu(
 def bench_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
     quick: Annotated[bool, typer.Option("--quick", help="Fewer rounds: under a minute.")] = False,
-    plot_file: Annotated[Optional[Path], typer.Option("--plot", help="Also draw the curves into this PNG "
+    plot_file: Annotated[Path | None, typer.Option("--plot", help="Also draw the curves into this PNG "
                                                                      "(needs matplotlib).")] = None,
     kb: KbOption = None,
 ) -> None:
@@ -367,7 +368,7 @@ def bench_command(
         try:
             bench.plot(result, plot_file)
         except ImportError:
-            raise fail("--plot needs matplotlib", "Install it: pip install matplotlib (or -e \".[bench]\").")
+            raise fail("--plot needs matplotlib", "Install it: pip install matplotlib (or -e \".[bench]\").") from None
         err.print(f"plot written to {plot_file}")
     if as_json:
         out.print(json.dumps(result), soft_wrap=True, highlight=False, markup=False)
@@ -398,7 +399,7 @@ def kb_build(
         menu, notes = build_kb(folder)
     except (BuildError, OSError) as exc:
         raise fail(str(exc), "Fix the menu file (or kb/curation.toml and the sources) and run `automanager kb build` "
-                   "again; the format is in kb/packs/README.md.")
+                   "again; the format is in kb/packs/README.md.") from None
     targets = {folder / "menu.lp": menu, folder / "NOTES.md": notes}
     if check:
         stale = [p.name for p, text in targets.items() if not p.exists() or p.read_text(encoding="utf-8") != text]
@@ -423,7 +424,7 @@ def kb_check(kb: KbOption = None, as_json: JsonOption = False) -> None:
     try:
         problems = check_kb(files)
     except ReasonerError as exc:
-        raise fail(f"the knowledge base does not load:\n{exc}")
+        raise fail(f"the knowledge base does not load:\n{exc}") from None
     if as_json:
         out.print_json(json.dumps({"ok": not problems, "violations": problems}))
     elif problems:
@@ -442,7 +443,7 @@ def kb_stats_command(kb: KbOption = None, as_json: JsonOption = False) -> None:
     try:
         counts = kb_stats(paths.kb_files(kb))
     except ReasonerError as exc:
-        raise fail(f"the knowledge base does not load:\n{exc}")
+        raise fail(f"the knowledge base does not load:\n{exc}") from None
     total = sum(counts.values())
     if as_json:
         out.print_json(json.dumps({"total": total, "predicates": dict(sorted(counts.items()))}))

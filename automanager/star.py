@@ -13,7 +13,7 @@ import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from .bots.admin import Administrator
 from .bots.assistant import Assistant, context
@@ -151,7 +151,7 @@ class Chat:
         if len(text) > MAX_INPUT:
             turn.reply = f"(I only read the first {MAX_INPUT} characters.) " + turn.reply
         turn.menu_version = self.menu_version
-        self.history.append({"user": turn.text, "bot": turn.reply, "at": datetime.now(timezone.utc).isoformat()})
+        self.history.append({"user": turn.text, "bot": turn.reply, "at": datetime.now(UTC).isoformat()})
         self.save()
         turn.timings["total_ms"] = timed(start)  # the whole turn, the save included
         return turn

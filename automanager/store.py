@@ -21,7 +21,7 @@ import tempfile
 import threading
 from collections.abc import Callable, Iterable
 from contextlib import closing
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from functools import cached_property
 from pathlib import Path
 
@@ -342,7 +342,7 @@ def file_mark(path: Path) -> tuple[int, int, int] | None:
 
 
 def now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def log(conn: sqlite3.Connection, session: str, version: int | None, action: str, item: str, prop: str | None,

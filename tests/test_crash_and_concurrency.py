@@ -8,10 +8,10 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from processes import ChatProcess
 
 from automanager.menu.model import Menu
 from automanager.store import Home
-from processes import ChatProcess
 
 pytestmark = pytest.mark.slow
 
@@ -98,7 +98,7 @@ def test_eight_customers_and_a_manager_at_once(tmp_path):
     assert all(any(u["item"] == "Beef Burrito" for u in r[0]["order"]) for r in served)
     assert all(r[0]["menu_version"] == 0 for r in served)  # mid-order customers keep their menu
     sessions = {}
-    for i, chat in enumerate(customers):
+    for chat in customers:
         assert "Traceback" not in chat.close()
     assert "Traceback" not in manager.close()
     for session_id, data in home.sessions_of("customer"):

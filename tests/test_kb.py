@@ -7,10 +7,10 @@ import pytest
 from typer.testing import CliRunner
 
 from automanager import paths
-from automanager.menu.model import Menu
 from automanager.cli import app
 from automanager.menu.build import build_kb
 from automanager.menu.check import check_kb, kb_stats
+from automanager.menu.model import Menu
 from automanager.reasoner import Reasoner
 
 runner = CliRunner()

@@ -7,6 +7,7 @@ import json
 import re
 
 import pytest
+from fake_openai import FakeOpenAI
 from rich.console import Console
 
 from automanager import paths
@@ -16,8 +17,6 @@ from automanager.repl import run_chat
 from automanager.star import CustomerChat, ManagerChat
 from automanager.store import Home
 from automanager.vocab import CUSTOMER, VOCABULARIES, validate
-
-from fake_openai import FakeOpenAI
 
 
 def preds(*items):

@@ -82,14 +82,13 @@ def test_unsupported_values_are_refused():
 def test_the_turn_reasoner_answers_as_a_fresh_reasoner_call_after_call(monkeypatch):
     """Same answers over a whole conversation, across Control rebuilds, after an error too."""
     from automanager import paths
-    from automanager.bots.assistant import PROGRAM
+    from automanager.bots.assistant import PROGRAM, context
     from automanager.bots.base import new_facts, split_next
-    from automanager.state import State
-    from automanager.vocab import CUSTOMER_FACTS
     from automanager.language.customer_parser import CustomerParser
-    from automanager.bots.assistant import context
     from automanager.menu.model import Menu
     from automanager.reasoner import Reasoner, TurnReasoner, atom
+    from automanager.state import State
+    from automanager.vocab import CUSTOMER_FACTS
 
     monkeypatch.setattr(TurnReasoner, "RECYCLE", 3)
     rules = [paths.data_dir("crs") / "crs.lp", PROGRAM]

@@ -11,6 +11,7 @@ import sys
 from types import SimpleNamespace
 
 import pytest
+from fake_openai import FakeOpenAI
 from typer.testing import CliRunner
 
 from automanager import star
@@ -18,8 +19,6 @@ from automanager.cli import app
 from automanager.llm.openai_backend import LLMConfig
 from automanager.star import MAX_INPUT, CustomerChat, ManagerChat
 from automanager.store import Home
-
-from fake_openai import FakeOpenAI
 
 
 def run(args, text, home):

@@ -8,6 +8,7 @@ import multiprocessing
 import sqlite3
 
 import pytest
+from fake_openai import FakeOpenAI
 
 from automanager.llm.openai_backend import LLMConfig, unfaithful
 from automanager.llm.structured import CustomerReader
@@ -16,8 +17,6 @@ from automanager.names import Embedder, NameMatcher
 from automanager.star import CustomerChat, ManagerChat
 from automanager.store import Home, StateError, VersionMoved
 from automanager.vocab import CUSTOMER, MAX_NUMBER, bounded, validate
-
-from fake_openai import FakeOpenAI
 
 
 @pytest.fixture

@@ -19,11 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from ..bots.assistant import Assistant
-from ..normalize import normalize
 from ..llm.openai_backend import LLMConfig, LLMError, OpenAIBackend, Usage
 from ..menu.commit import kb_facts
 from ..menu.model import Menu
 from ..names import NameMatcher
+from ..normalize import normalize
 from ..reasoner import Const
 from ..star import CustomerChat, ManagerChat, Turn
 from ..state import Has, State

@@ -88,7 +88,7 @@ def load_file(path: Path) -> list[Scenario]:
         root = yaml.compose(path.read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        raise ScenarioError(path, mark.line + 1 if mark else 0, f"not valid YAML: {getattr(exc, 'problem', exc)}")
+        raise ScenarioError(path, mark.line + 1 if mark else 0, f"not valid YAML: {getattr(exc, 'problem', exc)}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ScenarioError(path, 0, f"cannot read: {exc}") from exc
     if root is None:

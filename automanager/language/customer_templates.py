@@ -150,7 +150,7 @@ class CustomerTemplates:
                 "unavailable": f"Sorry, we've run out of what the {d} needs.",
                 "no_open_slot": f"The choices for your {c} are already made.",
             }[why])
-        for c, g, d in by_kind.pop("default_choice", []):
+        for c, _group, d in by_kind.pop("default_choice", []):
             out.append(f"I'll make that {ENGLISH.a(d)} for your {c}.")
         defaults = [self.option_said(group, value) for group, value in by_kind.pop("defaulted", [])]
         for _, topic in by_kind.pop("skipped", []):
@@ -394,7 +394,7 @@ class CustomerTemplates:
             parts = {key: rows for key, rows in parts.items() if key not in plain}
             out.append("Everything else is at its menu price." if parts else
                        "Everything is at its menu price.")
-        for (unit, food), rows in parts.items():
+        for (_unit, food), rows in parts.items():
             words = [f"{dollars(c)} for {self.part_name(food, k, w)}" for k, w, c in
                      sorted(rows, key=lambda r: r[0] != "base")]
             sentence = f"A {food} like yours is {dollars(sum(c for _, _, c in rows))}: {join(words)}." \

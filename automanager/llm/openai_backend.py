@@ -22,10 +22,10 @@ from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 
 from .. import paths
-from ..menu.model import Menu
-from ..vocab import VOCABULARIES, VocabError, describe, json_schema, validate
 from ..language.phrases import menu_examples, prompt_examples
 from ..language.text import find_mentions, tokenize
+from ..menu.model import Menu
+from ..vocab import VOCABULARIES, VocabError, describe, json_schema, validate
 
 DEFAULT_MODEL = "gpt-4o-mini"
 ENABLE_HINT = ("Set OPENAI_API_KEY (OpenAI), or OPENAI_BASE_URL for a local server such as Ollama or vLLM "
