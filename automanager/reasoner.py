@@ -17,9 +17,10 @@ import tempfile
 import threading
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import clingo
 from clingo import ast
@@ -194,11 +195,17 @@ class TurnReasoner:
     shown for n. Calls cannot see each other's atoms, so the answers are those of a fresh
     `Reasoner` (a test compares them). After RECYCLE calls, or any error, the Control is
     rebuilt, so memory stays bounded.
+
+    A new Control need not parse the KB text (a third of a cold turn): the atoms the rules
+    derive from the KB alone are facts, and those the calls read are kept (`Grounded`), in
+    memory and on disk, as clingo's aspif, which it reads in a third of the time. A part is
+    parsed when a call first needs it (a call needs a fifth of them), or all at the warm-up.
     """
 
     RECYCLE = 32
     _shared: dict[tuple, TurnReasoner] = {}
-    _programs: dict[str, tuple[str, Relevance]] = {}  # digest of the rules and KB predicates -> rewrite
+    _programs: ClassVar[dict[str, Rewrite]] = {}  # digest of the rules and KB predicates -> rewrite
+    _grounded: ClassVar[dict[str, Grounded]] = {}  # digest of the KB, the rules and this code -> its facts
 
     @classmethod
     def shared(cls, kb_files: Sequence[Path], rules: Sequence[Path], cache: Path | None = None) -> TurnReasoner:
@@ -215,6 +222,7 @@ class TurnReasoner:
         self.cache = cache  # a folder for the rewritten rules, so a new process need not rewrite them
         self._ctl: clingo.Control | None = None
         self._relevance: Relevance | None = None
+        self._parts: dict[str, str] = {}  # the text of each part not added to the Control yet
         self._calls = 0
         self._lock = threading.Lock()  # a call during the warm-up waits for it
 
@@ -224,48 +232,100 @@ class TurnReasoner:
         with self._lock:
             if self._ctl is None:
                 self._ctl = self._start()
+            self._add(self._ctl, list(self._parts))
 
-    def _start(self) -> clingo.Control:
+    def _start(self, stored: bool = True) -> clingo.Control:
         messages: list[str] = []
         ctl = clingo.Control(["--warn=none"], logger=lambda _code, msg: messages.append(msg))
+        kb_texts = [program_text(path) for path in self.kb_files]
+        key = digest([*kb_texts, "", *map(program_text, self.rules), REWRITER])
+        grounded = self._stored(key) if stored else None
         try:
-            for path in self.kb_files:
-                ctl.add("kb", [], program_text(path))
-            ctl.ground([("kb", [])])
-            kb = {(name, arity) for name, arity, _positive in ctl.symbolic_atoms.signatures}
-            text, self._relevance = self._program(kb)
-            ctl.add("base", [], text)
-            ctl.ground([("base", [])])
+            if grounded:
+                rewrite = self._program(grounded.kb)
+                ctl.add("base", [], grounded.facts)
+                ctl.ground([("base", [])])
+            else:
+                for text in kb_texts:
+                    ctl.add("kb", [], text)
+                ctl.ground([("kb", [])])
+                kb = {(name, arity) for name, arity, _positive in ctl.symbolic_atoms.signatures}
+                rewrite = self._program(kb)
+                ctl.add("base", [], rewrite.base)
+                ctl.ground([("base", [])])
+                self._keep(key, Grounded.of(ctl, kb, rewrite, kb_texts))
         except RuntimeError as exc:
+            if grounded:
+                return self._start(stored=False)  # a cache clingo cannot read is only slower
             raise locate_error([*self.kb_files, *self.rules], "".join(messages).strip() or str(exc)) from exc
-        self._calls = 0
+        self._relevance, self._parts, self._calls = rewrite.relevance, dict(rewrite.parts), 0
         return ctl
 
-    def _program(self, kb: set[tuple[str, int]]) -> tuple[str, Relevance]:
-        """The rewritten rules as program text, and what each part needs. Rewriting walks every
-        rule in Python (a few hundred ms); its result depends only on the rule files, which
-        predicates the KB has and this code, so it is made once per process and kept on disk
-        (self.cache) for the next process."""
+    def _add(self, ctl: clingo.Control, parts: Iterable[str]) -> None:
+        """Parse the parts not parsed yet into the Control."""
+        text = "".join(self._parts.pop(part, "") for part in parts)
+        if text:
+            ctl.add("base", [], text)
+
+    def _stored(self, key: str) -> Grounded | None:
+        """The KB's facts for these rules, from memory or the disk cache."""
+        if key not in self._grounded and self.cache:
+            saved, facts = read_cache(self.cache / f"kb-{key}.cache")
+            try:
+                self._grounded[key] = Grounded({(name, arity) for name, arity in saved}, facts)
+            except (TypeError, ValueError):
+                return None
+        return self._grounded.get(key)
+
+    def _keep(self, key: str, grounded: Grounded | None) -> None:
+        if grounded is None:
+            return
+        if len(self._grounded) >= 8:
+            self._grounded.pop(next(iter(self._grounded)), None)
+        self._grounded[key] = grounded
+        if self.cache:
+            write_cache(self.cache / f"kb-{key}.cache", sorted(grounded.kb), grounded.facts)
+
+    def _program(self, kb: set[tuple[str, int]]) -> Rewrite:
+        """The rewritten rules, and what each part needs. Rewriting walks every rule in Python (a
+        few hundred ms); its result depends only on the rule files, which predicates the KB has
+        and this code, so it is made once per process and kept on disk (self.cache) for the next."""
         texts = [program_text(path) for path in self.rules]
-        digest = hashlib.sha256(repr((texts, sorted(kb), REWRITER)).encode()).hexdigest()[:24]
-        if digest in self._programs:
-            return self._programs[digest]
-        stored = self.cache / f"rules-{digest}.json" if self.cache else None
+        key = digest([repr((texts, sorted(kb), REWRITER))])
+        if key in self._programs:
+            return self._programs[key]
+        stored = self.cache / f"rules-{key}.cache" if self.cache else None
+        saved, text = read_cache(stored)
         try:
-            saved = json.loads(stored.read_text(encoding="utf-8")) if stored else None
-            program = saved["text"], Relevance.from_json(saved["parts"])
-        except (OSError, ValueError, LookupError, TypeError):
+            kept, at = {}, 0  # the base rules ("") and each part, one after another in text
+            for part, length in saved["texts"]:
+                kept[part], at = text[at:at + length], at + length
+            rewrite = Rewrite(kept.pop(""), kept, Relevance.from_json(saved["relevance"]),
+                              {(name, arity) for name, arity in saved["reads"]}, saved["plain"])
+        except (LookupError, TypeError, ValueError):
             statements: list[ast.AST] = []
             for text in texts:
                 ast.parse_string(text, statements.append)
-            rewritten, relevance = self._rewrite(statements, kb)
-            program = "\n".join(str(statement) for statement in rewritten) + "\n", relevance
+            base, calls, relevance = self._rewrite(statements, kb)
+            parts: dict[str, str] = {}
+            for statement in calls:  # each part's text is its #program line and its statements
+                if statement.ast_type == ast.ASTType.Program:
+                    part = statement.name
+                    parts.setdefault(part, f"{statement}\n")
+                else:
+                    parts[part] += f"{statement}\n"
+            rewrite = Rewrite("".join(f"{statement}\n" for statement in base), parts, relevance,
+                              set().union(*map(atoms_in, calls)), all(map(derives_only, base[1:])))
             if stored:
-                save_quietly(stored, json.dumps({"text": program[0], "parts": relevance.to_json()}))
-        self._programs[digest] = program
-        return program
+                kept = {"": rewrite.base, **parts}
+                write_cache(stored, {"texts": [[part, len(text)] for part, text in kept.items()],
+                                     "relevance": relevance.to_json(), "reads": sorted(rewrite.reads),
+                                     "plain": rewrite.plain}, "".join(kept.values()))
+        self._programs[key] = rewrite
+        return rewrite
 
-    def _rewrite(self, statements: list[ast.AST], kb: set[tuple[str, int]]) -> tuple[list[ast.AST], Relevance]:
+    def _rewrite(self, statements: list[ast.AST], kb: set[tuple[str, int]]) -> \
+            tuple[list[ast.AST], list[ast.AST], Relevance]:
         """Rules that depend on the KB only go to `base` (grounded once); the others get a part
         `r<i>(t)` each (`step(t)` when they need nothing a call brings), their call-dependent
         predicates taking t as one more argument."""
@@ -329,7 +389,7 @@ class TurnReasoner:
             ast.parse_string(f"#program {given_part(name, arity)}({STEP}). "
                              f"{atom} :- {atom} = @given({name}, {arity}, {STEP}).", out.append)
             relevance.inputs.add((name, arity))
-        return base + out, relevance
+        return base, out, relevance
 
     def solve(self, facts: Iterable[clingo.Symbol] = ()) -> Atoms:
         with self._lock:
@@ -345,6 +405,7 @@ class TurnReasoner:
         parts = [EVERY_CALL, *(given_part(*sig) for sig in given.facts if sig in self._relevance.inputs),
                  *self._relevance.live(facts)]
         try:
+            self._add(ctl, parts)
             if self._calls > 1:  # hide the last call's answer (now: right after a solve it costs a step)
                 ctl.assign_external(clingo.Function(OPEN, [clingo.Number(self._calls - 1)]), False)
             ctl.ground([(part, [number]) for part in parts], context=given)
@@ -365,6 +426,46 @@ class TurnReasoner:
             if call == number:
                 atoms[inner.name].append(tuple(value(a) for a in inner.arguments))
         return {name: sorted(args, key=repr) for name, args in atoms.items()}
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """Rules rewritten for a KB: `base` (the rules over the KB only, grounded once) and the text
+    of each part grounded per call, what each part needs, the predicates the parts read, and
+    whether every base rule only derives atoms (`derives_only`)."""
+
+    base: str
+    parts: dict[str, str]
+    relevance: Relevance
+    reads: set[tuple[str, int]]
+    plain: bool
+
+
+@dataclass(frozen=True)
+class Grounded:
+    """What a KB gives a rule set before any call: the KB's predicates, and the facts the calls
+    read, of those the KB and the base rules make, as aspif (clingo reads it faster than text)."""
+
+    kb: set[tuple[str, int]]
+    facts: str
+
+    @classmethod
+    def of(cls, ctl: clingo.Control, kb: set[tuple[str, int]], rewrite: Rewrite,
+           kb_texts: Sequence[str]) -> Grounded | None:
+        """From a Control that grounded the KB and the base rules; None when facts would not say
+        all they do: the KB has a directive or a rule (#const, a constraint), a base rule is no
+        plain derivation, or an atom is not a fact."""
+        if not rewrite.plain or any(re.search(r"#[a-z]|:-", text) for text in kb_texts):
+            return None
+        lines = ["asp 1 0 0\n"]
+        for symbolic in ctl.symbolic_atoms:
+            if not symbolic.is_fact:
+                return None
+            symbol = symbolic.symbol
+            if (symbol.name, len(symbol.arguments)) in rewrite.reads:
+                text = str(symbol)
+                lines.append(f"4 {len(text.encode())} {text} 0\n")  # show the atom, unconditionally
+        return cls(kb, "".join(lines) + "0\n")
 
 
 class Given:
@@ -504,6 +605,52 @@ def save_quietly(path: Path, text: str) -> None:
         os.replace(tmp, path)
     except OSError:
         pass
+
+
+def digest(texts: Iterable[str]) -> str:
+    """A short digest of texts, one after another."""
+    hashed = hashlib.sha256()
+    for text in texts:
+        hashed.update(text.encode())
+        hashed.update(b"\0")
+    return hashed.hexdigest()[:24]
+
+
+def read_cache(path: Path | None) -> tuple[Any, str]:
+    """The data and the text `write_cache` kept at path; (None, "") when the file is missing or
+    damaged (its first line, the digest of the rest, does not match): a cache is only a cache."""
+    try:
+        check, _, body = path.read_bytes().partition(b"\n") if path else (b"", b"", b"")
+        if check.decode() == hashlib.sha256(body).hexdigest():
+            data, _, text = body.decode().partition("\n")
+            return json.loads(data), text
+    except (OSError, ValueError):
+        pass
+    return None, ""
+
+
+CACHE_KEPT = 24  # files of one kind a cache folder keeps (a menu version has its own)
+
+
+def write_cache(path: Path, data: Any, text: str = "") -> None:
+    """Keep JSON data and a text (as it is: no JSON escapes to read back) at path, under the
+    digest of both; the oldest files of its kind (the name up to the first '-') beyond
+    CACHE_KEPT are removed."""
+    body = json.dumps(data, ensure_ascii=False) + "\n" + text
+    save_quietly(path, hashlib.sha256(body.encode()).hexdigest() + "\n" + body)
+    try:
+        kept = sorted(path.parent.glob(path.name.split("-")[0] + "-*"), key=lambda p: p.stat().st_mtime_ns)
+        for old in kept[:-CACHE_KEPT]:
+            old.unlink()
+    except OSError:
+        pass  # another process removed it first
+
+
+def derives_only(rule: ast.AST) -> bool:
+    """A rule whose head is one plain atom: no choice, disjunction or constraint."""
+    head = rule.head
+    return head.ast_type == ast.ASTType.Literal and head.sign == ast.Sign.NoSign and \
+        head.atom.ast_type == ast.ASTType.SymbolicAtom
 
 
 def atom_symbols(node: ast.AST) -> list[ast.AST]:
