@@ -250,13 +250,13 @@ class TurnReasoner:
                     ctl.add("kb", [], text)
                 ctl.ground([("kb", [])])
                 kb = {(name, arity) for name, arity, _positive in ctl.symbolic_atoms.signatures}
-                rewrite = self._program(kb)
+                rewrite = self._program(kb, stored)
                 ctl.add("base", [], rewrite.base)
                 ctl.ground([("base", [])])
                 self._keep(key, Grounded.of(ctl, kb, rewrite, kb_texts))
         except RuntimeError as exc:
             if grounded:
-                return self._start(stored=False)  # a cache clingo cannot read is only slower
+                return self._start(stored=False)  # a cache clingo cannot read is only slower: made again
             raise locate_error([*self.kb_files, *self.rules], "".join(messages).strip() or str(exc)) from exc
         self._relevance, self._parts, self._calls = rewrite.relevance, dict(rewrite.parts), 0
         return ctl
@@ -286,16 +286,17 @@ class TurnReasoner:
         if self.cache:
             write_cache(self.cache / f"kb-{key}.cache", sorted(grounded.kb), grounded.facts)
 
-    def _program(self, kb: set[tuple[str, int]]) -> Rewrite:
+    def _program(self, kb: set[tuple[str, int]], stored: bool = True) -> Rewrite:
         """The rewritten rules, and what each part needs. Rewriting walks every rule in Python (a
         few hundred ms); its result depends only on the rule files, which predicates the KB has
-        and this code, so it is made once per process and kept on disk (self.cache) for the next."""
+        and this code, so it is made once per process and kept on disk (self.cache) for the next
+        (unless `stored` is false: then it is made again)."""
         texts = [program_text(path) for path in self.rules]
         key = digest([repr((texts, sorted(kb), REWRITER))])
-        if key in self._programs:
+        if key in self._programs and stored:
             return self._programs[key]
-        stored = self.cache / f"rules-{key}.cache" if self.cache else None
-        saved, text = read_cache(stored)
+        path = self.cache / f"rules-{key}.cache" if self.cache else None
+        saved, text = read_cache(path) if stored else (None, "")
         try:
             kept, at = {}, 0  # the base rules ("") and each part, one after another in text
             for part, length in saved["texts"]:
@@ -316,9 +317,9 @@ class TurnReasoner:
                     parts[part] += f"{statement}\n"
             rewrite = Rewrite("".join(f"{statement}\n" for statement in base), parts, relevance,
                               set().union(*map(atoms_in, calls)), all(map(derives_only, base[1:])))
-            if stored:
+            if path:
                 kept = {"": rewrite.base, **parts}
-                write_cache(stored, {"texts": [[part, len(text)] for part, text in kept.items()],
+                write_cache(path, {"texts": [[part, len(text)] for part, text in kept.items()],
                                      "relevance": relevance.to_json(), "reads": sorted(rewrite.reads),
                                      "plain": rewrite.plain}, "".join(kept.values()))
         self._programs[key] = rewrite

@@ -178,3 +178,109 @@ def test_the_managers_calls_answer_as_a_fresh_reasoner(tmp_path, monkeypatch):
                  "tomatoes are back", "what's out?"]:
         chat.turn(line)
     assert len(calls) >= 13 and any(answer.get("reject") for answer in calls)
+
+
+def conversation_facts():
+    """The facts of the assistant's calls over a short conversation, as a chat makes them."""
+    from automanager import paths
+    from automanager.bots.assistant import context
+    from automanager.bots.base import new_facts, split_next, state_symbols
+    from automanager.language.customer_parser import CustomerParser
+    from automanager.menu.model import Menu
+
+    parser, fresh, state, calls = CustomerParser(Menu.load(paths.kb_files())), None, [], []
+    for line in ["two soft tacos and a large pepsi", "no onions on the taco", "that's all", "no"]:
+        preds = parser.parse(line, context(state)).preds
+        calls.append([atom("runout", "Tomatoes"), *state_symbols(state), *new_facts(
+            preds, lambda _i, p: p.line if p.name in ("order", "update", "specify") else None)])
+        fresh = fresh or Reasoner([*paths.kb_files(), *assistant_rules()])
+        state = split_next(fresh.solve(calls[-1])).state
+    return calls
+
+
+def assistant_rules():
+    from automanager import paths
+    from automanager.bots.assistant import PROGRAM
+
+    return [paths.data_dir("crs") / "crs.lp", PROGRAM]
+
+
+def new_process(monkeypatch):
+    """Forget what this process keeps in memory, as a new process would start."""
+    from automanager.reasoner import TurnReasoner
+
+    monkeypatch.setattr(TurnReasoner, "_programs", {})
+    monkeypatch.setattr(TurnReasoner, "_grounded", {})
+
+
+def test_a_new_process_reads_the_kb_from_the_cache_and_answers_the_same(tmp_path, monkeypatch):
+    from automanager import paths
+    from automanager.reasoner import Grounded, TurnReasoner
+
+    calls, cache = conversation_facts(), tmp_path / "cache"
+    fresh = Reasoner([*paths.kb_files(), *assistant_rules()])
+    expected = [fresh.solve(facts) for facts in calls]
+    new_process(monkeypatch)
+    first = TurnReasoner(paths.kb_files(), assistant_rules(), cache)
+    assert [first.solve(facts) for facts in calls] == expected
+    assert len(list(cache.glob("kb-*.cache"))) == 1 and len(list(cache.glob("rules-*.cache"))) == 1
+    new_process(monkeypatch)
+    monkeypatch.setattr(Grounded, "of", None)  # the KB text is not read again: nothing to make facts of
+    again = TurnReasoner(paths.kb_files(), assistant_rules(), cache)
+    assert [again.solve(facts) for facts in calls] == expected
+    again.warm()  # every part parsed now; the answers stay the same
+    assert [again.solve(facts) for facts in calls] == expected
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "byte", "unreadable"])
+def test_a_damaged_cache_is_rebuilt_and_the_answers_stay_the_same(tmp_path, monkeypatch, damage):
+    """A cache file cut short, changed or made of junk is not used (its digest does not match);
+    one whose digest matches but clingo cannot read is not used either. Either is written anew."""
+    from automanager import paths
+    from automanager.reasoner import TurnReasoner, read_cache, write_cache
+
+    calls, cache = conversation_facts()[:2], tmp_path / "cache"
+    fresh = Reasoner([*paths.kb_files(), *assistant_rules()])
+    expected = [fresh.solve(facts) for facts in calls]
+    new_process(monkeypatch)
+    TurnReasoner(paths.kb_files(), assistant_rules(), cache).warm()
+    for path in cache.iterdir():
+        data = path.read_bytes()
+        if damage == "garbage":
+            path.write_bytes(b"\x00\xff junk")
+        elif damage == "truncated":
+            path.write_bytes(data[:len(data) // 2])
+        elif damage == "byte":
+            path.write_bytes(data[:-10] + bytes([data[-10] ^ 1]) + data[-9:])
+        else:  # a valid digest over facts (or base rules) clingo cannot read
+            saved, text = read_cache(path)
+            write_cache(path, saved, text.replace("(", "((", 3) if path.name.startswith("kb-") else
+                        text.replace(":-", ":- :-", 1))
+    new_process(monkeypatch)
+    assert [TurnReasoner(paths.kb_files(), assistant_rules(), cache).solve(facts) for facts in calls] == expected
+    new_process(monkeypatch)
+    reread = TurnReasoner(paths.kb_files(), assistant_rules(), cache)
+    assert [reread.solve(facts) for facts in calls] == expected
+    assert all(read_cache(path)[0] is not None for path in cache.iterdir())
+
+
+def test_a_kb_that_facts_cannot_stand_for_is_parsed_every_time(tmp_path, monkeypatch):
+    """A #const or a constraint in the KB, or a choice in the rules over the KB only, is not
+    kept as facts: the KB text is read by each new Control."""
+    from automanager.reasoner import TurnReasoner
+
+    rules = write(tmp_path, "rules.lp", "ok(X) :- item(X), go.\n#show ok/1.\n")
+    for name, text in [("const", "#const n = 2.\nitem(1..n).\n"), ("constraint", "item(1). item(2).\n:- item(3).\n")]:
+        kb = write(tmp_path, f"{name}.lp", text)
+        new_process(monkeypatch)
+        assert TurnReasoner([kb], [rules], tmp_path / name).solve([atom("go")]) == {"ok": [(1,), (2,)]}
+        assert not list((tmp_path / name).glob("kb-*"))
+    kb = write(tmp_path, "kb.lp", "item(1). item(2).\n")
+    choice = write(tmp_path, "choice.lp", "{ picked(X) } :- item(X).\n:- item(X), not picked(X).\n"
+                                          "ok(X) :- picked(X), go.\n#show ok/1.\n")
+    new_process(monkeypatch)
+    assert TurnReasoner([kb], [choice], tmp_path / "choice").solve([atom("go")]) == {"ok": [(1,), (2,)]}
+    assert not list((tmp_path / "choice").glob("kb-*"))
+    new_process(monkeypatch)
+    assert TurnReasoner([kb], [rules], tmp_path / "plain").solve([atom("go")]) == {"ok": [(1,), (2,)]}
+    assert list((tmp_path / "plain").glob("kb-*"))  # facts only: kept
