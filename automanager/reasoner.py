@@ -196,10 +196,11 @@ class TurnReasoner:
     `Reasoner` (a test compares them). After RECYCLE calls, or any error, the Control is
     rebuilt, so memory stays bounded.
 
-    A new Control need not parse the KB text (a third of a cold turn): the atoms the rules
-    derive from the KB alone are facts, and those the calls read are kept (`Grounded`), in
-    memory and on disk, as clingo's aspif, which it reads in a third of the time. A part is
-    parsed when a call first needs it (a call needs a fifth of them), or all at the warm-up.
+    A new Control need not parse the KB text (most of a cold turn's reasoning): the atoms the
+    rules derive from the KB alone are facts, and those the calls read are kept (`Grounded`), in
+    memory and on disk, as clingo's aspif, which it reads in less than half the time. A part is
+    parsed when a call first needs it (a call needs about a quarter of them), or all at the
+    warm-up.
     """
 
     RECYCLE = 32
@@ -296,32 +297,14 @@ class TurnReasoner:
         if key in self._programs and stored:
             return self._programs[key]
         path = self.cache / f"rules-{key}.cache" if self.cache else None
-        saved, text = read_cache(path) if stored else (None, "")
-        try:
-            kept, at = {}, 0  # the base rules ("") and each part, one after another in text
-            for part, length in saved["texts"]:
-                kept[part], at = text[at:at + length], at + length
-            rewrite = Rewrite(kept.pop(""), kept, Relevance.from_json(saved["relevance"]),
-                              {(name, arity) for name, arity in saved["reads"]}, saved["plain"])
-        except (LookupError, TypeError, ValueError):
+        rewrite = Rewrite.read(*read_cache(path)) if stored else None
+        if rewrite is None:
             statements: list[ast.AST] = []
             for text in texts:
                 ast.parse_string(text, statements.append)
-            base, calls, relevance = self._rewrite(statements, kb)
-            parts: dict[str, str] = {}
-            for statement in calls:  # each part's text is its #program line and its statements
-                if statement.ast_type == ast.ASTType.Program:
-                    part = statement.name
-                    parts.setdefault(part, f"{statement}\n")
-                else:
-                    parts[part] += f"{statement}\n"
-            rewrite = Rewrite("".join(f"{statement}\n" for statement in base), parts, relevance,
-                              set().union(*map(atoms_in, calls)), all(map(derives_only, base[1:])))
+            rewrite = Rewrite.of(*self._rewrite(statements, kb))
             if path:
-                kept = {"": rewrite.base, **parts}
-                write_cache(path, {"texts": [[part, len(text)] for part, text in kept.items()],
-                                     "relevance": relevance.to_json(), "reads": sorted(rewrite.reads),
-                                     "plain": rewrite.plain}, "".join(kept.values()))
+                write_cache(path, *rewrite.saved())
         self._programs[key] = rewrite
         return rewrite
 
@@ -440,6 +423,37 @@ class Rewrite:
     relevance: Relevance
     reads: set[tuple[str, int]]
     plain: bool
+
+    @classmethod
+    def of(cls, base: list[ast.AST], calls: list[ast.AST], relevance: Relevance) -> Rewrite:
+        parts: dict[str, str] = {}
+        part = ""
+        for statement in calls:  # each part's text is its #program line and its statements
+            if statement.ast_type == ast.ASTType.Program:
+                part = statement.name
+                parts.setdefault(part, f"{statement}\n")
+            else:
+                parts[part] += f"{statement}\n"
+        return cls("".join(f"{statement}\n" for statement in base), parts, relevance,
+                   set().union(*map(atoms_in, calls)), all(map(derives_only, base[1:])))
+
+    def saved(self) -> tuple[dict, str]:
+        """As `write_cache` keeps it: the texts one after another, their lengths in the data."""
+        texts = {"": self.base, **self.parts}
+        return {"texts": [[part, len(text)] for part, text in texts.items()], "relevance": self.relevance.to_json(),
+                "reads": sorted(self.reads), "plain": self.plain}, "".join(texts.values())
+
+    @classmethod
+    def read(cls, saved: Any, text: str) -> Rewrite | None:
+        """A rewrite from what `saved` gave, or None if it is not one."""
+        try:
+            texts, at = {}, 0
+            for part, length in saved["texts"]:
+                texts[part], at = text[at:at + length], at + length
+            return cls(texts.pop(""), texts, Relevance.from_json(saved["relevance"]),
+                       {(name, arity) for name, arity in saved["reads"]}, bool(saved["plain"]))
+        except (LookupError, TypeError, ValueError):
+            return None
 
 
 @dataclass(frozen=True)
