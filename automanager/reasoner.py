@@ -196,11 +196,10 @@ class TurnReasoner:
     `Reasoner` (a test compares them). After RECYCLE calls, or any error, the Control is
     rebuilt, so memory stays bounded.
 
-    A new Control need not parse the KB text (most of a cold turn's reasoning): the atoms the
-    rules derive from the KB alone are facts, and those the calls read are kept (`Grounded`), in
-    memory and on disk, as clingo's aspif, which it reads in less than half the time. A part is
-    parsed when a call first needs it (a call needs about a quarter of them), or all at the
-    warm-up.
+    A new Control need not parse the KB text (most of a cold turn's reasoning): the KB's facts
+    the rules mention are kept (`Grounded`), in memory and on disk, as clingo's aspif, which it
+    reads in less than half the time. A part is parsed when a call first needs it (a call needs
+    about a quarter of them), or all at the warm-up.
     """
 
     RECYCLE = 32
@@ -224,6 +223,8 @@ class TurnReasoner:
         self._ctl: clingo.Control | None = None
         self._relevance: Relevance | None = None
         self._parts: dict[str, str] = {}  # the text of each part not added to the Control yet
+        self._unkept: tuple | None = None  # what `Grounded.of` needs, when the KB was read from its text
+        self._keeping: threading.Thread | None = None  # the thread keeping them
         self._calls = 0
         self._lock = threading.Lock()  # a call during the warm-up waits for it
 
@@ -234,6 +235,8 @@ class TurnReasoner:
             if self._ctl is None:
                 self._ctl = self._start()
             self._add(self._ctl, list(self._parts))
+            unkept, self._unkept = self._unkept, None
+        self._keep_in_background(unkept)
 
     def _start(self, stored: bool = True) -> clingo.Control:
         messages: list[str] = []
@@ -245,16 +248,15 @@ class TurnReasoner:
             if grounded:
                 rewrite = self._program(grounded.kb)
                 ctl.add("base", [], grounded.facts)
-                ctl.ground([("base", [])])
             else:
                 for text in kb_texts:
                     ctl.add("kb", [], text)
                 ctl.ground([("kb", [])])
                 kb = {(name, arity) for name, arity, _positive in ctl.symbolic_atoms.signatures}
                 rewrite = self._program(kb, stored)
-                ctl.add("base", [], rewrite.base)
-                ctl.ground([("base", [])])
-                self._keep(key, Grounded.of(ctl, kb, rewrite, kb_texts))
+                self._unkept = key, kb, len(ctl.symbolic_atoms), rewrite, kb_texts
+            ctl.add("base", [], rewrite.base)
+            ctl.ground([("base", [])])
         except RuntimeError as exc:
             if grounded:
                 return self._start(stored=False)  # a cache clingo cannot read is only slower: made again
@@ -278,7 +280,16 @@ class TurnReasoner:
                 return None
         return self._grounded.get(key)
 
-    def _keep(self, key: str, grounded: Grounded | None) -> None:
+    def _keep_in_background(self, unkept: tuple | None) -> None:
+        """Keep the facts of a KB just read from its text for the next Control, in a thread of
+        its own: neither the call that read it nor one waiting for the Control waits for this
+        (the process does, at its end, so that the next one finds them)."""
+        if unkept is not None:
+            self._keeping = threading.Thread(target=self._keep, args=unkept, name="kb-facts")
+            self._keeping.start()
+
+    def _keep(self, key: str, *made_of: Any) -> None:
+        grounded = Grounded.of(*made_of)
         if grounded is None:
             return
         if len(self._grounded) >= 8:
@@ -377,7 +388,10 @@ class TurnReasoner:
 
     def solve(self, facts: Iterable[clingo.Symbol] = ()) -> Atoms:
         with self._lock:
-            return self._solve(facts)
+            atoms = self._solve(facts)
+            unkept, self._unkept = self._unkept, None
+        self._keep_in_background(unkept)
+        return atoms
 
     def _solve(self, facts: Iterable[clingo.Symbol]) -> Atoms:
         if self._ctl is None or self._calls >= self.RECYCLE:
@@ -415,14 +429,13 @@ class TurnReasoner:
 @dataclass(frozen=True)
 class Rewrite:
     """Rules rewritten for a KB: `base` (the rules over the KB only, grounded once) and the text
-    of each part grounded per call, what each part needs, the predicates the parts read, and
-    whether every base rule only derives atoms (`derives_only`)."""
+    of each part grounded per call, what each part needs, and the names of the predicates the
+    rules mention (the KB's other facts make no difference to them)."""
 
     base: str
     parts: dict[str, str]
     relevance: Relevance
-    reads: set[tuple[str, int]]
-    plain: bool
+    mentions: set[str]
 
     @classmethod
     def of(cls, base: list[ast.AST], calls: list[ast.AST], relevance: Relevance) -> Rewrite:
@@ -435,13 +448,13 @@ class Rewrite:
             else:
                 parts[part] += f"{statement}\n"
         return cls("".join(f"{statement}\n" for statement in base), parts, relevance,
-                   set().union(*map(atoms_in, calls)), all(map(derives_only, base[1:])))
+                   {name for statement in base + calls for name, _arity in atoms_in(statement)})
 
     def saved(self) -> tuple[dict, str]:
         """As `write_cache` keeps it: the texts one after another, their lengths in the data."""
         texts = {"": self.base, **self.parts}
         return {"texts": [[part, len(text)] for part, text in texts.items()], "relevance": self.relevance.to_json(),
-                "reads": sorted(self.reads), "plain": self.plain}, "".join(texts.values())
+                "mentions": sorted(self.mentions)}, "".join(texts.values())
 
     @classmethod
     def read(cls, saved: Any, text: str) -> Rewrite | None:
@@ -450,37 +463,55 @@ class Rewrite:
             texts, at = {}, 0
             for part, length in saved["texts"]:
                 texts[part], at = text[at:at + length], at + length
-            return cls(texts.pop(""), texts, Relevance.from_json(saved["relevance"]),
-                       {(name, arity) for name, arity in saved["reads"]}, bool(saved["plain"]))
+            return cls(texts.pop(""), texts, Relevance.from_json(saved["relevance"]), set(saved["mentions"]))
         except (LookupError, TypeError, ValueError):
             return None
 
 
 @dataclass(frozen=True)
 class Grounded:
-    """What a KB gives a rule set before any call: the KB's predicates, and the facts the calls
-    read, of those the KB and the base rules make, as aspif (clingo reads it faster than text)."""
+    """What a KB gives a rule set: its predicates, and as aspif (clingo reads it faster than
+    text) its facts of the predicates the rules mention."""
 
     kb: set[tuple[str, int]]
     facts: str
 
     @classmethod
-    def of(cls, ctl: clingo.Control, kb: set[tuple[str, int]], rewrite: Rewrite,
-           kb_texts: Sequence[str]) -> Grounded | None:
-        """From a Control that grounded the KB and the base rules; None when facts would not say
-        all they do: the KB has a directive or a rule (#const, a constraint), a base rule is no
-        plain derivation, or an atom is not a fact."""
-        if not rewrite.plain or any(re.search(r"#[a-z]|:-", text) for text in kb_texts):
+    def of(cls, kb: set[tuple[str, int]], kb_atoms: int, rewrite: Rewrite, kb_texts: Sequence[str]) -> Grounded | None:
+        """From the KB texts, whose grounding gave kb_atoms atoms; None when its facts would not
+        say all the KB says: a statement is not one plain fact (a #const, a rule, a pool), or two
+        are the same. The facts are taken as the text says them (asking clingo for each one's
+        text took longer than reading the KB)."""
+        facts = kb_facts(kb_texts)
+        if facts is None or len(facts) != kb_atoms:  # each statement is one atom
             return None
-        lines = ["asp 1 0 0\n"]
-        for symbolic in ctl.symbolic_atoms:
-            if not symbolic.is_fact:
+        said = [text for name, text in facts if name in rewrite.mentions]
+        return cls(kb, "asp 1 0 0\n" + "".join(f"4 {len(text.encode())} {text} 0\n" for text in said) + "0\n")
+
+
+# A KB statement: a comment, or one plain fact on one line: a name, maybe arguments (strings
+# hold anything, the rest no '.', ';', ':', '#' or '%'; `kb_facts` checks the closing
+# parenthesis), a dot
+FACT = re.compile(r'\s*+(?:%\*.*?\*%|%[^\n]*+|([a-z_][A-Za-z0-9_\']*+)'
+                  r'(\((?:[^"\\.%#;:\r\n]++|"(?:[^"\\\r\n]++|\\.)*+")*+)?\.)', re.DOTALL)
+
+
+def kb_facts(texts: Sequence[str]) -> list[tuple[str, str]] | None:
+    """Each fact of KB texts as (name, text); None unless every statement is one plain fact."""
+    facts = []
+    for text in texts:
+        at, end = 0, len(text.rstrip())
+        while at < end:
+            match = FACT.match(text, at)
+            if match is None:
                 return None
-            symbol = symbolic.symbol
-            if (symbol.name, len(symbol.arguments)) in rewrite.reads:
-                text = str(symbol)
-                lines.append(f"4 {len(text.encode())} {text} 0\n")  # show the atom, unconditionally
-        return cls(kb, "".join(lines) + "0\n")
+            name, arguments = match.groups()
+            if arguments and not arguments.rstrip().endswith(")"):
+                return None
+            if name:
+                facts.append((name, name + (arguments or "").rstrip()))
+            at = match.end()
+    return facts
 
 
 class Given:
@@ -659,13 +690,6 @@ def write_cache(path: Path, data: Any, text: str = "") -> None:
             old.unlink()
     except OSError:
         pass  # another process removed it first
-
-
-def derives_only(rule: ast.AST) -> bool:
-    """A rule whose head is one plain atom: no choice, disjunction or constraint."""
-    head = rule.head
-    return head.ast_type == ast.ASTType.Literal and head.sign == ast.Sign.NoSign and \
-        head.atom.ast_type == ast.ASTType.SymbolicAtom
 
 
 def atom_symbols(node: ast.AST) -> list[ast.AST]:

@@ -206,9 +206,15 @@ def assistant_rules():
 
 
 def new_process(monkeypatch):
-    """Forget what this process keeps in memory, as a new process would start."""
+    """Forget what this process keeps in memory, as a new process would start (once the caches
+    the last one keeps in the background are written)."""
+    import threading
+
     from automanager.reasoner import TurnReasoner
 
+    for thread in threading.enumerate():
+        if thread.name == "kb-facts":
+            thread.join()
     monkeypatch.setattr(TurnReasoner, "_programs", {})
     monkeypatch.setattr(TurnReasoner, "_grounded", {})
 
@@ -223,6 +229,7 @@ def test_a_new_process_reads_the_kb_from_the_cache_and_answers_the_same(tmp_path
     new_process(monkeypatch)
     first = TurnReasoner(paths.kb_files(), assistant_rules(), cache)
     assert [first.solve(facts) for facts in calls] == expected
+    first._keeping.join()
     assert len(list(cache.glob("kb-*.cache"))) == 1 and len(list(cache.glob("rules-*.cache"))) == 1
     new_process(monkeypatch)
     monkeypatch.setattr(Grounded, "of", None)  # the KB text is not read again: nothing to make facts of
@@ -244,6 +251,7 @@ def test_a_damaged_cache_is_rebuilt_and_the_answers_stay_the_same(tmp_path, monk
     expected = [fresh.solve(facts) for facts in calls]
     new_process(monkeypatch)
     TurnReasoner(paths.kb_files(), assistant_rules(), cache).warm()
+    new_process(monkeypatch)
     for path in cache.iterdir():
         data = path.read_bytes()
         if damage == "garbage":
@@ -261,26 +269,59 @@ def test_a_damaged_cache_is_rebuilt_and_the_answers_stay_the_same(tmp_path, monk
     new_process(monkeypatch)
     reread = TurnReasoner(paths.kb_files(), assistant_rules(), cache)
     assert [reread.solve(facts) for facts in calls] == expected
+    new_process(monkeypatch)
     assert all(read_cache(path)[0] is not None for path in cache.iterdir())
 
 
 def test_a_kb_that_facts_cannot_stand_for_is_parsed_every_time(tmp_path, monkeypatch):
-    """A #const or a constraint in the KB, or a choice in the rules over the KB only, is not
-    kept as facts: the KB text is read by each new Control."""
+    """A #const, a rule or a constraint in the KB, or a fact said twice, is not kept as facts:
+    the KB text is read by each new Control."""
     from automanager.reasoner import TurnReasoner
 
     rules = write(tmp_path, "rules.lp", "ok(X) :- item(X), go.\n#show ok/1.\n")
-    for name, text in [("const", "#const n = 2.\nitem(1..n).\n"), ("constraint", "item(1). item(2).\n:- item(3).\n")]:
+    for name, text in [("const", "#const n = 2.\nitem(1..n).\n"), ("constraint", "item(1). item(2).\n:- item(3).\n"),
+                       ("rule", "item(1). item(2) :- item(1).\n"), ("twice", "item(1). item(2). item(1).\n")]:
         kb = write(tmp_path, f"{name}.lp", text)
+        for _process in range(2):
+            new_process(monkeypatch)
+            assert TurnReasoner([kb], [rules], tmp_path / name).solve([atom("go")]) == {"ok": [(1,), (2,)]}
         new_process(monkeypatch)
-        assert TurnReasoner([kb], [rules], tmp_path / name).solve([atom("go")]) == {"ok": [(1,), (2,)]}
-        assert not list((tmp_path / name).glob("kb-*"))
-    kb = write(tmp_path, "kb.lp", "item(1). item(2).\n")
-    choice = write(tmp_path, "choice.lp", "{ picked(X) } :- item(X).\n:- item(X), not picked(X).\n"
-                                          "ok(X) :- picked(X), go.\n#show ok/1.\n")
+        assert not list((tmp_path / name).glob("kb-*")), name
+    kb = write(tmp_path, "kb.lp", "item(1). item(2). other(3).\n")
+    for _process in range(2):
+        new_process(monkeypatch)
+        assert TurnReasoner([kb], [rules], tmp_path / "facts").solve([atom("go")]) == {"ok": [(1,), (2,)]}
     new_process(monkeypatch)
-    assert TurnReasoner([kb], [choice], tmp_path / "choice").solve([atom("go")]) == {"ok": [(1,), (2,)]}
-    assert not list((tmp_path / "choice").glob("kb-*"))
-    new_process(monkeypatch)
-    assert TurnReasoner([kb], [rules], tmp_path / "plain").solve([atom("go")]) == {"ok": [(1,), (2,)]}
-    assert list((tmp_path / "plain").glob("kb-*"))  # facts only: kept
+    (kept,) = (tmp_path / "facts").glob("kb-*")
+    facts = kept.read_text().split("asp 1 0 0")[1]
+    assert "item(2)" in facts and "other" not in facts  # no rule mentions other/1
+
+
+@pytest.mark.parametrize("text, facts", [
+    ('p(1). q("a.b;c%d:-#x").\n', [("p", "p(1)"), ("q", 'q("a.b;c%d:-#x")')]),
+    ('% a comment (x).\np((1,2), "say \\"hi\\"") .\n%* p(2). *%\nq.', [("p", 'p((1,2), "say \\"hi\\"")'), ("q", "q")]),
+    ("p(1..3).", None), ("p(a;b).", None), ("p(X) :- q(X).", None), ("#const n = 1.", None),
+    ("-p(1).", None), ("p(1)\n.", None), (":- p(1).", None), ("p(1)", None),
+])
+def test_only_plain_facts_are_read_from_the_kb_text(text, facts):
+    """A KB's facts are taken as its text says them only when each statement is one plain fact."""
+    from automanager.reasoner import kb_facts
+
+    assert kb_facts([text]) == facts
+
+
+def test_the_shipped_kbs_are_plain_facts():
+    import clingo
+
+    from automanager import paths
+    from automanager.reasoner import kb_facts
+
+    for folder in (None, paths.data_dir("kb") / "packs" / "pizza"):
+        files = paths.kb_files(folder)
+        ctl = clingo.Control(["--warn=none"])
+        for path in files:
+            ctl.load(str(path))
+        ctl.ground([("base", [])])
+        facts = kb_facts([path.read_text(encoding="utf-8") for path in files])
+        assert facts is not None and sorted(str(clingo.parse_term(text)) for _, text in facts) == \
+            sorted(str(atom.symbol) for atom in ctl.symbolic_atoms)
