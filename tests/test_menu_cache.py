@@ -4,8 +4,14 @@ damaged cache is read from the KB again."""
 import pytest
 
 from automanager import paths
-from automanager.menu import model
+from automanager.menu import commit, model
 from automanager.menu.model import Menu
+
+
+@pytest.fixture(autouse=True)
+def new_process(monkeypatch):
+    """No KB facts known from an earlier test (a version this process published is not read)."""
+    monkeypatch.setattr(commit, "FACTS", {})
 
 
 def loaded(files, cache):
