@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
 
-from .. import normalize as normalize_module
 from ..normalize import normalize
 from ..reasoner import REWRITER, LazyAtoms, Reasoner, Value, digest, program_text, read_cache, write_cache
 from .commit import known_facts
@@ -193,8 +192,9 @@ def name_variants(name: str) -> list[str]:
 
 
 
-# This code and what it calls: a menu kept on disk by another release is not used
-CODE = digest([Path(__file__).read_text(encoding="utf-8"), Path(normalize_module.__file__).read_text(encoding="utf-8"),
+# This code, the normalization it uses and the reasoner that reads the KB: a menu kept on disk by
+# another release is not used
+CODE = digest([*(path.read_text(encoding="utf-8") for path in (Path(__file__), Path(__file__).parents[1] / "normalize.py")),
                REWRITER])
 
 
