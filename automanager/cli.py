@@ -1,6 +1,8 @@
 """The `automanager` command: the chats, the menu knowledge base tools, evaluation.
 
-Data goes to stdout (tables, or JSON with --json); diagnostics go to stderr.
+Data goes to stdout (tables, or JSON with --json); diagnostics go to stderr. What only one
+command needs (the evaluation with numpy and yaml, the KB builder, progress bars) is imported
+inside it: a chat's first prompt does not wait for them.
 """
 
 from __future__ import annotations
@@ -13,18 +15,12 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.markup import escape
-from rich.progress import Progress
 from rich.table import Table
 from rich.text import Text
 
 from . import paths
-from .evaluation.report import aggregate, markdown, table
-from .evaluation.runner import run_scenario
-from .evaluation.scenario import ScenarioError, load_scenarios
 from .language.manager_templates import describe
 from .llm.openai_backend import ENABLE_HINT, ConfigError, LLMConfig, OpenAIBackend
-from .menu.build import BuildError, build_kb
 from .menu.check import check_kb, kb_stats
 from .menu.model import Menu
 from .names import Embedder
@@ -267,6 +263,13 @@ def evaluate(
 
     Example: automanager eval eval/scenarios --report report.md
     """
+    from rich.markup import escape
+    from rich.progress import Progress
+
+    from .evaluation.report import aggregate, markdown, table
+    from .evaluation.runner import run_scenario
+    from .evaluation.scenario import ScenarioError, load_scenarios
+
     folder = use_kb(kb)
     config = llm_config(backend, model)
     if judge and config is None:
@@ -317,6 +320,8 @@ def evaluate_nlu(
 
     Example: automanager eval-nlu pizza --data ../pizza-semantic-parsing-dataset --split dev
     """
+    from rich.progress import Progress
+
     from .evaluation.nlu import DataError
     from .evaluation.nlu import evaluate as run_nlu
 
@@ -358,6 +363,8 @@ def bench_command(
     Cases: administrator reasoning; assistant reasoning with 1, 10, 30 and 100 requirements in
     the order; the menu cloned x1, x4, x10; whole offline turns; REPL start to first prompt.
     """
+    from rich.progress import Progress
+
     from . import bench
 
     folder = use_kb(kb)
@@ -394,6 +401,8 @@ def kb_build(
 
     Example: automanager kb build --kb kb/packs/pizza
     """
+    from .menu.build import BuildError, build_kb
+
     folder = paths.kb_dir(kb)
     try:
         menu, notes = build_kb(folder)

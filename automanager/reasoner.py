@@ -18,9 +18,10 @@ import tempfile
 import threading
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import clingo
 from clingo import ast
@@ -218,11 +219,17 @@ class TurnReasoner:
     shown for n. Calls cannot see each other's atoms, so the answers are those of a fresh
     `Reasoner` (a test compares them). After RECYCLE calls, or any error, the Control is
     rebuilt, so memory stays bounded.
+
+    A new Control need not parse the KB text (most of a cold turn's reasoning): the KB's facts
+    the rules mention are kept (`Grounded`), in memory and on disk, as clingo's aspif, which it
+    reads in less than half the time. A part is parsed when a call first needs it (a call needs
+    about a quarter of them), or all at the warm-up.
     """
 
     RECYCLE = 32
     _shared: dict[tuple, TurnReasoner] = {}
-    _programs: dict[str, tuple[str, Relevance]] = {}  # digest of the rules and KB predicates -> rewrite
+    _programs: ClassVar[dict[str, Rewrite]] = {}  # digest of the rules and KB predicates -> rewrite
+    _grounded: ClassVar[dict[str, Grounded]] = {}  # digest of the KB, the rules and this code -> its facts
 
     @classmethod
     def shared(cls, kb_files: Sequence[Path], rules: Sequence[Path], cache: Path | None = None) -> TurnReasoner:
@@ -239,6 +246,9 @@ class TurnReasoner:
         self.cache = cache  # a folder for the rewritten rules, so a new process need not rewrite them
         self._ctl: clingo.Control | None = None
         self._relevance: Relevance | None = None
+        self._parts: dict[str, str] = {}  # the text of each part not added to the Control yet
+        self._unkept: tuple | None = None  # what `Grounded.of` needs, when the KB was read from its text
+        self._keeping: threading.Thread | None = None  # the thread keeping them
         self._calls = 0
         self._lock = threading.Lock()  # a call during the warm-up waits for it
 
@@ -248,48 +258,93 @@ class TurnReasoner:
         with self._lock:
             if self._ctl is None:
                 self._ctl = self._start()
+            self._add(self._ctl, list(self._parts))
+            unkept, self._unkept = self._unkept, None
+        self._keep_in_background(unkept)
 
-    def _start(self) -> clingo.Control:
+    def _start(self, stored: bool = True) -> clingo.Control:
         messages: list[str] = []
         ctl = clingo.Control(logger=logged(messages))
+        kb_texts = [program_text(path) for path in self.kb_files]
+        key = digest([*kb_texts, "", *map(program_text, self.rules), REWRITER])
+        grounded = self._stored(key) if stored else None
         try:
-            for path in self.kb_files:
-                ctl.add("kb", [], program_text(path))
-            ctl.ground([("kb", [])])
-            kb = {(name, arity) for name, arity, _positive in ctl.symbolic_atoms.signatures}
-            text, self._relevance = self._program(kb)
-            ctl.add("base", [], text)
+            if grounded:
+                rewrite = self._program(grounded.kb)
+                ctl.add("base", [], grounded.facts)
+            else:
+                for text in kb_texts:
+                    ctl.add("kb", [], text)
+                ctl.ground([("kb", [])])
+                kb = {(name, arity) for name, arity, _positive in ctl.symbolic_atoms.signatures}
+                rewrite = self._program(kb, stored)
+                self._unkept = key, kb, len(ctl.symbolic_atoms), rewrite, kb_texts
+            ctl.add("base", [], rewrite.base)
             ctl.ground([("base", [])])
         except RuntimeError as exc:
+            if grounded:
+                return self._start(stored=False)  # a cache clingo cannot read is only slower: made again
             raise locate_error([*self.kb_files, *self.rules], "".join(messages).strip() or str(exc)) from exc
-        self._calls = 0
+        self._relevance, self._parts, self._calls = rewrite.relevance, dict(rewrite.parts), 0
         return ctl
 
-    def _program(self, kb: set[tuple[str, int]]) -> tuple[str, Relevance]:
-        """The rewritten rules as program text, and what each part needs. Rewriting walks every
-        rule in Python (a few hundred ms); its result depends only on the rule files, which
-        predicates the KB has and this code, so it is made once per process and kept on disk
-        (self.cache) for the next process."""
+    def _add(self, ctl: clingo.Control, parts: Iterable[str]) -> None:
+        """Parse the parts not parsed yet into the Control."""
+        text = "".join(self._parts.pop(part, "") for part in parts)
+        if text:
+            ctl.add("base", [], text)
+
+    def _stored(self, key: str) -> Grounded | None:
+        """The KB's facts for these rules, from memory or the disk cache."""
+        if key not in self._grounded and self.cache:
+            saved, facts = read_cache(self.cache / f"kb-{key}.cache")
+            try:
+                self._grounded[key] = Grounded({(name, arity) for name, arity in saved}, facts)
+            except (TypeError, ValueError):
+                return None
+        return self._grounded.get(key)
+
+    def _keep_in_background(self, unkept: tuple | None) -> None:
+        """Keep the facts of a KB just read from its text for the next Control, in a thread of
+        its own: neither the call that read it nor one waiting for the Control waits for this
+        (the process does, at its end, so that the next one finds them)."""
+        if unkept is not None:
+            self._keeping = threading.Thread(target=self._keep, args=unkept, name="kb-facts")
+            self._keeping.start()
+
+    def _keep(self, key: str, *made_of: Any) -> None:
+        grounded = Grounded.of(*made_of)
+        if grounded is None:
+            return
+        if len(self._grounded) >= 8:
+            self._grounded.pop(next(iter(self._grounded)), None)
+        self._grounded[key] = grounded
+        if self.cache:
+            write_cache(self.cache / f"kb-{key}.cache", sorted(grounded.kb), grounded.facts)
+
+    def _program(self, kb: set[tuple[str, int]], stored: bool = True) -> Rewrite:
+        """The rewritten rules, and what each part needs. Rewriting walks every rule in Python (a
+        few hundred ms); its result depends only on the rule files, which predicates the KB has
+        and this code, so it is made once per process and kept on disk (self.cache) for the next
+        (unless `stored` is false: then it is made again)."""
         texts = [program_text(path) for path in self.rules]
-        digest = hashlib.sha256(repr((texts, sorted(kb), REWRITER)).encode()).hexdigest()[:24]
-        if digest in self._programs:
-            return self._programs[digest]
-        stored = self.cache / f"rules-{digest}.json" if self.cache else None
-        try:
-            saved = json.loads(stored.read_text(encoding="utf-8")) if stored else None
-            program = saved["text"], Relevance.from_json(saved["parts"])
-        except (OSError, ValueError, LookupError, TypeError):
+        key = digest([repr((texts, sorted(kb), REWRITER))])
+        if key in self._programs and stored:
+            return self._programs[key]
+        path = self.cache / f"rules-{key}.cache" if self.cache else None
+        rewrite = Rewrite.read(*read_cache(path)) if stored else None
+        if rewrite is None:
             statements: list[ast.AST] = []
             for text in texts:
                 ast.parse_string(text, statements.append)
-            rewritten, relevance = self._rewrite(statements, kb)
-            program = "\n".join(str(statement) for statement in rewritten) + "\n", relevance
-            if stored:
-                save_quietly(stored, json.dumps({"text": program[0], "parts": relevance.to_json()}))
-        self._programs[digest] = program
-        return program
+            rewrite = Rewrite.of(*self._rewrite(statements, kb))
+            if path:
+                write_cache(path, *rewrite.saved())
+        self._programs[key] = rewrite
+        return rewrite
 
-    def _rewrite(self, statements: list[ast.AST], kb: set[tuple[str, int]]) -> tuple[list[ast.AST], Relevance]:
+    def _rewrite(self, statements: list[ast.AST], kb: set[tuple[str, int]]) -> \
+            tuple[list[ast.AST], list[ast.AST], Relevance]:
         """Rules that depend on the KB only go to `base` (grounded once); the others get a part
         `r<i>(t)` each (`step(t)` when they need nothing a call brings), their call-dependent
         predicates taking t as one more argument."""
@@ -356,11 +411,14 @@ class TurnReasoner:
             ast.parse_string(f"#program {given_part(name, arity)}({STEP}). "
                              f"{atom} :- {atom} = @given({name}, {arity}, {STEP}).", out.append)
             relevance.inputs.add((name, arity))
-        return base + out, relevance
+        return base, out, relevance
 
     def solve(self, facts: Iterable[clingo.Symbol] = ()) -> Atoms:
         with self._lock:
-            return self._solve(facts)
+            atoms = self._solve(facts)
+            unkept, self._unkept = self._unkept, None
+        self._keep_in_background(unkept)
+        return atoms
 
     def _solve(self, facts: Iterable[clingo.Symbol]) -> Atoms:
         if self._ctl is None or self._calls >= self.RECYCLE:
@@ -372,6 +430,7 @@ class TurnReasoner:
         parts = [EVERY_CALL, *(given_part(*sig) for sig in given.facts if sig in self._relevance.inputs),
                  *self._relevance.live(facts)]
         try:
+            self._add(ctl, parts)
             if self._calls > 1:  # hide the last call's answer (now: right after a solve it costs a step)
                 ctl.assign_external(clingo.Function(OPEN, [clingo.Number(self._calls - 1)]), False)
             ctl.ground([(part, [number]) for part in parts], context=given)
@@ -392,6 +451,94 @@ class TurnReasoner:
             if call == number:
                 atoms[inner.name].append(tuple(value(a) for a in inner.arguments))
         return {name: sorted(args, key=repr) for name, args in atoms.items()}
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """Rules rewritten for a KB: `base` (the rules over the KB only, grounded once) and the text
+    of each part grounded per call, what each part needs, and the names of the predicates the
+    rules mention (the KB's other facts make no difference to them)."""
+
+    base: str
+    parts: dict[str, str]
+    relevance: Relevance
+    mentions: set[str]
+
+    @classmethod
+    def of(cls, base: list[ast.AST], calls: list[ast.AST], relevance: Relevance) -> Rewrite:
+        parts: dict[str, str] = {}
+        part = ""
+        for statement in calls:  # each part's text is its #program line and its statements
+            if statement.ast_type == ast.ASTType.Program:
+                part = statement.name
+                parts.setdefault(part, f"{statement}\n")
+            else:
+                parts[part] += f"{statement}\n"
+        return cls("".join(f"{statement}\n" for statement in base), parts, relevance,
+                   {name for statement in base + calls for name, _arity in atoms_in(statement)})
+
+    def saved(self) -> tuple[dict, str]:
+        """As `write_cache` keeps it: the texts one after another, their lengths in the data."""
+        texts = {"": self.base, **self.parts}
+        return {"texts": [[part, len(text)] for part, text in texts.items()], "relevance": self.relevance.to_json(),
+                "mentions": sorted(self.mentions)}, "".join(texts.values())
+
+    @classmethod
+    def read(cls, saved: Any, text: str) -> Rewrite | None:
+        """A rewrite from what `saved` gave, or None if it is not one."""
+        try:
+            texts, at = {}, 0
+            for part, length in saved["texts"]:
+                texts[part], at = text[at:at + length], at + length
+            return cls(texts.pop(""), texts, Relevance.from_json(saved["relevance"]), set(saved["mentions"]))
+        except (LookupError, TypeError, ValueError):
+            return None
+
+
+@dataclass(frozen=True)
+class Grounded:
+    """What a KB gives a rule set: its predicates, and as aspif (clingo reads it faster than
+    text) its facts of the predicates the rules mention."""
+
+    kb: set[tuple[str, int]]
+    facts: str
+
+    @classmethod
+    def of(cls, kb: set[tuple[str, int]], kb_atoms: int, rewrite: Rewrite, kb_texts: Sequence[str]) -> Grounded | None:
+        """From the KB texts, whose grounding gave kb_atoms atoms; None when its facts would not
+        say all the KB says: a statement is not one plain fact (a #const, a rule, a pool), or two
+        are the same. The facts are taken as the text says them (asking clingo for each one's
+        text took longer than reading the KB)."""
+        facts = kb_facts(kb_texts)
+        if facts is None or len(facts) != kb_atoms:  # each statement is one atom
+            return None
+        said = [text for name, text in facts if name in rewrite.mentions]
+        return cls(kb, "asp 1 0 0\n" + "".join(f"4 {len(text.encode())} {text} 0\n" for text in said) + "0\n")
+
+
+# A KB statement: a comment, or one plain fact on one line: a name, maybe arguments (strings
+# hold anything, the rest no '.', ';', ':', '#' or '%'; `kb_facts` checks the closing
+# parenthesis), a dot
+FACT = re.compile(r'\s*+(?:%\*.*?\*%|%[^\n]*+|([a-z_][A-Za-z0-9_\']*+)'
+                  r'(\((?:[^"\\.%#;:\r\n]++|"(?:[^"\\\r\n]++|\\.)*+")*+)?\.)', re.DOTALL)
+
+
+def kb_facts(texts: Sequence[str]) -> list[tuple[str, str]] | None:
+    """Each fact of KB texts as (name, text); None unless every statement is one plain fact."""
+    facts = []
+    for text in texts:
+        at, end = 0, len(text.rstrip())
+        while at < end:
+            match = FACT.match(text, at)
+            if match is None:
+                return None
+            name, arguments = match.groups()
+            if arguments and not arguments.rstrip().endswith(")"):
+                return None
+            if name:
+                facts.append((name, name + (arguments or "").rstrip()))
+            at = match.end()
+    return facts
 
 
 class Given:
@@ -531,6 +678,45 @@ def save_quietly(path: Path, text: str) -> None:
         os.replace(tmp, path)
     except OSError:
         pass
+
+
+def digest(texts: Iterable[str]) -> str:
+    """A short digest of texts, one after another."""
+    hashed = hashlib.sha256()
+    for text in texts:
+        hashed.update(text.encode())
+        hashed.update(b"\0")
+    return hashed.hexdigest()[:24]
+
+
+def read_cache(path: Path | None) -> tuple[Any, str]:
+    """The data and the text `write_cache` kept at path; (None, "") when the file is missing or
+    damaged (its first line, the digest of the rest, does not match): a cache is only a cache."""
+    try:
+        check, _, body = path.read_bytes().partition(b"\n") if path else (b"", b"", b"")
+        if check.decode() == hashlib.sha256(body).hexdigest():
+            data, _, text = body.decode().partition("\n")
+            return json.loads(data), text
+    except (OSError, ValueError):
+        pass
+    return None, ""
+
+
+CACHE_KEPT = 24  # files of one kind a cache folder keeps (a menu version has its own)
+
+
+def write_cache(path: Path, data: Any, text: str = "") -> None:
+    """Keep JSON data and a text (as it is: no JSON escapes to read back) at path, under the
+    digest of both; the oldest files of its kind (the name up to the first '-') beyond
+    CACHE_KEPT are removed."""
+    body = json.dumps(data, ensure_ascii=False) + "\n" + text
+    save_quietly(path, hashlib.sha256(body.encode()).hexdigest() + "\n" + body)
+    try:
+        kept = sorted(path.parent.glob(path.name.split("-")[0] + "-*"), key=lambda p: p.stat().st_mtime_ns)
+        for old in kept[:-CACHE_KEPT]:
+            old.unlink()
+    except OSError:
+        pass  # another process removed it first
 
 
 def atom_symbols(node: ast.AST) -> list[ast.AST]:

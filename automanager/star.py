@@ -88,7 +88,7 @@ class Chat:
     def load_menu(self) -> None:
         files = self.home.menu_files(self.menu_version)
         try:
-            self.menu = Menu.load(files)
+            self.menu = Menu.load(files, self.home.root / "cache")
         except ReasonerError as exc:
             if self.menu_version == 0:
                 raise

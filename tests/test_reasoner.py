@@ -136,8 +136,8 @@ def test_a_call_grounds_only_the_rules_its_facts_can_fire(tmp_path):
     facts = [atom("new_order", "Taco", 2)]
     assert reasoner.solve(facts) == Reasoner([kb, rules]).solve(facts) == {"priced": [("Taco", 199)]}
     live = reasoner._relevance.live(facts)
-    program = next(text for text, _ in reasoner._programs.values() if "told(F,t)" in text)
-    grounded = {line.split("\n")[1] for line in program.split("#program ")[1:] if line.split("(")[0] in live}
+    parts = next(r.parts for r in reasoner._programs.values() if any("told(F,t)" in t for t in r.parts.values()))
+    grounded = {text.split("\n")[1] for part, text in parts.items() if part in live}
     assert any("ordered(F,t) :- new_order" in rule for rule in grounded)
     assert not any("asked(F,t) :-" in rule or "told(F,t) :-" in rule for rule in grounded)
     assert reasoner._relevance.live([atom("new_query", Const("calories"), "Taco")]) == \
@@ -146,6 +146,7 @@ def test_a_call_grounds_only_the_rules_its_facts_can_fire(tmp_path):
     assert reasoner.solve(asked) == {"told": [("Taco",)], "none_ordered": [()]}
     # a new process reads the rewrite and what each rule needs from the cache
     TurnReasoner._programs.clear()
+    TurnReasoner._grounded.clear()
     again = TurnReasoner([kb], [rules], cache=tmp_path / "cache")
     assert again.solve(asked) == {"told": [("Taco",)], "none_ordered": [()]}
     assert again._relevance.parts == reasoner._relevance.parts
@@ -177,3 +178,151 @@ def test_the_managers_calls_answer_as_a_fresh_reasoner(tmp_path, monkeypatch):
                  "tomatoes are back", "what's out?"]:
         chat.turn(line)
     assert len(calls) >= 13 and any(answer.get("reject") for answer in calls)
+
+
+def conversation_facts():
+    """The facts of the assistant's calls over a short conversation, as a chat makes them."""
+    from automanager import paths
+    from automanager.bots.assistant import context
+    from automanager.bots.base import new_facts, split_next
+    from automanager.language.customer_parser import CustomerParser
+    from automanager.menu.model import Menu
+    from automanager.state import State
+    from automanager.vocab import CUSTOMER_FACTS
+
+    parser, fresh, state, calls = CustomerParser(Menu.load(paths.kb_files())), None, State(), []
+    for line in ["two soft tacos and a large pepsi", "no onions on the taco", "that's all", "no"]:
+        preds = parser.parse(line, context(state)).preds
+        calls.append([atom("runout", "Tomatoes"), *state.holds(), *new_facts(CUSTOMER_FACTS, preds)])
+        fresh = fresh or Reasoner([*paths.kb_files(), *assistant_rules()])
+        state = split_next(fresh.solve(calls[-1])).state
+    return calls
+
+
+def assistant_rules():
+    from automanager import paths
+    from automanager.bots.assistant import PROGRAM
+
+    return [paths.data_dir("crs") / "crs.lp", PROGRAM]
+
+
+def new_process(monkeypatch):
+    """Forget what this process keeps in memory, as a new process would start (once the caches
+    the last one keeps in the background are written)."""
+    import threading
+
+    from automanager.reasoner import TurnReasoner
+
+    for thread in threading.enumerate():
+        if thread.name == "kb-facts":
+            thread.join()
+    monkeypatch.setattr(TurnReasoner, "_programs", {})
+    monkeypatch.setattr(TurnReasoner, "_grounded", {})
+
+
+def test_a_new_process_reads_the_kb_from_the_cache_and_answers_the_same(tmp_path, monkeypatch):
+    from automanager import paths
+    from automanager.reasoner import Grounded, TurnReasoner
+
+    calls, cache = conversation_facts(), tmp_path / "cache"
+    fresh = Reasoner([*paths.kb_files(), *assistant_rules()])
+    expected = [fresh.solve(facts) for facts in calls]
+    new_process(monkeypatch)
+    first = TurnReasoner(paths.kb_files(), assistant_rules(), cache)
+    assert [first.solve(facts) for facts in calls] == expected
+    first._keeping.join()
+    assert len(list(cache.glob("kb-*.cache"))) == 1 and len(list(cache.glob("rules-*.cache"))) == 1
+    new_process(monkeypatch)
+    monkeypatch.setattr(Grounded, "of", None)  # the KB text is not read again: nothing to make facts of
+    again = TurnReasoner(paths.kb_files(), assistant_rules(), cache)
+    assert [again.solve(facts) for facts in calls] == expected
+    again.warm()  # every part parsed now; the answers stay the same
+    assert [again.solve(facts) for facts in calls] == expected
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "byte", "unreadable"])
+def test_a_damaged_cache_is_rebuilt_and_the_answers_stay_the_same(tmp_path, monkeypatch, damage):
+    """A cache file cut short, changed or made of junk is not used (its digest does not match);
+    one whose digest matches but clingo cannot read is not used either. Either is written anew."""
+    from automanager import paths
+    from automanager.reasoner import TurnReasoner, read_cache, write_cache
+
+    calls, cache = conversation_facts()[:2], tmp_path / "cache"
+    fresh = Reasoner([*paths.kb_files(), *assistant_rules()])
+    expected = [fresh.solve(facts) for facts in calls]
+    new_process(monkeypatch)
+    TurnReasoner(paths.kb_files(), assistant_rules(), cache).warm()
+    new_process(monkeypatch)
+    for path in cache.iterdir():
+        data = path.read_bytes()
+        if damage == "garbage":
+            path.write_bytes(b"\x00\xff junk")
+        elif damage == "truncated":
+            path.write_bytes(data[:len(data) // 2])
+        elif damage == "byte":
+            path.write_bytes(data[:-10] + bytes([data[-10] ^ 1]) + data[-9:])
+        else:  # a valid digest over facts (or base rules) clingo cannot read
+            saved, text = read_cache(path)
+            write_cache(path, saved, text.replace("(", "((", 3) if path.name.startswith("kb-") else
+                        text.replace(":-", ":- :-", 1))
+    new_process(monkeypatch)
+    assert [TurnReasoner(paths.kb_files(), assistant_rules(), cache).solve(facts) for facts in calls] == expected
+    new_process(monkeypatch)
+    reread = TurnReasoner(paths.kb_files(), assistant_rules(), cache)
+    assert [reread.solve(facts) for facts in calls] == expected
+    new_process(monkeypatch)
+    assert all(read_cache(path)[0] is not None for path in cache.iterdir())
+
+
+def test_a_kb_that_facts_cannot_stand_for_is_parsed_every_time(tmp_path, monkeypatch):
+    """A #const, a rule or a constraint in the KB, or a fact said twice, is not kept as facts:
+    the KB text is read by each new Control."""
+    from automanager.reasoner import TurnReasoner
+
+    rules = write(tmp_path, "rules.lp", "ok(X) :- item(X), go.\n#show ok/1.\n")
+    for name, text in [("const", "#const n = 2.\nitem(1..n).\n"), ("constraint", "item(1). item(2).\n:- item(3).\n"),
+                       ("rule", "item(1). item(2) :- item(1).\n"), ("twice", "item(1). item(2). item(1).\n")]:
+        kb = write(tmp_path, f"{name}.lp", text)
+        for _process in range(2):
+            new_process(monkeypatch)
+            assert TurnReasoner([kb], [rules], tmp_path / name).solve([atom("go")]) == {"ok": [(1,), (2,)]}
+        new_process(monkeypatch)
+        assert not list((tmp_path / name).glob("kb-*")), name
+    kb = write(tmp_path, "kb.lp", "item(1). item(2). other(3).\n")
+    for _process in range(2):
+        new_process(monkeypatch)
+        assert TurnReasoner([kb], [rules], tmp_path / "facts").solve([atom("go")]) == {"ok": [(1,), (2,)]}
+    new_process(monkeypatch)
+    (kept,) = (tmp_path / "facts").glob("kb-*")
+    facts = kept.read_text().split("asp 1 0 0")[1]
+    assert "item(2)" in facts and "other" not in facts  # no rule mentions other/1
+
+
+@pytest.mark.parametrize("text, facts", [
+    ('p(1). q("a.b;c%d:-#x").\n', [("p", "p(1)"), ("q", 'q("a.b;c%d:-#x")')]),
+    ('% a comment (x).\np((1,2), "say \\"hi\\"") .\n%* p(2). *%\nq.', [("p", 'p((1,2), "say \\"hi\\"")'), ("q", "q")]),
+    ("p(1..3).", None), ("p(a;b).", None), ("p(X) :- q(X).", None), ("#const n = 1.", None),
+    ("-p(1).", None), ("p(1)\n.", None), (":- p(1).", None), ("p(1)", None),
+])
+def test_only_plain_facts_are_read_from_the_kb_text(text, facts):
+    """A KB's facts are taken as its text says them only when each statement is one plain fact."""
+    from automanager.reasoner import kb_facts
+
+    assert kb_facts([text]) == facts
+
+
+def test_the_shipped_kbs_are_plain_facts():
+    import clingo
+
+    from automanager import paths
+    from automanager.reasoner import kb_facts
+
+    for folder in (None, paths.data_dir("kb") / "packs" / "pizza"):
+        files = paths.kb_files(folder)
+        ctl = clingo.Control(["--warn=none"])
+        for path in files:
+            ctl.load(str(path))
+        ctl.ground([("base", [])])
+        facts = kb_facts([path.read_text(encoding="utf-8") for path in files])
+        assert facts is not None and sorted(str(clingo.parse_term(text)) for _, text in facts) == \
+            sorted(str(atom.symbol) for atom in ctl.symbolic_atoms)

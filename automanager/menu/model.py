@@ -12,7 +12,7 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 
 from ..normalize import normalize
-from ..reasoner import LazyAtoms, Reasoner, Value
+from ..reasoner import REWRITER, LazyAtoms, Reasoner, Value, digest, program_text, read_cache, write_cache
 from .commit import known_facts
 
 ITEM_KINDS = ("dish", "combo")
@@ -25,9 +25,11 @@ class Menu:
     files: list[Path] = field(default_factory=list)
 
     @classmethod
-    def load(cls, files: list[Path]) -> Menu:
-        """The menu of a KB; loaded once per process for each version of its files."""
-        return _load(tuple((Path(f), Path(f).stat().st_mtime_ns, Path(f).stat().st_size) for f in files))
+    def load(cls, files: list[Path], cache: Path | None = None) -> Menu:
+        """The menu of a KB; loaded once per process for each version of its files, and kept in
+        the folder `cache` for the next process (reading the KB with clingo is most of a chat's
+        start)."""
+        return _load(tuple((Path(f), Path(f).stat().st_mtime_ns, Path(f).stat().st_size) for f in files), cache)
 
     def names(self, *kinds: str) -> list[str]:
         return sorted({args[0] for kind in kinds for args in self.facts.get(kind, [])})
@@ -190,8 +192,35 @@ def name_variants(name: str) -> list[str]:
 
 
 
+# This code, the normalization it uses and the reasoner that reads the KB: a menu kept on disk by
+# another release is not used
+CODE = digest([*(path.read_text(encoding="utf-8") for path in (Path(__file__), Path(__file__).parents[1] / "normalize.py")),
+               REWRITER])
+
+
 @lru_cache(maxsize=16)
-def _load(files: tuple[tuple[Path, int, int], ...]) -> Menu:
+def _load(files: tuple[tuple[Path, int, int], ...], cache: Path | None) -> Menu:
     paths = [path for path, _, _ in files]
     known = known_facts(paths)  # a version this process just published is not read back
-    return Menu(LazyAtoms(Reasoner(paths).shown() if known is None else known), paths)
+    if known is not None:
+        return Menu(LazyAtoms(known), paths)
+    stored = cache / f"menu-{digest([*map(program_text, paths), CODE])}.cache" if cache else None
+    saved, _ = read_cache(stored)
+    try:
+        nested = set(saved["nested"])
+        menu = Menu({name: [as_tuple(row) if name in nested else tuple(row) for row in table]
+                     for name, table in saved["facts"].items()}, paths)
+        vars(menu)["lexicon"] = saved["lexicon"]  # as `Menu.lexicon` made it from these facts
+        return menu
+    except (LookupError, TypeError, AttributeError):
+        menu = Menu(LazyAtoms(Reasoner(paths).shown()), paths)
+    if stored:
+        facts = {name: menu.facts[name] for name in menu.facts}
+        nested = [name for name, table in facts.items() if any(isinstance(v, tuple) for row in table for v in row)]
+        write_cache(stored, {"facts": facts, "nested": nested, "lexicon": menu.lexicon})
+    return menu
+
+
+def as_tuple(saved: list) -> tuple:
+    """A row of values read back from JSON, whose tuples came back as lists."""
+    return tuple(as_tuple(value) if isinstance(value, list) else value for value in saved)
