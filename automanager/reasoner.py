@@ -17,7 +17,7 @@ import re
 import tempfile
 import threading
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -26,8 +26,8 @@ from typing import Any, ClassVar
 import clingo
 from clingo import ast
 
-Value = str | int | tuple  # a Python view of a clingo term: str for strings and constants
-Atoms = dict[str, list[tuple[Value, ...]]]  # predicate name -> argument tuples, sorted
+Value = str | int | tuple[Any, ...]  # a Python view of a clingo term: str for strings and constants
+Atoms = dict[str, list[tuple[Any, ...]]]  # predicate name -> argument rows (Values), sorted; typed access: terms
 
 
 LOG = logging.getLogger(__name__)
@@ -135,7 +135,7 @@ def locate_error(paths: Sequence[Path], fallback: str) -> ReasonerError:
 class _AnyFunction:
     """Answers every @function during the one-off check of a single file."""
 
-    def __getattr__(self, _name: str):
+    def __getattr__(self, _name: str) -> Callable[..., clingo.Symbol]:
         return lambda *args: clingo.String("")
 
 
@@ -178,7 +178,7 @@ class Reasoner:
         return shown
 
 
-class LazyAtoms(Mapping):
+class LazyAtoms(Mapping[str, list[tuple[Any, ...]]]):
     """Atoms by predicate name, as Python values sorted as `Reasoner.solve` gives them; each
     predicate is turned into Python values when it is first read (every term is a few calls into
     clingo: for a whole menu that took longer than reading it)."""
@@ -195,7 +195,7 @@ class LazyAtoms(Mapping):
             self._values[name] = sorted(rows, key=repr)
         return self._values[name]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[str]:
         return iter(self._symbols)
 
     def __len__(self) -> int:
@@ -227,7 +227,7 @@ class TurnReasoner:
     """
 
     RECYCLE = 32
-    _shared: dict[tuple, TurnReasoner] = {}
+    _shared: dict[tuple[Any, ...], TurnReasoner] = {}
     _programs: ClassVar[dict[str, Rewrite]] = {}  # digest of the rules and KB predicates -> rewrite
     _grounded: ClassVar[dict[str, Grounded]] = {}  # digest of the KB, the rules and this code -> its facts
 
@@ -247,7 +247,7 @@ class TurnReasoner:
         self._ctl: clingo.Control | None = None
         self._relevance: Relevance | None = None
         self._parts: dict[str, str] = {}  # the text of each part not added to the Control yet
-        self._unkept: tuple | None = None  # what `Grounded.of` needs, when the KB was read from its text
+        self._unkept: tuple[Any, ...] | None = None  # what `Grounded.of` needs, when the KB was read from its text
         self._keeping: threading.Thread | None = None  # the thread keeping them
         self._calls = 0
         self._lock = threading.Lock()  # a call during the warm-up waits for it
@@ -304,7 +304,7 @@ class TurnReasoner:
                 return None
         return self._grounded.get(key)
 
-    def _keep_in_background(self, unkept: tuple | None) -> None:
+    def _keep_in_background(self, unkept: tuple[Any, ...] | None) -> None:
         """Keep the facts of a KB just read from its text for the next Control, in a thread of
         its own: neither the call that read it nor one waiting for the Control waits for this
         (the process does, at its end, so that the next one finds them)."""
@@ -362,7 +362,7 @@ class TurnReasoner:
             return symbol
 
         class AddStep(ast.Transformer):
-            def visit_SymbolicAtom(self, node):
+            def visit_SymbolicAtom(self, node: ast.AST) -> ast.AST:
                 return node.update(symbol=stepped(node.symbol))
 
         def dynamic(patterns: list[Pattern]) -> list[Pattern]:
@@ -406,8 +406,8 @@ class TurnReasoner:
         # the other parts define (a misspelling shows when the rules are one program)
         for name, arity in sorted(set().union(*map(atoms_in, statements)) - static - {(OPEN, 1)}):
             base.append(ast.Defined(where, name, arity + 1, True))
-            args = "".join(f"X{i}, " for i in range(arity))
-            atom = f"{name}({args}{STEP})"
+            variables = "".join(f"X{i}, " for i in range(arity))
+            atom = f"{name}({variables}{STEP})"
             ast.parse_string(f"#program {given_part(name, arity)}({STEP}). "
                              f"{atom} :- {atom} = @given({name}, {arity}, {STEP}).", out.append)
             relevance.inputs.add((name, arity))
@@ -426,9 +426,10 @@ class TurnReasoner:
         ctl, self._calls = self._ctl, self._calls + 1
         number = clingo.Number(self._calls)
         facts = list(facts)
-        given = Given(facts, number)
-        parts = [EVERY_CALL, *(given_part(*sig) for sig in given.facts if sig in self._relevance.inputs),
-                 *self._relevance.live(facts)]
+        given, relevance = Given(facts, number), self._relevance
+        assert relevance is not None  # set by _start
+        parts = [EVERY_CALL, *(given_part(*sig) for sig in given.facts if sig in relevance.inputs),
+                 *relevance.live(facts)]
         try:
             self._add(ctl, parts)
             if self._calls > 1:  # hide the last call's answer (now: right after a solve it costs a step)
@@ -477,7 +478,7 @@ class Rewrite:
         return cls("".join(f"{statement}\n" for statement in base), parts, relevance,
                    {name for statement in base + calls for name, _arity in atoms_in(statement)})
 
-    def saved(self) -> tuple[dict, str]:
+    def saved(self) -> tuple[dict[str, Any], str]:
         """As `write_cache` keeps it: the texts one after another, their lengths in the data."""
         texts = {"": self.base, **self.parts}
         return {"texts": [[part, len(text)] for part, text in texts.items()], "relevance": self.relevance.to_json(),
@@ -558,7 +559,7 @@ def given_part(name: str, arity: int) -> str:
     return f"in_{name}_{arity}"
 
 
-Pattern = tuple  # an atom's shape: (name, *argument shapes), None for an argument that can be anything
+Pattern = tuple[Any, ...]  # an atom's shape: (name, *argument shapes), None for an argument that can be anything
 
 
 class Relevance:
@@ -572,39 +573,39 @@ class Relevance:
     shapes share the answer.
     """
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.parts: list[tuple[list[Pattern], list[Pattern]]] = []  # part r<i>: (needs, gives)
         self.always: list[Pattern] = []  # heads of the rules grounded in every call
         self.inputs: set[tuple[str, int]] = set()  # predicates a call's facts may have
         self._index: dict[tuple[str, int], list[tuple[int, int]]] | None = None
-        self._answers: dict[frozenset, list[str]] = {}
+        self._answers: dict[frozenset[Pattern], list[str]] = {}
 
     def add(self, needs: list[Pattern], gives: list[Pattern]) -> str:
         self.parts.append((needs, gives))
         return f"r{len(self.parts) - 1}"
 
-    def to_json(self) -> list:
+    def to_json(self) -> list[Any]:
         return [self.parts, self.always, sorted(self.inputs)]
 
     @classmethod
-    def from_json(cls, saved: list) -> Relevance:
+    def from_json(cls, saved: list[Any]) -> Relevance:
         relevance = cls()
         for needs, gives in saved[0]:
-            relevance.add([as_pattern(p) for p in needs], [as_pattern(p) for p in gives])
-        relevance.always = [as_pattern(p) for p in saved[1]]
+            relevance.add([atom_pattern(p) for p in needs], [atom_pattern(p) for p in gives])
+        relevance.always = [atom_pattern(p) for p in saved[1]]
         relevance.inputs = {(name, arity) for name, arity in saved[2]}
         return relevance
 
     def live(self, facts: Sequence[clingo.Symbol]) -> list[str]:
         """The parts to ground for a call with these facts."""
-        shapes = frozenset(shape(fact) for fact in facts)
+        shapes = frozenset((fact.name, *map(shape, fact.arguments)) for fact in facts)
         if shapes not in self._answers:
             if len(self._answers) >= 512:
                 self._answers.clear()
             self._answers[shapes] = self._work_out(shapes)
         return self._answers[shapes]
 
-    def _work_out(self, shapes: frozenset) -> list[str]:
+    def _work_out(self, shapes: frozenset[Pattern]) -> list[str]:
         if self._index is None:
             self._index = defaultdict(list)
             for part, (needs, _gives) in enumerate(self.parts):
@@ -633,16 +634,26 @@ def shape(symbol: clingo.Symbol) -> Pattern | None:
     return None
 
 
+def function_shape(node: ast.AST) -> Pattern:
+    """An atom's shape: its name, then its arguments' shapes."""
+    return (node.name, *map(term_shape, node.arguments))
+
+
 def term_shape(node: ast.AST) -> Pattern | None:
     """A rule's term's shape: variables, arithmetic and @-functions as anything."""
     if node.ast_type == ast.ASTType.Function and not node.external:
-        return (node.name, *map(term_shape, node.arguments))
+        return function_shape(node)
     if node.ast_type == ast.ASTType.SymbolicTerm:
         return shape(node.symbol)
     return None
 
 
-def as_pattern(saved: list | None) -> Pattern | None:
+def atom_pattern(saved: list[Any]) -> Pattern:
+    """An atom's shape read back from JSON: its name, then its arguments' shapes."""
+    return (saved[0], *map(as_pattern, saved[1:]))
+
+
+def as_pattern(saved: list[Any] | None) -> Pattern | None:
     """A shape read back from JSON (lists) as tuples."""
     return None if saved is None else (saved[0], *map(as_pattern, saved[1:]))
 
@@ -656,7 +667,7 @@ def fits(need: Pattern | None, given: Pattern | None) -> bool:
 
 def required(rule: ast.AST) -> list[Pattern]:
     """The shapes of a rule's plain positive body atoms: it fires only when each is true."""
-    return [term_shape(literal.atom.symbol) for literal in rule.body
+    return [function_shape(literal.atom.symbol) for literal in rule.body
             if literal.ast_type == ast.ASTType.Literal and literal.sign == ast.Sign.NoSign
             and literal.atom.ast_type == ast.ASTType.SymbolicAtom
             and literal.atom.symbol.ast_type == ast.ASTType.Function and not literal.atom.symbol.external]
@@ -664,7 +675,7 @@ def required(rule: ast.AST) -> list[Pattern]:
 
 def head_patterns(rule: ast.AST) -> list[Pattern]:
     """The shapes of every atom in a rule's head (a choice's conditions too: more is only safer)."""
-    return [term_shape(symbol) for symbol in atom_symbols(rule.head)]
+    return [function_shape(symbol) for symbol in atom_symbols(rule.head)]
 
 
 def save_quietly(path: Path, text: str) -> None:
@@ -724,7 +735,7 @@ def atom_symbols(node: ast.AST) -> list[ast.AST]:
     found: list[ast.AST] = []
 
     class Collect(ast.Transformer):
-        def visit_SymbolicAtom(self, atom):
+        def visit_SymbolicAtom(self, atom: ast.AST) -> ast.AST:
             found.extend(atom.symbol.arguments if atom.symbol.ast_type == ast.ASTType.Pool else [atom.symbol])
             return atom
 

@@ -147,7 +147,7 @@ class Offer(Term):
 
 @predicate("asking_stale")
 class AskingStale(Term):
-    id: tuple  # (turn, position) of a staged change
+    id: tuple[Any, ...]  # (turn, position) of a staged change
 
 
 @predicate("talked")
@@ -171,14 +171,14 @@ class StockDone(Term):
 @predicate("staged")
 class Staged(Term):
     """A menu change waiting to be applied: the audit record."""
-    id: tuple
+    id: tuple[Any, ...]
     action: Const
     item: str
     property: Const
     old: Value | None
     new: Value | None
 
-    def row(self) -> tuple:
+    def row(self) -> tuple[Any, ...]:
         """(action, item, property, old, new) as plain values, as the audit log keeps them."""
         return (str(self.action), self.item, str(self.property),
                 *(None if v is None else value(as_term(v)) for v in (self.old, self.new)))
@@ -186,7 +186,7 @@ class Staged(Term):
 
 @predicate("effect")
 class Create(Term):
-    id: tuple
+    id: tuple[Any, ...]
     op: Const  # create
     item: str
     type: Const
@@ -194,7 +194,7 @@ class Create(Term):
 
 @predicate("effect")
 class Change(Term):
-    id: tuple
+    id: tuple[Any, ...]
     op: Const  # set | unset
     item: str
     property: Const
@@ -203,7 +203,7 @@ class Change(Term):
 
 @predicate("effect")
 class Remove(Term):
-    id: tuple
+    id: tuple[Any, ...]
     op: Const  # remove
     item: str
 

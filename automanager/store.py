@@ -24,8 +24,11 @@ from contextlib import closing
 from datetime import UTC, datetime
 from functools import cached_property
 from pathlib import Path
+from typing import Any, TypeVar
 
 from . import paths
+
+Result = TypeVar("Result")  # what a write transaction's work returns
 
 
 class StateError(Exception):
@@ -88,7 +91,7 @@ class Home:
             raise StateError(f"'{session_id}' is not a session id (letters and digits only)")
         return self.sessions / f"{session_id}.json"
 
-    def save_session(self, session_id: str, data: dict, new: bool = False) -> None:
+    def save_session(self, session_id: str, data: dict[str, Any], new: bool = False) -> None:
         """Replace the session file atomically; a `new` session never replaces an existing file."""
         try:
             write_atomic(self.session_path(session_id), json.dumps(data, ensure_ascii=False, indent=1),
@@ -100,10 +103,11 @@ class Home:
             raise StateError(f"cannot save the session to {self.session_path(session_id)}: {exc.strerror}. "
                              "Check that the state dir is writable (--state-dir).") from exc
 
-    def load_session(self, session_id: str, role: str = "customer") -> dict:
+    def load_session(self, session_id: str, role: str = "customer") -> dict[str, Any]:
         path = self.session_path(session_id)
         try:
-            return json.loads(path.read_text(encoding="utf-8"))
+            data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+            return data
         except FileNotFoundError as exc:
             raise StateError(f"no session '{session_id}' in {self.sessions}; `automanager {role}` without "
                              "--resume starts a new one") from exc
@@ -122,7 +126,8 @@ class Home:
         path = self.root / "shared.db"
         opened_on = file_mark(path), os.getpid()
         if getattr(self._kept, "on", None) == opened_on:
-            return self._kept.conn
+            kept: sqlite3.Connection = self._kept.conn
+            return kept
         self.close()
         if opened_on[0] is None:
             create_db(path)
@@ -144,7 +149,7 @@ class Home:
             self._kept.conn.close()
         self._kept.on = None
 
-    def _read(self, query: str, params: tuple = ()) -> list[tuple]:
+    def _read(self, query: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         try:
             return self.db().execute(query, params).fetchall()
         except sqlite3.Error as exc:
@@ -154,7 +159,7 @@ class Home:
             raise StateError(f"cannot open the state dir {self.root}: {exc.strerror}. Check that it is a "
                              "writable folder (--state-dir or $AUTOMANAGER_HOME).") from exc
 
-    def _write(self, work: Callable[[sqlite3.Connection], object]):
+    def _write(self, work: Callable[[sqlite3.Connection], Result]) -> Result:
         """Run `work` in one write transaction (BEGIN IMMEDIATE): all of it lands, or none."""
         try:
             conn = self.db()
@@ -226,7 +231,7 @@ class Home:
         rows = self._read("SELECT version FROM menu_version WHERE session = ? AND batch = ?", (session, batch))
         return rows[0][0] if rows else None
 
-    def commit_menu(self, session: str, batch: str, based_on: int, records: Iterable[tuple],
+    def commit_menu(self, session: str, batch: str, based_on: int, records: Iterable[tuple[Any, ...]],
                     make: Callable[[list[Path]], str]) -> int:
         """Publish the next menu version: `make(files of the latest version)` returns its text.
 
@@ -252,14 +257,14 @@ class Home:
 
         return self._write(work)
 
-    def history(self, limit: int = 50) -> list[dict]:
+    def history(self, limit: int = 50) -> list[dict[str, Any]]:
         """The newest applied changes first: stock and menu, with old and new values."""
         rows = self._read("SELECT at, session, version, action, item, property, old, new FROM audit "
                           "ORDER BY id DESC LIMIT ?", (limit,))
         keys = ("at", "session", "version", "action", "item", "property", "old", "new")
         return [dict(zip(keys, row)) for row in rows]
 
-    def sessions_of(self, role: str) -> list[tuple[str, dict]]:
+    def sessions_of(self, role: str) -> list[tuple[str, dict[str, Any]]]:
         """(id, data) of every readable session of a role, newest first."""
         found = []
         for path in sorted(self.sessions.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True):

@@ -135,10 +135,11 @@ def fits(kind: Any, v: Any) -> bool:
     return False
 
 
-def _options(kind: Any) -> tuple:
-    if isinstance(kind, types.UnionType) or typing.get_origin(kind) is typing.Union:
-        return typing.get_args(kind)
-    return (kind,)
+def _options(kind: Any) -> tuple[Any, ...]:
+    """The types a field's type allows, a generic by its plain type (`tuple[Any, ...]`: tuple)."""
+    kinds = typing.get_args(kind) if isinstance(kind, types.UnionType) or typing.get_origin(kind) is typing.Union \
+        else (kind,)
+    return tuple(typing.get_origin(k) or k for k in kinds)
 
 
 def _type_name(kind: Any) -> str:
@@ -156,7 +157,7 @@ def decode(symbol: clingo.Symbol | str) -> Term | None:
     return typed if isinstance(typed, Term) else None
 
 
-def _function(name: str, args: tuple) -> Any:
+def _function(name: str, args: tuple[Any, ...]) -> Any:
     """A named term of exact values: its typed predicate, or the symbol when none is declared."""
     tag = args[0] if args and isinstance(args[0], Const) else None
     cls = REGISTRY.get((name, tag, len(args))) or REGISTRY.get((name, None, len(args)))
@@ -176,7 +177,7 @@ class _Text:
     terms made typed by `_function`."""
 
     def __init__(self, text: str):
-        tokens = _TOKEN.findall(text)
+        tokens: list[str] = _TOKEN.findall(text)
         self.text, self.at = text, 0
         self.tokens = [t for t in tokens if not t.isspace()] if "".join(tokens) == text else []
 
@@ -206,9 +207,9 @@ class _Text:
         except ValueError:
             return clingo.Function(token)
 
-    def arguments(self) -> list:
+    def arguments(self) -> list[Any]:
         """The values up to the closing parenthesis (a 1-tuple is printed `(a,)`)."""
-        values: list = []
+        values: list[Any] = []
         while self.tokens[self.at:self.at + 1] != [")"]:
             values.append(self.value())
             if self.tokens[self.at:self.at + 1] == [","]:

@@ -223,10 +223,10 @@ def describe(vocabulary: dict[str, Form], fields: bool = True) -> str:
     return "\n".join(lines)
 
 
-def json_schema(vocabulary: dict[str, Form]) -> dict:
+def json_schema(vocabulary: dict[str, Form]) -> dict[str, Any]:
     """A strict JSON schema (OpenAI structured outputs) of {"predicates": [form, ...]}."""
 
-    def field_schema(kind: str) -> dict:
+    def field_schema(kind: str) -> dict[str, Any]:
         nullable = kind.endswith("?")
         kind = kind.rstrip("?")
         if "|" in kind:
@@ -234,7 +234,7 @@ def json_schema(vocabulary: dict[str, Form]) -> dict:
             return {"type": ["string", "null"], "enum": [*words, None]} if nullable else {"type": "string", "enum": words}
         return {"type": [kind, "null"] if nullable else kind}
 
-    alike: dict[tuple, list[str]] = {}  # forms with the same fields share one variant (a shorter schema)
+    alike: dict[tuple[tuple[str, str], ...], list[str]] = {}  # forms with the same fields share one variant (a shorter schema)
     for name, spec in vocabulary.items():
         alike.setdefault(spec.fields, []).append(name)
     variants = []

@@ -32,7 +32,7 @@ SAMPLES = {str: "Soft Taco", int: 3, Const: Const("size"), tuple: (2, 1)}
 def samples(kind) -> list:
     """Values of a field type: each option of a union, None included."""
     if isinstance(kind, types.UnionType) or typing.get_origin(kind) is typing.Union:
-        options = typing.get_args(kind)
+        options = tuple(typing.get_origin(k) or k for k in typing.get_args(kind))
         if set(options) >= {str, int, tuple}:  # Value: any term, nested constants kept
             return ["Onions", 7, (Const("size"), "large", Const("yes")), ("Old", "New"), *([None] * (type(None) in options))]
         return [v for option in options for v in samples(option)]
@@ -40,7 +40,7 @@ def samples(kind) -> list:
         return [None]
     if isinstance(kind, type) and issubclass(kind, Term):
         return [example(kind)]
-    return [SAMPLES[kind]]
+    return [SAMPLES[typing.get_origin(kind) or kind]]
 
 
 def example(cls: type[Term], pick: int = 0) -> Term:
