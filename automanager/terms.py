@@ -37,7 +37,8 @@ class Term:
     """The base of every typed predicate; `name` and `tag` are set by `@predicate`."""
 
     name: ClassVar[str] = ""
-    tag: ClassVar[str | None] = None  # the constant first argument telling kinds of `name` apart
+    tag: ClassVar[str | None] = None  # the constant argument telling kinds of `name` apart
+    tag_at: ClassVar[int] = 0  # its position: first, or after the fields before it (confirm(K, kind, ...))
 
     def symbol(self) -> clingo.Symbol:
         return encode(self)
@@ -49,16 +50,17 @@ Reader = Callable[[Any], Any]
 
 
 @typing.dataclass_transform(frozen_default=True)  # type checkers see the fields as the constructor's
-def predicate(name: str, tag: str | None = None) -> Callable[[type[T]], type[T]]:
-    """Declare a typed predicate `name(fields...)`, or `name(tag, fields...)` for a tagged kind."""
+def predicate(name: str, tag: str | None = None, tag_at: int = 0) -> Callable[[type[T]], type[T]]:
+    """Declare a typed predicate `name(fields...)`, or `name(tag, fields...)` for a tagged kind
+    (`tag_at` fields before the tag: `name(field, tag, fields...)`)."""
 
     def register(cls: type[T]) -> type[T]:
-        clash = {"name", "tag"} & set(getattr(cls, "__annotations__", {}))
+        clash = {"name", "tag", "tag_at"} & set(getattr(cls, "__annotations__", {}))
         if clash:
             raise TypeError(f"{cls.__name__}: a field cannot be called {' or '.join(sorted(clash))} (Term keeps the "
                             "predicate's name and tag there)")
         cls = dataclasses.dataclass(frozen=True)(cls)
-        cls.name, cls.tag = name, tag
+        cls.name, cls.tag, cls.tag_at = name, tag, tag_at
         key = (name, tag, len(dataclasses.fields(cls)) + (tag is not None))  # type: ignore[arg-type]
         if key in REGISTRY:
             raise TypeError(f"{name}/{key[2]} {tag or ''} is declared twice: {REGISTRY[key].__name__}, {cls.__name__}")
@@ -77,7 +79,9 @@ def encode(obj: Term) -> clingo.Symbol:
     """The clingo symbol of a typed predicate; None fields become the constant `none`."""
     args = [clingo.Function(NONE) if getattr(obj, f.name) is None else as_term(getattr(obj, f.name))
             for f in dataclasses.fields(obj)]  # type: ignore[arg-type]
-    return clingo.Function(obj.name, ([clingo.Function(obj.tag)] if obj.tag else []) + args)
+    if obj.tag:
+        args.insert(obj.tag_at, clingo.Function(obj.tag))
+    return clingo.Function(obj.name, args)
 
 
 def as_term(field_value: Any) -> clingo.Symbol:
@@ -159,11 +163,12 @@ def decode(symbol: clingo.Symbol | str) -> Term | None:
 
 def _function(name: str, args: tuple[Any, ...]) -> Any:
     """A named term of exact values: its typed predicate, or the symbol when none is declared."""
-    tag = args[0] if args and isinstance(args[0], Const) else None
-    cls = REGISTRY.get((name, tag, len(args))) or REGISTRY.get((name, None, len(args)))
+    cls = next((found for at, tag in enumerate(args[:2]) if isinstance(tag, Const)
+                and (found := REGISTRY.get((name, tag, len(args)))) and found.tag_at == at),
+               None) or REGISTRY.get((name, None, len(args)))
     if cls is None:
         return clingo.Function(name, [as_term(a) for a in args])
-    rest = args[1:] if cls.tag else args
+    rest = (*args[:cls.tag_at], *args[cls.tag_at + 1:]) if cls.tag else args
     return cls(*(convert(a) for convert, a in zip(_readers(cls), rest)))
 
 

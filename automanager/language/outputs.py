@@ -1,0 +1,415 @@
+"""What the bots' rules say back, as typed predicates: each `confirm` kind that `assistant.lp`
+and `admin.lp` can derive, declared once with the meaning of each argument (before, only the
+rules' comments said it). The reply templates read these, never a row's positions; the test in
+tests/test_replies.py keeps this list equal to the rules' heads.
+
+The assistant's are `confirm(kind, ...)`; the administrator's `confirm(K, kind, ...)`, K the
+place in the manager's sentence the confirmation answers (`at`).
+"""
+
+from __future__ import annotations
+
+from ..reasoner import Value
+from ..terms import Term, predicate
+
+# ---- the assistant: confirm(kind, ...) --------------------------------------------------------
+
+
+@predicate("confirm", "order")
+class Ordered(Term):
+    food: str
+    quantity: int
+    line: int  # which order line of the sentence
+
+
+@predicate("confirm", "unavailable")
+class Unavailable(Term):
+    food: str
+    ingredient: str  # the first of what ran out
+
+
+@predicate("confirm", "too_many")
+class TooMany(Term):
+    food: str
+    quantity: int
+    most: int  # the most of one item on an order
+
+
+@predicate("confirm", "bad_quantity")
+class BadQuantity(Term):
+    food: str
+    quantity: int
+
+
+@predicate("confirm", "order_limit")
+class OrderLimit(Term):
+    most: int  # the most items on one order
+
+
+@predicate("confirm", "update")
+class Updated(Term):
+    dish: str
+    operation: str  # add, no, less, extra, change, option
+    option: Value  # an ingredient; (old, new) for change; (group, value, yes|no) for option
+    units: int  # how many of the dish it applies to
+
+
+@predicate("confirm", "restored")
+class Restored(Term):
+    dish: str
+    topping: str
+
+
+@predicate("confirm", "rejected_update")
+class RejectedUpdate(Term):
+    dish: str
+    operation: str
+    option: Value
+    reason: str
+
+
+@predicate("confirm", "specify")
+class Specified(Term):
+    combo: str
+    dish: str
+
+
+@predicate("confirm", "rejected_specify")
+class RejectedSpecify(Term):
+    combo: str
+    dish: str
+    reason: str  # not_ordered, not_a_choice, unavailable, no_open_slot
+
+
+@predicate("confirm", "swapped")
+class Swapped(Term):
+    combo: str
+    old: str
+    dish: str
+
+
+@predicate("confirm", "default_choice")
+class DefaultChoice(Term):
+    combo: str
+    group: Value
+    dish: str
+
+
+@predicate("confirm", "skipped")
+class Skipped(Term):
+    group: Value
+    topic: str  # options, or the option group asked about
+
+
+@predicate("confirm", "defaulted")
+class Defaulted(Term):
+    group: str
+    option: str
+
+
+@predicate("confirm", "removed")
+class Removed(Term):
+    food: str
+    count: Value  # a number of units, or all
+
+
+@predicate("confirm", "not_in_order")
+class NotInOrder(Term):
+    food: str
+
+
+@predicate("confirm", "quantity")
+class QuantitySet(Term):
+    food: str
+    quantity: int
+
+
+@predicate("confirm", "replaced")
+class Replaced(Term):
+    old: str
+    new: str
+
+
+@predicate("confirm", "ran_out")
+class RanOut(Term):
+    food: str
+    ingredient: str
+
+
+@predicate("confirm", "topping_ran_out")
+class ToppingRanOut(Term):
+    dish: str
+    topping: str
+
+
+@predicate("confirm", "cancelled")
+class Cancelled(Term):
+    pass
+
+
+@predicate("confirm", "stopped")
+class Stopped(Term):
+    pass
+
+
+@predicate("confirm", "irrelevant")
+class NotUnderstood(Term):
+    pass
+
+
+@predicate("confirm", "empty_order")
+class EmptyOrder(Term):
+    pass
+
+
+@predicate("confirm", "greeting")
+class Greeting(Term):
+    kind: str  # hello, how_are_you, thanks
+
+
+@predicate("confirm", "unknown")
+class Unknown(Term):
+    index: int  # which of the words said back as not on the menu
+
+
+@predicate("confirm", "either")
+class Either(Term):
+    first: str
+    second: str
+
+
+CUSTOMER = {cls.tag: cls for cls in (
+    Ordered, Unavailable, TooMany, BadQuantity, OrderLimit, Updated, Restored, RejectedUpdate, Specified,
+    RejectedSpecify, Swapped, DefaultChoice, Skipped, Defaulted, Removed, NotInOrder, QuantitySet, Replaced,
+    RanOut, ToppingRanOut, Cancelled, Stopped, NotUnderstood, EmptyOrder, Greeting, Unknown, Either)}
+
+
+# ---- the administrator: confirm(K, kind, ...) --------------------------------------------------
+
+
+def admin(kind: str):  # type: ignore[no-untyped-def]  # a decorator factory, typed by predicate's
+    return predicate("confirm", kind, tag_at=1)
+
+
+@admin("runout")
+class RunOut(Term):
+    at: int
+    item: str
+    dishes: int  # how many dishes it takes off
+
+
+@admin("already_out")
+class AlreadyOut(Term):
+    at: int
+    item: str
+
+
+@admin("kept_stock")
+class KeptStock(Term):
+    at: int
+    item: str
+
+
+@admin("restore")
+class BackInStock(Term):
+    at: int
+    item: str
+
+
+@admin("as_ingredient")
+class AsIngredient(Term):
+    at: int
+    item: str
+
+
+@admin("cancelled")
+class AddCancelled(Term):
+    at: int
+    item: str
+
+
+@admin("nothing_to_cancel")
+class NothingToCancel(Term):
+    at: int
+
+
+@admin("kept_price")
+class KeptPrice(Term):
+    at: int
+    item: str
+    price: int
+
+
+@admin("changed")
+class Changed(Term):
+    at: int
+    item: str
+    property: str
+    old: Value
+    new: Value
+
+
+@admin("added")
+class AddedItem(Term):
+    at: int
+    item: str
+    type: str  # dish, combo, ingredient, sauce
+
+
+@admin("added")
+class AddedValue(Term):
+    at: int
+    item: str
+    property: str
+    value: Value
+
+
+@admin("noted")
+class Noted(Term):
+    at: int
+    item: str
+    property: str
+    value: Value
+
+
+@admin("declined")
+class Declined(Term):
+    at: int
+    item: str
+
+
+@admin("kept")
+class Kept(Term):
+    at: int
+    item: str
+
+
+@admin("deleted")
+class Deleted(Term):
+    at: int
+    item: str
+
+
+@admin("removed")
+class RemovedValue(Term):
+    at: int
+    item: str
+    property: str
+    old: Value
+
+
+@admin("stock_undone")
+class StockUndone(Term):
+    at: int
+    item: str
+    was: str  # out or back: what is undone
+
+
+@admin("undone")
+class Undone(Term):
+    at: int
+    item: str
+
+
+@admin("nothing_to_undo")
+class NothingToUndo(Term):
+    at: int
+
+
+@admin("nothing_pending")
+class NothingPending(Term):
+    at: int
+    item: str
+
+
+@admin("kept_theirs")
+class KeptTheirs(Term):
+    at: int
+    item: str
+    property: str
+    now: Value
+
+
+@admin("rebased")
+class Rebased(Term):
+    at: int
+    item: str
+    property: str
+    now: Value
+    new: Value
+
+
+@admin("answer_first")
+class AnswerFirst(Term):
+    at: int
+
+
+@admin("nothing_to_save")
+class NothingToSave(Term):
+    at: int
+
+
+@admin("abandoned")
+class Abandoned(Term):
+    at: int
+    item: str
+    property: str  # the first one still missing
+
+
+@admin("irrelevant")
+class ManagerNotUnderstood(Term):
+    at: int
+
+
+@admin("stock_is")
+class StockIs(Term):
+    at: int
+    item: str
+
+
+@admin("stock_none")
+class StockNone(Term):
+    at: int
+
+
+@admin("stock_off")
+class StockOff(Term):
+    at: int
+    item: str
+    ingredient: str
+
+
+@admin("stock_in")
+class StockIn(Term):
+    at: int
+    item: str
+
+
+@admin("pending_is")
+class PendingIs(Term):
+    at: int
+    action: str
+    item: str
+    property: str
+    old: Value
+    new: Value
+
+
+@admin("pending_none")
+class PendingNone(Term):
+    at: int
+
+
+@admin("value_is")
+class ValueIs(Term):
+    at: int
+    item: str
+    property: str
+    value: Value
+
+
+MANAGER = {(cls.tag, len(cls.__dataclass_fields__)): cls for cls in (  # by kind and field count (added has two)
+    RunOut, AlreadyOut, KeptStock, BackInStock, AsIngredient, AddCancelled, NothingToCancel, KeptPrice, Changed,
+    AddedItem, AddedValue, Noted, Declined, Kept, Deleted, RemovedValue, StockUndone, Undone, NothingToUndo,
+    NothingPending, KeptTheirs, Rebased, AnswerFirst, NothingToSave, Abandoned, ManagerNotUnderstood, StockIs,
+    StockNone, StockOff, StockIn, PendingIs, PendingNone, ValueIs)}
