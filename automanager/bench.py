@@ -40,7 +40,7 @@ from .language.customer_templates import plural
 from .language.phrases import menu_examples
 from .menu.commit import kb_facts
 from .menu.model import Menu
-from .reasoner import Const
+from .reasoner import Const, caches_written
 from .star import CustomerChat, ManagerChat
 from .state import State
 from .store import Home
@@ -241,7 +241,7 @@ def llm_figures(dish: str, kb: Path | None) -> dict | None:
     config = LLMConfig.from_env()
     if config is None:
         return None
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, caches_written():
         chat = CustomerChat(Home(Path(tmp), kb), None, config)
         turns = [chat.step(line) for line in (f"two {dish}", "what do you recommend?", "that's all")]
     calls = [t.llm["calls"] for t in turns]

@@ -18,6 +18,7 @@ import tempfile
 import threading
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -27,6 +28,7 @@ import clingo
 from clingo import ast
 
 Value = str | int | tuple[Any, ...]  # a Python view of a clingo term: str for strings and constants
+KEEPER = "kb-facts"  # the name of a thread writing a KB cache
 Atoms = dict[str, list[tuple[Any, ...]]]  # predicate name -> argument rows (Values), sorted; typed access: terms
 
 
@@ -45,6 +47,18 @@ def logged(errors: list[str]) -> Callable[[clingo.MessageCode, str], None]:
         LOG.warning("clingo %s: %s", code.name, message.strip())
 
     return log
+
+
+@contextmanager
+def caches_written() -> Iterator[None]:
+    """On leaving, wait for the KB caches this process writes in the background, so that a
+    state dir removed right after (a scenario's, a benchmark's) is not written into meanwhile."""
+    try:
+        yield
+    finally:
+        for thread in threading.enumerate():
+            if thread.name == KEEPER:
+                thread.join()
 
 
 class ReasonerError(Exception):
@@ -309,7 +323,7 @@ class TurnReasoner:
         its own: neither the call that read it nor one waiting for the Control waits for this
         (the process does, at its end, so that the next one finds them)."""
         if unkept is not None:
-            self._keeping = threading.Thread(target=self._keep, args=unkept, name="kb-facts")
+            self._keeping = threading.Thread(target=self._keep, args=unkept, name=KEEPER)
             self._keeping.start()
 
     def _keep(self, key: str, *made_of: Any) -> None:

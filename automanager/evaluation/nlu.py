@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..normalize import normalize
+from ..reasoner import caches_written
 from ..star import CustomerChat
 from ..store import Home
 
@@ -222,5 +223,5 @@ def run_nlu(pairs: list[tuple[str, str]], split: str, home: Path, entities: Enti
 def evaluate(data: Path, split: str, progress: Callable[[int], None] = lambda _n: None,
              limit: int | None = None, kb: Path | None = None) -> NluReport:
     pairs = read_split(data, split)[:limit]
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, caches_written():
         return run_nlu(pairs, split, Path(tmp), Entities(data), progress, kb)

@@ -24,7 +24,7 @@ from ..menu.commit import kb_facts
 from ..menu.model import Menu
 from ..names import NameMatcher
 from ..normalize import normalize
-from ..reasoner import Const
+from ..reasoner import Const, caches_written
 from ..star import CustomerChat, ManagerChat, Turn
 from ..state import Has, State
 from ..state import Unit as StateUnit
@@ -61,7 +61,7 @@ class Result:
 def run_scenario(scenario: Scenario, llm: LLMConfig | None = None, judge: OpenAIBackend | None = None,
                  root: Path | None = None, kb: Path | None = None) -> Result:
     result = Result(scenario.name, str(scenario.path or ""))
-    with tempfile.TemporaryDirectory(dir=root) as tmp:
+    with tempfile.TemporaryDirectory(dir=root) as tmp, caches_written():
         home = Home(Path(tmp), kb)
         manager: ManagerChat | None = None
         customers: dict[int, CustomerChat] = {}

@@ -6,15 +6,23 @@ nothing here decides anything.
 
 from __future__ import annotations
 
+import dataclasses
 import re
+import tomllib
 from collections import defaultdict
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import inflect
 
 from ..menu.model import Menu
 from ..reasoner import Atoms
+from ..terms import Term, read
 from ..vocab import MAX_NUMBER
+from .outputs import CUSTOMER, RejectedUpdate, Updated
+
+REPLIES = tomllib.loads(Path(__file__).with_name("customer_replies.toml").read_text(encoding="utf-8"))
 
 ENGLISH = inflect.engine()
 ENGLISH.defnoun("(.*(?<!tat|mat))o", "$1os")  # burritos, combos (inflect says "burritoes"); potatoes stay
@@ -25,6 +33,11 @@ CHANGE_WORDS = {"add": "{}", "extra": "extra {}", "no": "no {}", "less": "light 
 def change_words(op: str, opt) -> str:
     """A change to a dish in a few words: "extra <cheese>", "<beans> instead of <rice>"."""
     return CHANGE_WORDS[op].format(*opt) if op == "change" else CHANGE_WORDS[op].format(opt)
+
+
+def fields(said: Term) -> dict[str, Any]:
+    """A typed output's fields by name, for its reply's placeholders."""
+    return {f.name: getattr(said, f.name) for f in dataclasses.fields(said)}  # type: ignore[arg-type]
 
 
 def dollars(cents: int) -> str:
@@ -103,83 +116,54 @@ class CustomerTemplates:
 
     # -- confirmations -------------------------------------------------------------------
     def confirmations(self, actions: Atoms, unknown: list[str]) -> list[str]:
-        by_kind: dict[str, list[tuple]] = defaultdict(list)
-        for args in actions.get("confirm", []):
-            by_kind[args[0]].append(args[1:])
-        out = []
-        for (kind,) in by_kind.pop("greeting", []):
-            out.append({"hello": "Hi there!", "how_are_you": "I'm doing great, thanks for asking!",
-                        "thanks": "You're welcome!"}[kind])
-        for (k,) in by_kind.pop("unknown", []):
-            out.append(f"Sorry, \"{unknown[k]}\" isn't on our menu." if k < len(unknown) else "")
+        said: dict[str, list[Any]] = defaultdict(list)  # typed outputs by kind
+        for kind, *row in actions.get("confirm", []):
+            said[kind].append(read(CUSTOMER[kind], row))
+        text = REPLIES["confirm"]
+        out = [text[f"greeting_{g.kind}"] for g in said.pop("greeting", [])]
+        out += [text["unknown"].format(word=unknown[u.index]) if u.index < len(unknown) else ""
+                for u in said.pop("unknown", [])]
         lines: dict[str, int] = {}  # in the order said, each food once
-        for f, n, _ in sorted(by_kind.pop("order", []), key=lambda row: row[2]):
-            lines[f] = lines.get(f, 0) + n
-        ordered = self.ordered_with_changes(lines, by_kind)
-        if len(ordered) > 1 and any(" with " in line for line in ordered):  # "..., and a <drink>": whose "and" is whose
-            out.append(f"Got it: {', '.join(ordered[:-1])}, and {ordered[-1]}.")
+        for o in sorted(said.pop("order", []), key=lambda o: o.line):
+            lines[o.food] = lines.get(o.food, 0) + o.quantity
+        ordered = self.ordered_with_changes(lines, said)
+        if len(ordered) > 1 and any(" with " in line for line in ordered):
+            out.append(text["got_it_with"].format(first=", ".join(ordered[:-1]), last=ordered[-1]))
         elif ordered:
-            out.append(f"Got it: {join(ordered)}.")
-        for f, i in by_kind.pop("unavailable", []):
-            out.append(f"Sorry, we can't offer the {f} right now: we've run out of {i}.")
-        for f, i in by_kind.pop("ran_out", []):
-            out.append(f"Sorry, we've just run out of {i}, so I had to take the {f} off your order.")
-        for d, t in by_kind.pop("topping_ran_out", []):
-            out.append(f"We've just run out of {t}, so it's off your {d}.")
-        for f, n, m in by_kind.pop("too_many", []):
-            amount = "that many" if n >= MAX_NUMBER else f"{n:,}"  # clamped: not the number said
-            out.append(f"I can't put {amount} of the {f} on one order: the most is {m} per item. How many would you like?")
-        for f, n in by_kind.pop("bad_quantity", []):
-            out.append(f"{n} isn't a quantity I can take for the {f}.")
-        for (m,) in by_kind.pop("order_limit", []):
-            out.append(f"That would take your order over {m} items, so I haven't added it.")
-        for d, op, opt, n in by_kind.pop("update", []):
-            out.append(self.update_text(d, op, opt, n))
-        for d, t in by_kind.pop("restored", []):
-            out.append(f"{t} back on your {plural(d, self.counts.get(d, 1))}, the way it comes.")
-        for d, op, opt, why in by_kind.pop("rejected_update", []):
-            out.append(self.rejected_update(d, op, opt, why))
-        for c, d in by_kind.pop("specify", []):
-            out.append(f"{d} for your {c}.")
-        for c, old, d in by_kind.pop("swapped", []):
-            out.append(f"{d} instead of {old} for your {c}.")
-        for c, d, why in by_kind.pop("rejected_specify", []):
-            out.append({
-                "not_ordered": f"There's no {c} in your order to choose {d} for.",
-                "not_a_choice": f"{d} isn't one of the choices for the {c}.",
-                "unavailable": f"Sorry, we've run out of what the {d} needs.",
-                "no_open_slot": f"The choices for your {c} are already made.",
-            }[why])
-        for c, _group, d in by_kind.pop("default_choice", []):
-            out.append(f"I'll make that {ENGLISH.a(d)} for your {c}.")
-        defaults = [self.option_said(group, value) for group, value in by_kind.pop("defaulted", [])]
-        for _, topic in by_kind.pop("skipped", []):
-            if topic == "options":
-                out.append("I'll leave them as they come.")
+            out.append(text["got_it"].format(items=join(ordered)))
+        out += [text["unavailable"].format(**fields(c)) for c in said.pop("unavailable", [])]
+        out += [text["ran_out"].format(**fields(c)) for c in said.pop("ran_out", [])]
+        out += [text["topping_ran_out"].format(**fields(c)) for c in said.pop("topping_ran_out", [])]
+        out += [text["too_many"].format(**fields(c), amount=text["too_many_amount"] if c.quantity >= MAX_NUMBER
+                                        else f"{c.quantity:,}") for c in said.pop("too_many", [])]
+        out += [text["bad_quantity"].format(**fields(c)) for c in said.pop("bad_quantity", [])]
+        out += [text["order_limit"].format(**fields(c)) for c in said.pop("order_limit", [])]
+        out += [self.update_text(c) for c in said.pop("update", [])]
+        out += [text["restored"].format(topping=c.topping, dishes=plural(c.dish, self.counts.get(c.dish, 1)))
+                for c in said.pop("restored", [])]
+        out += [self.rejected_update(c) for c in said.pop("rejected_update", [])]
+        out += [text["specify"].format(**fields(c)) for c in said.pop("specify", [])]
+        out += [text["swapped"].format(**fields(c)) for c in said.pop("swapped", [])]
+        out += [text[f"rejected_specify_{c.reason}"].format(**fields(c)) for c in said.pop("rejected_specify", [])]
+        out += [text["default_choice"].format(a_dish=ENGLISH.a(c.dish), combo=c.combo)
+                for c in said.pop("default_choice", [])]
+        defaults = [self.option_said(c.group, c.option) for c in said.pop("defaulted", [])]
+        for c in said.pop("skipped", []):
+            if c.topic == "options":
+                out.append(text["skipped_options"])
             elif defaults:
-                out.append(f"I'll make that {ENGLISH.a(join(defaults))}.")
-        for f, k in by_kind.pop("removed", []):
-            out.append(f"I've taken the {f} off your order." if k == "all"
-                       else f"I've taken {self.count(f, k)} off your order.")
-        for (f,) in by_kind.pop("not_in_order", []):
-            out.append(f"There's no {f} in your order.")
-        for f, n in by_kind.pop("quantity", []):
-            out.append(f"Okay, {self.count(f, n)} then." if n else f"Okay, no {plural(f, 2)} then.")
-        for old, new in by_kind.pop("replaced", []):
-            out.append(f"Okay, the {new} instead of the {old}.")
-        if by_kind.pop("cancelled", []):
-            out.append("I've cancelled your order.")
-        if by_kind.pop("stopped", []):
-            out.append("Okay, stopping here: I haven't added anything.")
-        if by_kind.pop("irrelevant", []):
-            out.append("Sorry, I didn't catch that. Let's get back to your order.")
-        if by_kind.pop("empty_order", []):
-            out.append("Your order is empty so far.")
-        for a, b in by_kind.pop("either", []):
-            out.append(f"Which one would you like: the {a} or the {b}?")
+                out.append(text["skipped_defaulted"].format(a_defaults=ENGLISH.a(join(defaults))))
+        out += [text["removed_all"].format(food=c.food) if c.count == "all"
+                else text["removed_some"].format(amount=self.count(c.food, c.count)) for c in said.pop("removed", [])]
+        out += [text["not_in_order"].format(**fields(c)) for c in said.pop("not_in_order", [])]
+        out += [text["quantity"].format(amount=self.count(c.food, c.quantity)) if c.quantity
+                else text["quantity_none"].format(foods=plural(c.food, 2)) for c in said.pop("quantity", [])]
+        out += [text["replaced"].format(**fields(c)) for c in said.pop("replaced", [])]
+        out += [text[kind] for kind in ("cancelled", "stopped", "irrelevant", "empty_order") if said.pop(kind, [])]
+        out += [text["either"].format(**fields(c)) for c in said.pop("either", [])]
         return out
 
-    def ordered_with_changes(self, lines: dict[str, int], by_kind: dict[str, list[tuple]]) -> list[str]:
+    def ordered_with_changes(self, lines: dict[str, int], said: dict[str, list[Any]]) -> list[str]:
         """The foods ordered this turn, each with the changes said for all of its units in the same
         breath: "two large <dishes> with <this> and extra <that>". A change on only some units,
         or on a food ordered before, keeps a sentence of its own."""
@@ -187,35 +171,34 @@ class CustomerTemplates:
         after: dict[str, list[str]] = defaultdict(list)  # "fresco style", "in a bottle"
         details: dict[str, list[str]] = defaultdict(list)  # "with" what
         rest = []
-        for d, op, opt, n in by_kind.pop("update", []):
-            whole = d in lines and n == lines[d] == self.counts.get(d, lines[d])
+        for c in said.pop("update", []):
+            d, op, opt = c.dish, c.operation, c.option
+            whole = d in lines and c.units == lines[d] == self.counts.get(d, lines[d])
             if whole and op == "option" and opt[2] == "yes":
                 if self.worth_saying(d, opt[0], opt[1]):  # "a medium Coke" is a Coke
                     (before if opt[0] in self.menu.said_before_name else after)[d].append(self.option_said(*opt[:2]))
             elif whole and op in CHANGE_WORDS:
                 details[d].append(change_words(op, opt))
             else:
-                rest.append((d, op, opt, n))
-        by_kind["update"] = rest
+                rest.append(c)
+        said["update"] = rest
         return [" ".join([self.count(" ".join([*before[f], f]), n), *after[f]]) +
                 (f" with {join(details[f])}" if details[f] else "") for f, n in lines.items()]
 
-    def update_text(self, d: str, op: str, opt, units: int) -> str:
+    def update_text(self, c: Updated) -> str:
         """What an update did, and on how many of the dish: "your <tacos>" or "one of your <tacos>"."""
-        ordered = self.counts.get(d, 1)
-        where = f"your {plural(d, ordered)}" if units >= ordered else \
-            f"{number_words(units)} of your {plural(d, ordered)}"
-        if op == "add" and opt in self.menu.included(d):
-            return f"{opt} on {where}, the way it comes."
-        if op in OP_WORDS:
-            return {"add": f"I've added {opt} to {where}.",
-                    "no": f"No {opt} on {where}.",
-                    "less": f"Light on the {opt} for {where}.",
-                    "extra": f"Extra {opt} on {where}."}[op]
-        if op == "change":
-            return f"{opt[1]} instead of {opt[0]} on {where}."
-        text = self.option_said(opt[0], opt[1])
-        return f"{text[0].upper()}{text[1:]} for {where}." if opt[2] == "yes" else f"Okay, {where} without {text}."
+        text, ordered, opt = REPLIES["update"], self.counts.get(c.dish, 1), c.option
+        where = text["where_all" if c.units >= ordered else "where_some"].format(
+            dishes=plural(c.dish, ordered), units=number_words(c.units))
+        if c.operation == "add" and opt in self.menu.included(c.dish):
+            return str(text["included"].format(option=opt, where=where))
+        if c.operation in OP_WORDS:
+            return str(text[c.operation].format(option=opt, where=where))
+        if c.operation == "change":
+            return str(text["change"].format(old=opt[0], new=opt[1], where=where))
+        said = self.option_said(opt[0], opt[1])
+        return str(text["option"].format(Option=said[0].upper() + said[1:], where=where) if opt[2] == "yes"
+                   else text["option_no"].format(option=said, where=where))
 
     def worth_saying(self, item: str | None, group: str, value: str) -> bool:
         """An option value is said back unless it is what the item is anyway (its default)."""
@@ -225,21 +208,17 @@ class CustomerTemplates:
         """How an option value is said ("fresco style", "large"): option_text/3 of the KB."""
         return self.menu.option_text.get((group, value), value)
 
-    def rejected_update(self, d: str, op: str, opt, why: str) -> str:
-        if why == "not_ordered":
-            return f"There's no {d} in your order yet, so I can't change it."
-        if why == "not_topping":
-            return f"Sorry, {opt} isn't something we can add to the {d}."
-        if why == "unavailable":
-            item = opt[1] if isinstance(opt, tuple) else opt
-            return f"Sorry, we've run out of {item} at the moment."
-        if why == "not_included":
-            return f"The {d} doesn't come with {opt}, so there's nothing to {OP_WORDS[op]}."
-        if why == "not_replaceable":
-            return f"Sorry, we can't swap {opt[0]} for {opt[1]} on the {d}."
+    def rejected_update(self, c: RejectedUpdate) -> str:
+        text, d, opt = REPLIES["rejected_update"], c.dish, c.option
+        if c.reason in ("not_ordered", "not_topping", "not_included"):
+            return str(text[c.reason].format(dish=d, option=opt, verb=OP_WORDS.get(c.operation, "")))
+        if c.reason == "unavailable":
+            return str(text["unavailable"].format(option=opt[1] if isinstance(opt, tuple) else opt))
+        if c.reason == "not_replaceable":
+            return str(text["not_replaceable"].format(dish=d, old=opt[0], new=opt[1]))
         if not any(g == opt[0] for g, _ in self.menu.options_of(d)):
-            return f"The {d} only comes in one {opt[0]}."
-        return f"Sorry, the {d} doesn't come {self.option_said(opt[0], opt[1])}."
+            return str(text["one_option"].format(dish=d, group=opt[0]))
+        return str(text["not_offered"].format(dish=d, option=self.option_said(opt[0], opt[1])))
 
     # -- the action ----------------------------------------------------------------------
     def action(self, actions: Atoms) -> str:
