@@ -1,0 +1,110 @@
+"""Every confirmation the rules can derive has a typed class and a reply, on both packs; and the
+replies read from data say what they should for typed outputs in."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+from clingo import ast
+
+from automanager import paths
+from automanager.language import customer_templates, manager_templates, outputs
+from automanager.language.customer_templates import CustomerTemplates
+from automanager.language.manager_templates import ManagerTemplates
+from automanager.menu.model import Menu
+
+BOTS = Path(__file__).resolve().parent.parent / "automanager" / "bots"
+PACKS = [paths.data_dir("kb"), paths.data_dir("kb") / "packs" / "pizza"]
+
+
+def constant(node: ast.AST) -> str | None:
+    """The name of a constant term of a rule, else None."""
+    if node.ast_type == ast.ASTType.SymbolicTerm and not node.symbol.arguments and node.symbol.name:
+        return str(node.symbol.name)
+    return None
+
+
+def confirm_heads(program: Path, tag_at: int) -> set[tuple[str, int]]:
+    """(kind, fields after the kind) of every rule head confirm(...) with a constant kind."""
+    found: set[tuple[str, int]] = set()
+
+    def visit(statement: ast.AST) -> None:
+        if statement.ast_type != ast.ASTType.Rule or statement.head.ast_type != ast.ASTType.Literal:
+            return
+        symbol = statement.head.atom.symbol
+        if symbol.ast_type == ast.ASTType.Function and symbol.name == "confirm":
+            kind = constant(symbol.arguments[tag_at])
+            assert kind, f"{program}: {symbol} has no constant kind"
+            found.add((kind, len(symbol.arguments) - 1))
+
+    ast.parse_files([str(program)], visit)
+    return found
+
+
+def test_every_assistant_confirmation_has_a_typed_class_and_a_reply():
+    heads = confirm_heads(BOTS / "assistant.lp", 0)
+    declared = {(kind, len(cls.__dataclass_fields__)) for kind, cls in outputs.CUSTOMER.items()}
+    assert heads == declared
+    replies = customer_templates.REPLIES
+    texts = replies["confirm"]
+    said_with = {"order": texts["got_it"], "defaulted": texts["skipped_defaulted"],  # in another's sentence
+                 "update": replies["update"], "rejected_update": replies["rejected_update"]}  # tables of their own
+    for kind, _ in heads:  # a kind's text, or its variants (kind_variant)
+        assert kind in texts or any(key.startswith(kind + "_") for key in texts) or said_with.get(kind), kind
+
+
+def test_every_administrator_confirmation_has_a_typed_class_and_a_reply():
+    heads = confirm_heads(BOTS / "admin.lp", 1)
+    assert heads == set(outputs.MANAGER)
+    texts = {**manager_templates.REPLIES["confirm"], "noted": manager_templates.REPLIES["noted"]}
+    for kind, _ in heads:
+        assert kind in texts or any(key.startswith(kind + "_") for key in texts), kind
+
+
+def test_every_administrator_rejection_and_question_has_a_reply():
+    program = (BOTS / "admin.lp").read_text(encoding="utf-8")
+    replies = tomllib.loads((BOTS.parent / "language" / "manager_replies.toml").read_text(encoding="utf-8"))
+    for section, predicate in (("reject", "reject"), ("question", "ask")):
+        said: set[str] = set()
+
+        def visit(statement: ast.AST, predicate: str = predicate, said: set[str] = said) -> None:
+            if statement.ast_type == ast.ASTType.Rule and statement.head.ast_type == ast.ASTType.Literal:
+                symbol = statement.head.atom.symbol
+                if symbol.ast_type == ast.ASTType.Function and symbol.name == predicate:
+                    kind = constant(symbol.arguments[1])
+                    if kind:
+                        said.add(kind)
+
+        ast.parse_string(program, visit)
+        assert said, section
+        assert said - {"stale", "confirm_price", "confirm_runout"} <= set(replies[section]), section
+
+
+@pytest.mark.parametrize("pack", PACKS, ids=["taco", "pizza"])
+def test_assistant_replies_from_typed_outputs(pack):
+    menu = Menu.load(paths.kb_files(pack))
+    dish = sorted(name for (name,) in menu.facts["dish"])[0]
+    templates = CustomerTemplates(menu)
+    actions = {"mode": [("else",)], "confirm": [
+        ("order", dish, 2, 1), ("unavailable", dish, "Lettuce"), ("removed", dish, "all"), ("either", "A", "B"),
+        ("too_many", dish, 10**9, 8), ("greeting", "thanks")]}
+    text = templates.render(actions, [], {dish: 2})
+    assert text.startswith("You're welcome! Got it: two ")
+    assert f"Sorry, we can't offer the {dish} right now: we've run out of Lettuce." in text
+    assert f"I can't put that many of the {dish} on one order: the most is 8 per item." in text
+    assert f"I've taken the {dish} off your order." in text
+    assert "Which one would you like: the A or the B?" in text
+
+
+def test_manager_replies_from_typed_outputs():
+    templates = ManagerTemplates({"taco", "drink"}, 5000, 3000, "Soft Taco")
+    text = templates.render({"mode": [("else",)], "confirm": [
+        (1, "runout", "Lettuce", 4), (2, "changed", "Soft Taco", "price", 139, 159), (3, "added", "Garden Bowl", "dish"),
+        (4, "stock_undone", "Tomatoes", "out")]})
+    assert text == ("Understood, we're running short on Lettuce. That takes 4 dishes off for customers until it is "
+                    "back. The price of Soft Taco changes from $1.39 to $1.59 (pending). Added Garden Bowl as a new "
+                    "dish; it goes on the menu when you save or say bye. Undone: Tomatoes is back in stock.")
+    assert templates.render({"mode": [("else",)], "confirm": [(1, "runout", "Salt", 0)]}).startswith(
+        "Understood, we're running short on Salt. Customers can't order it until it is back.")
