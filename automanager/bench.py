@@ -29,6 +29,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from functools import partial
 from pathlib import Path
 
 import clingo
@@ -41,7 +42,7 @@ from .language.phrases import menu_examples
 from .menu.commit import kb_facts
 from .menu.model import Menu
 from .reasoner import Const, caches_written
-from .star import CustomerChat, ManagerChat
+from .star import Chat, CustomerChat, ManagerChat
 from .state import State
 from .store import Home
 from .vocab import Pred
@@ -98,7 +99,7 @@ def measure(name: str, work: Callable[[], object], rounds: int, warmup: int) -> 
 
 def requirements(menu: Menu, n: int) -> list[Pred]:
     """n requirements: order lines and toppings on ordered dishes, alternating."""
-    toppings = {}
+    toppings: dict[str, list[str]] = {}
     for dish, topping in menu.facts.get("available_topping", []):
         toppings.setdefault(dish, []).append(topping)
     dishes = sorted(d for d in toppings if d in menu.names("dish"))
@@ -161,6 +162,7 @@ def first_prompt(state_dir: Path, kb: Path | None) -> tuple[float, float]:
     proc = subprocess.Popen([sys.executable, "-m", "automanager", "customer", "--state-dir", str(state_dir),
                              "--backend", "offline"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, text=True, env=offline_env(kb))
+    assert proc.stdout is not None  # a pipe: asked for above
     proc.stdout.readline()
     elapsed = time.perf_counter() - start
     peak = peak_mb(proc.pid)  # its own (a child's rusage would count the bench's memory at fork)
@@ -216,6 +218,7 @@ def mixed_run(home: Home, menu: Menu, turns: int = 200) -> dict:
     manager_lines = [f"we're out of {ingredient}", f"{ingredient} is back", f"the {dish} now costs $2.99", "save",
                      f"the {dish} now costs $3.19", "save"]
     customer, manager, times = CustomerChat(home), ManagerChat(home), []
+    chat: Chat
     for n in range(turns):
         if n % 5 == 4:
             chat, line = manager, manager_lines[(n // 5) % len(manager_lines)]
@@ -269,7 +272,7 @@ def run(quick: bool = False, progress: Callable[[str], None] = lambda _name: Non
     add("admin_reasoning", lambda: admin.decide(admin_preds, State(), []))
     for n in (1, 10, 30, 100):
         state = order_state(assistant, menu, n)
-        add(f"assistant_reasoning_{n}", lambda s=state: assistant.decide([Pred("complete")], s, []))
+        add(f"assistant_reasoning_{n}", partial(assistant.decide, [Pred("complete")], state, []))
     with tempfile.TemporaryDirectory() as tmp:
         for factor in (1, 4, 10):  # each in a fresh process: one process's earlier cases do not weigh on it
             progress(f"menu_x{factor}_reasoning_10")
@@ -287,7 +290,11 @@ def run(quick: bool = False, progress: Callable[[str], None] = lambda _name: Non
 
         add("customer_turn", customer_turn)
         add("manager_turn", manager_turn)
-        add("customer_turn_with_save", lambda: customer_turn() or customer.save())
+        def customer_turn_with_save() -> None:
+            customer_turn()
+            customer.save()
+
+        add("customer_turn_with_save", customer_turn_with_save)
         progress("mixed_run")
         mixed = mixed_run(Home(Path(tmp) / "mixed", kb), menu, 60 if quick else 200)
         progress("commit_turn")

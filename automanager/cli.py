@@ -139,7 +139,7 @@ def chat_loop(kind: type[Chat], state_dir: Path | None, resume: str | None, as_j
         chat = kind(open_home(state_dir, folder), resume, config)
     except (StateError, ReasonerError) as exc:
         raise fail(str(exc)) from None
-    sys.stdin.reconfigure(errors="replace")  # bytes that are not UTF-8 are a bad line, not a crash
+    sys.stdin.reconfigure(errors="replace")  # type: ignore[union-attr]  # sys.stdin is a TextIOWrapper; bytes that are not UTF-8 are a bad line, not a crash
     chat.warm_in_background()
     read_line = read_piped
     if sys.stdin.isatty() and sys.stdout.isatty():
@@ -280,7 +280,7 @@ def evaluate(
         raise fail(str(exc), "See eval/README.md for the scenario format.") from None
     if not scenarios:
         raise fail("no scenarios found", "Give .yaml files or folders holding them.")
-    judge_backend = OpenAIBackend(config, Menu.load(paths.kb_files(folder))) if judge else None
+    judge_backend = OpenAIBackend(config, Menu.load(paths.kb_files(folder))) if judge and config else None
     results = []
     with Progress(console=err, disable=not err.is_terminal, transient=True) as progress:
         task = progress.add_task("scenarios", total=len(scenarios))
@@ -382,7 +382,8 @@ def bench_command(
         return
     grid = Table("case", "rounds", "p50 ms", "p95 ms", "max ms", "target", "paper", title="AutoManager bench")
     for case in result["cases"]:
-        meets = {True: Text("ok", "green"), False: Text("missed", "red"), None: ""}[case["meets"]]
+        verdicts: dict[bool | None, Text | str] = {True: Text("ok", "green"), False: Text("missed", "red"), None: ""}
+        meets = verdicts[case["meets"]]
         grid.add_row(case["name"], str(case["rounds"]), str(case["p50"]), str(case["p95"]), str(case["max"]),
                      Text.assemble(f"<= {case['target']} ", meets) if case["target"] else "",
                      str(case["paper"] or ""))

@@ -28,7 +28,8 @@ import clingo
 from clingo import ast
 
 Value = str | int | tuple[Any, ...]  # a Python view of a clingo term: str for strings and constants
-KEEPER = "kb-facts"  # the name of a thread writing a KB cache
+WRITER = "state-writer:"  # the name of every thread that writes into a state dir begins so
+KEEPER = WRITER + "kb-facts"
 Atoms = dict[str, list[tuple[Any, ...]]]  # predicate name -> argument rows (Values), sorted; typed access: terms
 
 
@@ -51,13 +52,16 @@ def logged(errors: list[str]) -> Callable[[clingo.MessageCode, str], None]:
 
 @contextmanager
 def caches_written() -> Iterator[None]:
-    """On leaving, wait for the KB caches this process writes in the background, so that a
-    state dir removed right after (a scenario's, a benchmark's) is not written into meanwhile."""
+    """On leaving, wait for the work this process does in the background in a state dir (caches
+    kept, a new menu version loaded, the committer warmed: threads named WRITER...), so that a
+    state dir removed right after (a scenario's, a benchmark's) is not written into meanwhile.
+    One thread may start another: wait until none is left."""
     try:
         yield
     finally:
-        for thread in threading.enumerate():
-            if thread.name == KEEPER:
+        while writing := [thread for thread in threading.enumerate()
+                          if thread.name.startswith(WRITER) and thread is not threading.current_thread()]:
+            for thread in writing:
                 thread.join()
 
 

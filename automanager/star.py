@@ -14,6 +14,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any
 
 from .bots.admin import Administrator
 from .bots.assistant import Assistant, context
@@ -26,7 +27,7 @@ from .llm.structured import CustomerReader, ManagerReader
 from .menu.commit import CommitError, next_version_text, warm_committer
 from .menu.model import Menu
 from .names import NameMatcher
-from .reasoner import ReasonerError
+from .reasoner import WRITER, ReasonerError
 from .state import PENDING, Building, Has, LastAsk, Staged, State, Talked, Unit
 from .store import Home, StateError, VersionMoved
 from .terms import as_term, encode
@@ -54,6 +55,10 @@ class Chat:
     """One conversation of one role; subclasses parse, decide and render."""
 
     role = ""
+    # set by each role's load_menu
+    bot: Assistant | Administrator
+    parser: CustomerParser | ManagerParser
+    templates: CustomerTemplates | ManagerTemplates
 
     def __init__(self, home: Home, session_id: str | None = None, llm: LLMConfig | None = None):
         self.home = home
@@ -100,7 +105,7 @@ class Chat:
     def warm_in_background(self) -> None:
         """Ground the bot's rules and read the menu's words now, while the person reads the
         greeting, so the first turn costs what any turn costs."""
-        threading.Thread(target=self.warm, name=f"{self.role}-warm-up", daemon=True).start()
+        threading.Thread(target=self.warm, name=f"{WRITER}{self.role}-warm-up", daemon=True).start()
 
     def warm(self) -> None:
         try:
@@ -131,6 +136,14 @@ class Chat:
 
     def greeting(self) -> str:
         return self.templates.greeting()
+
+    def read(self, forms: list[Any], ctx: Any) -> Any:
+        """The predicates of an LLM's answer, names checked (each role reads its own vocabulary)."""
+        raise NotImplementedError
+
+    def describe(self, ctx: Any) -> str:
+        """What the LLM is told of the conversation so far."""
+        raise NotImplementedError
 
     @property
     def resumed(self) -> bool:
@@ -189,6 +202,9 @@ class CustomerChat(Chat):
     """A customer at the drive-through (offline backend)."""
 
     role = "customer"
+    bot: Assistant
+    parser: CustomerParser
+    templates: CustomerTemplates
 
     def load_menu(self) -> None:
         super().load_menu()
@@ -257,6 +273,9 @@ class ManagerChat(Chat):
     """The restaurant manager: stock and menu changes (offline backend)."""
 
     role = "manager"
+    bot: Administrator
+    parser: ManagerParser
+    templates: ManagerTemplates
 
     def __init__(self, home: Home, session_id: str | None = None, llm: LLMConfig | None = None):
         self._reloading: threading.Thread | None = None  # the new version's menu, made after a commit
@@ -295,7 +314,7 @@ class ManagerChat(Chat):
             except (ReasonerError, StateError) as exc:
                 self._reload_error = exc
 
-        self._reloading = threading.Thread(target=work, name="menu-reload", daemon=True)
+        self._reloading = threading.Thread(target=work, name=WRITER + "menu-reload", daemon=True)
         self._reloading.start()
 
     def warm(self) -> None:
@@ -303,7 +322,7 @@ class ManagerChat(Chat):
         commit waits for the bot's warm-up only, and a save comes turns later."""
         super().warm()
         threading.Thread(target=warm_committer, args=(self._menu.files, self.home.root / "cache"),
-                         name="commit-warm-up", daemon=True).start()
+                         name=WRITER + "commit-warm-up", daemon=True).start()
 
     def load_menu(self) -> None:
         super().load_menu()

@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from automanager.reasoner import Const, Reasoner, ReasonerError, atom, program_text
+from automanager.reasoner import KEEPER, Const, Reasoner, ReasonerError, atom, program_text
 
 
 def write(tmp_path: Path, name: str, text: str) -> Path:
@@ -214,7 +214,7 @@ def new_process(monkeypatch):
     from automanager.reasoner import TurnReasoner
 
     for thread in threading.enumerate():
-        if thread.name == "kb-facts":
+        if thread.name == KEEPER:
             thread.join()
     monkeypatch.setattr(TurnReasoner, "_programs", {})
     monkeypatch.setattr(TurnReasoner, "_grounded", {})

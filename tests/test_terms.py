@@ -11,6 +11,7 @@ import typing
 import pytest
 
 from automanager import paths, state, vocab
+from automanager.language import outputs  # noqa: F401  (declares the bots' replies: every class is checked)
 from automanager.reasoner import Const, atom
 from automanager.state import (
     PENDING,
@@ -38,6 +39,8 @@ def samples(kind) -> list:
         return [v for option in options for v in samples(option)]
     if kind is type(None):
         return [None]
+    if kind is typing.Any:  # a reply's field of several shapes
+        return ["Onions", 7, (Const("size"), "large", Const("yes")), ("Old", "New")]
     if isinstance(kind, type) and issubclass(kind, Term):
         return [example(kind)]
     return [SAMPLES[typing.get_origin(kind) or kind]]

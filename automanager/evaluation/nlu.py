@@ -18,6 +18,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..normalize import normalize
 from ..reasoner import caches_written
@@ -174,7 +175,7 @@ class OrderWriter:
 
 def field_values(tree: Tree) -> dict[str, Counter]:
     """Per-field multisets of a whole order, for per-field accuracy."""
-    out = {f: Counter() for f in FIELDS}
+    out: dict[str, Counter[Any]] = {f: Counter() for f in FIELDS}
 
     def walk(node: Tree, under: str = "") -> None:
         label = node[0]

@@ -77,7 +77,7 @@ def load_scenarios(paths: list[Path]) -> list[Scenario]:
     seen: dict[str, Scenario] = {}
     for scenario in scenarios:
         if scenario.name in seen:
-            raise ScenarioError(scenario.path, scenario.line, f"a second scenario named '{scenario.name}' "
+            raise ScenarioError(scenario.path or Path(scenario.name), scenario.line, f"a second scenario named '{scenario.name}' "
                                 f"(the first is in {seen[scenario.name].path})")
         seen[scenario.name] = scenario
     return scenarios

@@ -19,6 +19,7 @@ The cue phrases live in `phrases_customer.toml`, not here, and no menu word appe
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from itertools import pairwise
 
@@ -152,8 +153,9 @@ class CustomerParser:
         result.preds += [Pred("either", choice) for choice in choices]
         if complete:
             result.preds.append(Pred("complete"))
-        if self.small_talk(flat) and not ctx.ordered:  # "hi, can I get a taco": hello back, then the order
-            result.preds.insert(0, Pred("greet", (Const(self.small_talk(flat)[0]),)))
+        talk = self.small_talk(flat)
+        if talk and not ctx.ordered:  # "hi, can I get a taco": hello back, then the order
+            result.preds.insert(0, Pred("greet", (Const(talk[0]),)))
         if not result.preds and not result.unknown:
             result.preds.append(Pred("irrelevant"))
         return result
@@ -502,7 +504,7 @@ class CustomerParser:
         They never vanish and never swallow the next item: each clause is read on its own."""
         toks = clause.tokens
         covered = {i for m in clause.mentions for i in range(m.start, m.end)}
-        numbers = set()
+        numbers: set[int] = set()
         for i in range(len(toks)):
             got = number_at(toks, i)
             if got and toks[i] not in ("a", "an"):
@@ -533,7 +535,8 @@ class CustomerParser:
         end = content[-1] + 1
         trailing = next((m for m in clause.toppings() if m.start == end), None)  # "... burrito steak"
         longer = self.names.match(f"{said} {trailing.said}", "item") if trailing else None
-        if longer and longer.how != "embedding":
+        name: str | None
+        if longer and trailing and longer.how != "embedding":
             name, end = longer.name, trailing.end
             result.corrected.append((f"{said} {trailing.said}", name, longer.how))
         else:
@@ -551,19 +554,20 @@ class CustomerParser:
     def give_acts(self, clauses: list[Clause], ctx: Context) -> None:
         """Each clause's act; a clause with no cue of its own (just "the pepsi") carries on the
         act of the one before ("take off the nachos and the pepsi")."""
-        previous, earlier = None, []
+        previous: str | None = None
+        earlier: list[str] = []
         for clause in clauses:
             if clause.act == "unknown":
                 continue
             own = self.act_of(clause, ctx, earlier)
             if own is None:
-                own = previous if previous in ("remove", "question") else "order"
+                own = previous if previous and previous in ("remove", "question") else "order"
             clause.act = own
             previous = None if clause.asks else own  # after a "?" a new sentence starts
             if own == "order":
                 earlier += [m.name for m in clause.items()]
 
-    def act_of(self, clause: Clause, ctx: Context, earlier: list[str] = ()) -> str | None:
+    def act_of(self, clause: Clause, ctx: Context, earlier: Sequence[str] = ()) -> str | None:
         """The act of one clause: the act of the first reading (in the phrase file's order) that
         fits it; `earlier` holds the foods ordered by the clauses before it."""
         seen = Seen(clause, self.opened(clause.text), clause.items(), ctx, list(earlier))
@@ -689,7 +693,8 @@ class CustomerParser:
         elif act == "remove":
             foods = [self.ordered_named(m, ctx) or m.name for m in items] or \
                 ([ctx.ordered[-1]] if ctx.ordered else [])
-            for m, food in zip(items or [None], foods):
+            units: list[Mention | None] = list(items) or [None]
+            for m, food in zip(units, foods):
                 n = self.quantity_before(toks, m.start, clause.mentions) if m else None
                 preds.append(Pred("remove", (food, n if n else Const("all"))))
         elif act == "replace":
@@ -697,7 +702,8 @@ class CustomerParser:
         elif act == "resize":
             named = self.ordered_named(items[0], ctx) if items else None
             asked = ctx.ask_group if ctx.ask_topic == "pick(size)" and not named else []
-            for target in asked or [named or self.context_sized(ctx) or dish]:
+            resized: list[str | None] = list(asked) or [named or self.context_sized(ctx) or dish]
+            for target in resized:
                 size = self.size_for(target, clause) if target else None
                 if size:
                     preds.append(Pred("update", (target, Const("option"), option_value("size", size, True)), 0))
@@ -802,7 +808,7 @@ class CustomerParser:
         """Do the modifiers of this clause go on one unit only ("..., one with no onions")?"""
         return bool(clause.toppings() or clause.options()) and \
             bool(self.p.some_units.search(clause.text)) and not self.p.every_unit.search(clause.text) and \
-            (not items or clause.toppings() and clause.toppings()[0].start > items[-1].end)
+            (not items or bool(clause.toppings()) and clause.toppings()[0].start > items[-1].end)
 
     def quantity(self, clause: Clause, ctx: Context, result: Parse, state: dict) -> None:
         """A number or "one of those" with no name: the food the customer asked about, the
@@ -843,7 +849,7 @@ class CustomerParser:
         if len(items) >= 2:
             first, second = items[0], items[1]
             new, old = (first, second) if self.p.inside["new_first"].search(text) else (second, first)
-            old_name = self.ordered_named(old, ctx) or old.name
+            old_name: str | None = self.ordered_named(old, ctx) or old.name
             new_name = new.name
         else:
             new_name = items[0].name
@@ -932,7 +938,8 @@ class CustomerParser:
         offering = [f for f in ctx.ordered if any(g == group for g, _ in self.menu.options_of(f))]
         return offering[-1] if offering else None
 
-    def combo_for_choice(self, name: str, ctx: Context, last_item: str | None, tokens: list[str] = ()) -> str | None:
+    def combo_for_choice(self, name: str, ctx: Context, last_item: str | None,
+                         tokens: Sequence[str] = ()) -> str | None:
         """The combo a named dish is a choice for: the combo just said or asked about, or an
         ordered combo whose group the clause names ("make the drink a <drink>")."""
         combos = ([last_item] if last_item else []) + (
@@ -965,7 +972,8 @@ class CustomerParser:
         n = self.quantity_before(clause.tokens, items[0].start, clause.mentions, default=1) if items else 1
         size = next(iter(self.sizes_in(clause)), Const("none"))
 
-        def ask(kind: str, about: str) -> Pred:
+        def ask(kind: str, about: str | None) -> Pred:
+            assert about, "a question is about something"  # each caller checks it has one
             return Pred("query", (Const(kind), about, n, size) if about == food else
                         (Const(kind), about, 1, Const("none")))
 

@@ -56,7 +56,7 @@ def plural(name: str, n: int) -> str:
     "<Crunches>"); a name already plural stays as it is."""
     if n == 1:
         return name
-    head, rest = re.match(r"^(.*?)((?: of | - ).*)?$", name).groups()
+    head, rest = re.fullmatch(r"(.*?)((?: of | - ).*)?", name, re.S).groups()  # type: ignore[union-attr]  # matches any text
     before, _, last = head.rpartition(" ")
     word = last.rstrip("®™")
     if not word.isalpha() or word.lower().endswith("s"):
@@ -67,7 +67,7 @@ def plural(name: str, n: int) -> str:
 
 
 def number_words(n: int) -> str:
-    return ENGLISH.number_to_words(n) if n <= 20 else f"{n:,}"
+    return str(ENGLISH.number_to_words(n)) if n <= 20 else f"{n:,}"
 
 
 def count(name: str, n: int, by_the_order: bool = False) -> str:

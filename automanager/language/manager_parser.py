@@ -157,8 +157,8 @@ class ManagerParser:
             names = self.stock_list(text, ManagerParse([])) or self.unknown_stock_name(flat, ManagerParse([])) or \
                 [m.name for m in find_mentions(self.menu, tokenize(text)) if m.kind == "item"]
             said = P.stock_said_name.match(flat)
-            if not names and said and new_name(said.group("n")):
-                names = [self.known(said.group("n"), "topping", ManagerParse([])) or new_name(said.group("n"))]
+            if not names and said and (fresh := new_name(said.group("n"))):
+                names = [self.known(said.group("n"), "topping", ManagerParse([])) or fresh]
             if names:  # "is the steak out?": a question about stock never changes it
                 return ManagerParse([Pred("query", (Const("out"), name)) for name in names])
         kind = next((k for k, cue in ((k, getattr(CUES.value_questions, k)) for k in CUES.value_kinds) if cue.search(flat)), None)
@@ -226,8 +226,8 @@ class ManagerParser:
             hits = self.whole_names(phrase, kind)
             if hits:
                 found += hits
-            elif kind == "item" and self.group(phrase):
-                found.append(self.group(phrase))
+            elif kind == "item" and (group := self.group(phrase)):
+                found.append(group)
             else:
                 found.append([phrase])
         return found
@@ -241,8 +241,8 @@ class ManagerParser:
         for entry in found:
             if not isinstance(entry, list):
                 names.append(entry)
-            elif close[entry[0]]:
-                names.append(close[entry[0]])
+            elif near := close[entry[0]]:
+                names.append(near)
             elif kind == "topping" and (name := new_name(entry[0])):
                 names.append(name)
             else:
@@ -311,7 +311,9 @@ class ManagerParser:
         m = P.name_then_type.search(clause) or P.new_name.search(clause)
         if not m:
             return False
-        head = words(clause[m.start():m.end() + (P.parts.search(clause[m.end():]) or re.search("$", clause[m.end():])).start()])
+        tail = clause[m.end():]
+        part = P.parts.search(tail)
+        head = words(clause[m.start():m.end() + (part.start() if part else len(tail))])
         head_items = [x for x in find_mentions(self.menu, tokenize(head)) if x.kind == "item"]
         if head_items and not m.group("type") and P.add_target.search(head):
             return False  # "add guac to the bean burrito": an ingredient for a dish on the menu
@@ -324,8 +326,8 @@ class ManagerParser:
             if not after or not new_name(after.group(1)) or re.search(r"\d|\$", after.group(1)):
                 result.hint = f"What is the new {kind} called? Say \"add a new {kind} called ...\"."
                 return True
-            name, typed, described = new_name(after.group(1)), CUES.type_words.get(fold(name)) or typed, \
-                described[after.end():]
+            typed = CUES.type_words.get(fold(name)) or typed
+            name, described = new_name(after.group(1)), described[after.end():]
         as_type = P.as_type.match(described)  # "add Diablo Dressing as a sauce"
         if as_type:
             typed, described = CUES.type_words.get(as_type.group(1)) or typed, described[as_type.end():]
@@ -385,7 +387,7 @@ class ManagerParser:
                            not any(m.start <= i < m.end for m in mentions if m.kind == "item"))
         moved = self.price_move(clause, outside, result)  # "cheesy roll up" moves no price up
         if moved is not None and (dishes or result.last_edited):
-            for item in dict.fromkeys(dishes or [result.last_edited]):
+            for item in dict.fromkeys(dishes or [result.last_edited or ""]):  # one of them is there
                 preds.append(Pred("edit", (item, Const("price_by"), moved)))
                 result.last_edited = item
             return target
@@ -423,29 +425,30 @@ class ManagerParser:
         as_kind = P.as_kind.search(flat)
         m = P.add_to_owner.search(P.as_kind.sub(" ", flat).strip())
         if m and (items or kitchen):
-            owner = (self.whole_names(m.group("owner"), "item") or [new_name(m.group("owner"))])[0]
+            known = self.whole_names(m.group("owner"), "item")
+            adding_to = known[0] if known else new_name(m.group("owner"))
             what = m.group("what")
-            if owner in self.menu.names("combo"):
+            if adding_to in self.menu.names("combo"):
                 for name, count in self.contents(what, result):
-                    preds.append(Pred("add", (owner, Const("contains"), (name, count))))
-            elif owner:
+                    preds.append(Pred("add", (adding_to, Const("contains"), (name, count))))
+            elif adding_to:
                 prop = Const("popular") if P.popular.search(flat) or (as_kind and "popular" in as_kind.group()) \
                     else Const("ingredient")
                 for name in self.names_in(what, result, "topping"):
-                    preds.append(Pred("add", (owner, prop, name)))
+                    preds.append(Pred("add", (adding_to, prop, name)))
             return target
         if not items and (price_words := P.price_words.search(flat)):
             m = P.price_of_name.search(flat) or \
                 P.name_costs.match(flat)
-            name = new_name(m.group("n")) if m else None
-            if name:
-                self.properties(flat, name, ctx, result, asked="price" if price_words.group(1) != "calories" else None,
+            costing = new_name(m.group("n")) if m else None
+            if costing:
+                self.properties(flat, costing, ctx, result, asked="price" if price_words.group(1) != "calories" else None,
                                 edit=True)
                 return target
         tokens = tokenize(clause)
-        named = [m for m in mentions if m.kind == "item"
-                 and self.category(" ".join(tokens[m.start:m.end]), False) is None]  # "a taco" names a kind
-        if target and not named:
+        named_items = [m for m in mentions if m.kind == "item"
+                       and self.category(" ".join(tokens[m.start:m.end]), False) is None]  # "a taco" names a kind
+        if target and not named_items:
             self.describe(clause, target, ctx, result, asked=ctx.ask_topic if ctx.ask_target == target else None,
                           bare_list=False)
         return target
@@ -493,7 +496,7 @@ class ManagerParser:
             best = sorted(found, key=lambda m: m.how not in ("exact", "alias"))  # "mexican pizza": the dish
             name = best[0].name if best else None
             if best and best[0].how in ("lexical", "embedding"):
-                result.corrected.append((phrase, name, best[0].how))
+                result.corrected.append((phrase, best[0].name, best[0].how))
             if name is None:
                 return []  # a word that is no name: the older reading decides
             names.append(name)
@@ -539,9 +542,9 @@ class ManagerParser:
         names = items or kitchen
         if not names:
             m = P.delete_name.search(flat)
-            name = new_name(m.group(1)) if m else None
-            if name:
-                preds.append(Pred("delete", (self.known(name, "item", result) or name,)))
+            deleted = new_name(m.group(1)) if m else None
+            if deleted:
+                preds.append(Pred("delete", (self.known(deleted, "item", result) or deleted,)))
             return target
         preds += [Pred("delete", (name,)) for name in names]
         return target
@@ -644,7 +647,7 @@ class ManagerParser:
         category = self.category(part, False) if not combo else None
         if said_kind or (category and mode is None and len(normalize(part).split()) <= 3):
             if not combo:
-                value = category or self.category(said_kind.group(1), True)
+                value = category or (self.category(said_kind.group(1), True) if said_kind else None)
                 result.preds.append(Pred("add", (name, Const("category"), value)))
             return mode
         if asked == "category" and not combo:

@@ -15,7 +15,7 @@ from ..reasoner import Atoms
 from ..terms import Term, read
 from ..vocab import MAX_NUMBER
 from .customer_templates import dollars, join
-from .outputs import MANAGER, AddedItem, Noted, RunOut, StockUndone, ValueIs
+from .outputs import MANAGER, AddedItem, Noted, PendingIs, RunOut, StockUndone, ValueIs
 
 REPLIES = tomllib.loads(Path(__file__).with_name("manager_replies.toml").read_text(encoding="utf-8"))
 PROPERTY_NAMES = {prop: many for prop, (many, _one) in REPLIES["words"].items()}  # "ingredients"
@@ -128,8 +128,9 @@ class ManagerTemplates:
                 else PROPERTY_NAMES[prop]
         if said.tag == "kept_price":
             fields["price"] = show_value("price", fields["price"])
-        if said.tag == "pending_is":
-            fields["change"] = describe(*[None if a == "none" else a for a in dataclasses.astuple(said)[1:]])  # type: ignore[call-overload]
+        if isinstance(said, PendingIs):
+            fields["change"] = describe(said.action, said.item, said.property, *[None if value == "none" else value
+                                                                              for value in (said.old, said.new)])
         key = str(said.tag)
         if isinstance(said, RunOut) and not said.dishes:
             key = "runout_none"

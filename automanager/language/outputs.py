@@ -9,7 +9,8 @@ place in the manager's sentence the confirmation answers (`at`).
 
 from __future__ import annotations
 
-from ..reasoner import Value
+from typing import Any
+
 from ..terms import Term, predicate
 
 # ---- the assistant: confirm(kind, ...) --------------------------------------------------------
@@ -50,7 +51,7 @@ class OrderLimit(Term):
 class Updated(Term):
     dish: str
     operation: str  # add, no, less, extra, change, option
-    option: Value  # an ingredient; (old, new) for change; (group, value, yes|no) for option
+    option: Any  # an ingredient; (old, new) for change; (group, value, yes|no) for option
     units: int  # how many of the dish it applies to
 
 
@@ -64,7 +65,7 @@ class Restored(Term):
 class RejectedUpdate(Term):
     dish: str
     operation: str
-    option: Value
+    option: Any
     reason: str
 
 
@@ -91,13 +92,13 @@ class Swapped(Term):
 @predicate("confirm", "default_choice")
 class DefaultChoice(Term):
     combo: str
-    group: Value
+    group: Any
     dish: str
 
 
 @predicate("confirm", "skipped")
 class Skipped(Term):
-    group: Value
+    group: Any
     topic: str  # options, or the option group asked about
 
 
@@ -110,7 +111,7 @@ class Defaulted(Term):
 @predicate("confirm", "removed")
 class Removed(Term):
     food: str
-    count: Value  # a number of units, or all
+    count: Any  # a number of units, or all
 
 
 @predicate("confirm", "not_in_order")
@@ -187,7 +188,8 @@ CUSTOMER = {cls.tag: cls for cls in (
 # ---- the administrator: confirm(K, kind, ...) --------------------------------------------------
 
 
-def admin(kind: str):  # type: ignore[no-untyped-def]  # a decorator factory, typed by predicate's
+def admin(kind: str) -> Any:
+    """`@predicate` for the administrator's confirm(K, kind, ...)."""
     return predicate("confirm", kind, tag_at=1)
 
 
@@ -245,8 +247,8 @@ class Changed(Term):
     at: int
     item: str
     property: str
-    old: Value
-    new: Value
+    old: Any
+    new: Any
 
 
 @admin("added")
@@ -261,7 +263,7 @@ class AddedValue(Term):
     at: int
     item: str
     property: str
-    value: Value
+    value: Any
 
 
 @admin("noted")
@@ -269,7 +271,7 @@ class Noted(Term):
     at: int
     item: str
     property: str
-    value: Value
+    value: Any
 
 
 @admin("declined")
@@ -295,7 +297,7 @@ class RemovedValue(Term):
     at: int
     item: str
     property: str
-    old: Value
+    old: Any
 
 
 @admin("stock_undone")
@@ -327,7 +329,7 @@ class KeptTheirs(Term):
     at: int
     item: str
     property: str
-    now: Value
+    now: Any
 
 
 @admin("rebased")
@@ -335,8 +337,8 @@ class Rebased(Term):
     at: int
     item: str
     property: str
-    now: Value
-    new: Value
+    now: Any
+    new: Any
 
 
 @admin("answer_first")
@@ -391,8 +393,8 @@ class PendingIs(Term):
     action: str
     item: str
     property: str
-    old: Value
-    new: Value
+    old: Any
+    new: Any
 
 
 @admin("pending_none")
@@ -405,10 +407,10 @@ class ValueIs(Term):
     at: int
     item: str
     property: str
-    value: Value
+    value: Any
 
 
-MANAGER = {(cls.tag, len(cls.__dataclass_fields__)): cls for cls in (  # by kind and field count (added has two)
+MANAGER: dict[tuple[str | None, int], type[Term]] = {(cls.tag, len(cls.__annotations__)): cls for cls in (  # by kind and field count (added has two)
     RunOut, AlreadyOut, KeptStock, BackInStock, AsIngredient, AddCancelled, NothingToCancel, KeptPrice, Changed,
     AddedItem, AddedValue, Noted, Declined, Kept, Deleted, RemovedValue, StockUndone, Undone, NothingToUndo,
     NothingPending, KeptTheirs, Rebased, AnswerFirst, NothingToSave, Abandoned, ManagerNotUnderstood, StockIs,

@@ -121,4 +121,4 @@ def spoken_money(tokens: list[str]) -> int | None:
 
 def in_cents(dollars: str, negative: bool = False) -> int:
     """'3.49' -> 349, exactly (no float rounding), within the vocabulary's number bound."""
-    return bounded(Decimal(dollars).scaleb(2) * (-1 if negative else 1))
+    return bounded(int(Decimal(dollars).scaleb(2) * (-1 if negative else 1)))  # int(): toward zero, as bounded

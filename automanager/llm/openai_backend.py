@@ -18,8 +18,10 @@ import os
 import re
 import time
 import tomllib
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
+from typing import TypeVar
 
 from .. import paths
 from ..language.phrases import menu_examples, prompt_examples
@@ -40,11 +42,16 @@ class ConfigError(ValueError):
     """A setting in the environment cannot be used; the message names it and what to set."""
 
 
-def setting(name: str, kind: type, default: float, wanted: str, usable) -> float:
+Number = TypeVar("Number", int, float)  # a setting read from the environment
+
+
+def setting(name: str, kind: Callable[[str], Number], default: Number, wanted: str,
+            usable: Callable[[Number], bool]) -> Number:
     """A number from the environment (unset or empty: `default`), refused when not `usable`."""
     raw = os.environ.get(name, "").strip()
     if not raw:
         return default
+    number: Number | None
     try:
         number = kind(raw)
     except ValueError:
@@ -133,8 +140,8 @@ class OpenAIBackend:
         start = time.perf_counter()
         try:
             kwargs = {"response_format": response_format} if response_format else {}
-            response = self.client.chat.completions.create(model=self.config.model, messages=messages,
-                                                           temperature=0, **kwargs)
+            response = self.client.chat.completions.create(  # type: ignore[call-overload]  # messages as plain dicts
+                model=self.config.model, messages=messages, temperature=0, **kwargs)
         except openai.APIError as exc:
             raise LLMError(f"{type(exc).__name__}: {exc}") from exc
         finally:

@@ -10,9 +10,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
+from typing import Any
 
 from ..normalize import normalize
-from ..reasoner import REWRITER, LazyAtoms, Reasoner, Value, digest, program_text, read_cache, write_cache
+from ..reasoner import REWRITER, LazyAtoms, Reasoner, digest, program_text, read_cache, write_cache
 from .commit import known_facts
 
 ITEM_KINDS = ("dish", "combo")
@@ -21,7 +22,7 @@ TOPPING_KINDS = ("ingredient", "sauce")
 
 @dataclass
 class Menu:
-    facts: Mapping[str, list[tuple[Value, ...]]]  # predicate -> argument tuples, sorted
+    facts: Mapping[str, list[tuple[Any, ...]]]  # predicate -> argument rows of Values, sorted
     files: list[Path] = field(default_factory=list)
 
     @classmethod
@@ -207,8 +208,8 @@ def _load(files: tuple[tuple[Path, int, int], ...], cache: Path | None) -> Menu:
     stored = cache / f"menu-{digest([*map(program_text, paths), CODE])}.cache" if cache else None
     saved, _ = read_cache(stored)
     try:
-        nested = set(saved["nested"])
-        menu = Menu({name: [as_tuple(row) if name in nested else tuple(row) for row in table]
+        tuples = set(saved["nested"])
+        menu = Menu({name: [as_tuple(row) if name in tuples else tuple(row) for row in table]
                      for name, table in saved["facts"].items()}, paths)
         vars(menu)["lexicon"] = saved["lexicon"]  # as `Menu.lexicon` made it from these facts
         return menu
