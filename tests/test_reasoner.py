@@ -319,7 +319,7 @@ def test_the_shipped_kbs_are_plain_facts():
 
     for folder in (None, paths.data_dir("kb") / "packs" / "pizza"):
         files = paths.kb_files(folder)
-        ctl = clingo.Control(["--warn=none"])
+        ctl = clingo.Control()
         for path in files:
             ctl.load(str(path))
         ctl.ground([("base", [])])
