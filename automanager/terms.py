@@ -18,7 +18,6 @@ parser gives and checks each against its field's type.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 import sys
 import types
@@ -43,6 +42,42 @@ class Term:
     def symbol(self) -> clingo.Symbol:
         return encode(self)
 
+    # Construction, immutability, equality, hashing and repr by the fields, once here: making
+    # them for each class (as a dataclass does, ~0.4 ms a class) cost a chat's first turn 40 ms.
+    fields: ClassVar[tuple[str, ...]] = ()  # the field names in order, from the annotations
+
+    def __init__(self, *args: Any, **named: Any) -> None:
+        if len(args) > len(self.fields) or set(named) - set(self.fields[len(args):]):
+            raise TypeError(f"{self.__class__.__name__} takes {', '.join(self.fields) or 'no fields'}, "
+                            f"not {args!r} {named!r}")
+        given = dict(zip(self.fields, args), **named)
+        missing = [field for field in self.fields if field not in given]
+        if missing:
+            raise TypeError(f"{self.__class__.__name__} needs {', '.join(missing)}")
+        for field in self.fields:
+            object.__setattr__(self, field, given[field])
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"{self.__class__.__name__} is immutable: make a new one")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"{self.__class__.__name__} is immutable")
+
+    def field_values(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, field) for field in self.fields)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self.field_values() == other.field_values()
+
+    def __hash__(self) -> int:
+        return hash((self.__class__, self.field_values()))
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{field}={getattr(self, field)!r}" for field in self.fields)
+        return f"{self.__class__.__name__}({fields})"
+
 
 T = TypeVar("T", bound=Term)
 REGISTRY: dict[tuple[str, str | None, int], type[Term]] = {}
@@ -55,13 +90,15 @@ def predicate(name: str, tag: str | None = None, tag_at: int = 0) -> Callable[[t
     (`tag_at` fields before the tag: `name(field, tag, fields...)`)."""
 
     def register(cls: type[T]) -> type[T]:
-        clash = {"name", "tag", "tag_at"} & set(getattr(cls, "__annotations__", {}))
+        declared = {field: kind for field, kind in vars(cls).get("__annotations__", {}).items()
+                    if not str(kind).startswith(("ClassVar", "typing.ClassVar"))}
+        clash = {"name", "tag", "tag_at", "fields"} & set(declared)
         if clash:
             raise TypeError(f"{cls.__name__}: a field cannot be called {' or '.join(sorted(clash))} (Term keeps the "
                             "predicate's name and tag there)")
-        cls = dataclasses.dataclass(frozen=True)(cls)
+        cls.fields = tuple(declared)
         cls.name, cls.tag, cls.tag_at = name, tag, tag_at
-        key = (name, tag, len(dataclasses.fields(cls)) + (tag is not None))  # type: ignore[arg-type]
+        key = (name, tag, len(cls.fields) + (tag is not None))
         if key in REGISTRY:
             raise TypeError(f"{name}/{key[2]} {tag or ''} is declared twice: {REGISTRY[key].__name__}, {cls.__name__}")
         REGISTRY[key] = cls
@@ -77,8 +114,8 @@ def kinds(name: str) -> dict[str | None, type[Term]]:
 
 def encode(obj: Term) -> clingo.Symbol:
     """The clingo symbol of a typed predicate; None fields become the constant `none`."""
-    args = [clingo.Function(NONE) if getattr(obj, f.name) is None else as_term(getattr(obj, f.name))
-            for f in dataclasses.fields(obj)]  # type: ignore[arg-type]
+    args = [clingo.Function(NONE) if getattr(obj, field) is None else as_term(getattr(obj, field))
+            for field in obj.fields]
     if obj.tag:
         args.insert(obj.tag_at, clingo.Function(obj.tag))
     return clingo.Function(obj.name, args)
@@ -101,18 +138,18 @@ def make(cls: type[T], values: Sequence[Any]) -> T:
     """A typed predicate from Python values (str, int, Const, tuples, None), each checked
     against its field's type: TypeError says which field of which predicate is wrong. A field
     that may be None also takes the constant `none`."""
-    fields = dataclasses.fields(cls)  # type: ignore[arg-type]
+    fields = cls.fields
     if len(values) != len(fields):
-        raise TypeError(f"{cls.name} takes {len(fields)} arguments ({', '.join(f.name for f in fields)}), "
+        raise TypeError(f"{cls.name} takes {len(fields)} arguments ({', '.join(fields)}), "
                         f"not {len(values)}: {tuple(values)!r}")
     hints = _hints(cls)
     checked = []
-    for f, v in zip(fields, values):
-        kind = hints[f.name]
+    for field, v in zip(fields, values):
+        kind = hints[field]
         if v == NONE and isinstance(v, Const) and fits(kind, None):
             v = None
         if not fits(kind, v):
-            raise TypeError(f"{cls.name}: {f.name} must be {_type_name(kind)}, not {v!r}")
+            raise TypeError(f"{cls.name}: {field} must be {_type_name(kind)}, not {v!r}")
         checked.append(v)
     return cls(*checked)
 
@@ -269,7 +306,7 @@ _READERS: dict[type, list[Reader]] = {}
 def _readers(cls: type[Term]) -> list[Reader]:
     if cls not in _READERS:
         hints = _hints(cls)
-        _READERS[cls] = [reader(hints[f.name]) for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
+        _READERS[cls] = [reader(hints[field]) for field in cls.fields]
     return _READERS[cls]
 
 

@@ -45,7 +45,7 @@ def confirm_heads(program: Path, tag_at: int) -> set[tuple[str, int]]:
 
 def test_every_assistant_confirmation_has_a_typed_class_and_a_reply():
     heads = confirm_heads(BOTS / "assistant.lp", 0)
-    declared = {(kind, len(cls.__dataclass_fields__)) for kind, cls in outputs.CUSTOMER.items()}
+    declared = {(kind, len(cls.fields)) for kind, cls in outputs.CUSTOMER.items()}
     assert heads == declared
     replies = customer_templates.REPLIES
     texts = replies["confirm"]

@@ -3,7 +3,6 @@ a parsed predicate of a wrong type is refused, and states saved before the typed
 
 from __future__ import annotations
 
-import dataclasses
 import re
 import types
 import typing
@@ -49,8 +48,8 @@ def samples(kind) -> list:
 def example(cls: type[Term], pick: int = 0) -> Term:
     hints = _hints(cls)
     values = []
-    for f in dataclasses.fields(cls):
-        options = samples(hints[f.name])
+    for field in cls.fields:
+        options = samples(hints[field])
         values.append(options[pick % len(options)])
     return cls(*values)
 

@@ -6,7 +6,6 @@ nothing here decides anything.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 import tomllib
 from collections import defaultdict
@@ -37,7 +36,7 @@ def change_words(op: str, opt) -> str:
 
 def fields(said: Term) -> dict[str, Any]:
     """A typed output's fields by name, for its reply's placeholders."""
-    return {f.name: getattr(said, f.name) for f in dataclasses.fields(said)}  # type: ignore[arg-type]
+    return dict(zip(said.fields, said.field_values()))
 
 
 def dollars(cents: int) -> str:

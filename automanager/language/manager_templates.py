@@ -6,7 +6,6 @@ name and value comes from the predicates; nothing here decides anything.
 
 from __future__ import annotations
 
-import dataclasses
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -14,8 +13,8 @@ from typing import Any
 from ..reasoner import Atoms
 from ..terms import Term, read
 from ..vocab import MAX_NUMBER
+from . import outputs
 from .customer_templates import dollars, join
-from .outputs import MANAGER, AddedItem, Noted, PendingIs, RunOut, StockUndone, ValueIs
 
 REPLIES = tomllib.loads(Path(__file__).with_name("manager_replies.toml").read_text(encoding="utf-8"))
 PROPERTY_NAMES = {prop: many for prop, (many, _one) in REPLIES["words"].items()}  # "ingredients"
@@ -47,7 +46,7 @@ class ManagerTemplates:
     def render(self, actions: Atoms, note: str = "", hint: str = "") -> str:
         """Confirmations and rejections in sentence order, then `note` (what was applied), then
         the question or the goodbye."""
-        confirmed = [read(MANAGER[(kind, len(rest) + 1)], (at, *rest)) for at, kind, *rest in actions.get("confirm", [])]
+        confirmed = [read(outputs.MANAGER[(kind, len(rest) + 1)], (at, *rest)) for at, kind, *rest in actions.get("confirm", [])]
         said: list[tuple[int, int, Term | tuple[Any, ...]]] = sorted(
             [(row[0], len(row), typed) for row, typed in zip(actions.get("confirm", []), confirmed)]
             + [(row[0], len(row), row[1:]) for row in actions.get("reject", [])], key=lambda r: r[:2])
@@ -57,13 +56,13 @@ class ManagerTemplates:
         for _, _, output in said:
             if isinstance(output, tuple):
                 parts.append(self.rejection(output[0], list(output[1:])))
-            elif isinstance(output, Noted):  # "Got it: ingredients beef and cheese."
+            elif isinstance(output, outputs.Noted):  # "Got it: ingredients beef and cheese."
                 if not noted:
                     at = len(parts)
                 noted.setdefault(output.property, []).append(show_value(output.property, output.value))
-            elif isinstance(output, ValueIs):  # several values: one sentence, said at the first
+            elif isinstance(output, outputs.ValueIs):  # several values: one sentence, said at the first
                 values = [c.value for c in confirmed
-                          if isinstance(c, ValueIs) and (c.item, c.property) == (output.item, output.property)]
+                          if isinstance(c, outputs.ValueIs) and (c.item, c.property) == (output.item, output.property)]
                 if output.value == values[0]:
                     parts.append(self.confirmation(output, value=join([show_value(output.property, v)
                                                                        for v in values])))
@@ -118,7 +117,7 @@ class ManagerTemplates:
     def confirmation(self, said: Term, **words: str) -> str:
         """The reply of one confirmation: its kind's text (or a variant of it) with its fields,
         values shown for people."""
-        fields = {f.name: getattr(said, f.name) for f in dataclasses.fields(said)}  # type: ignore[arg-type]
+        fields = dict(zip(said.fields, said.field_values()))
         prop = fields.get("property")
         for name in ("value", "old", "new", "now"):
             if name in fields and prop:
@@ -128,15 +127,15 @@ class ManagerTemplates:
                 else PROPERTY_NAMES[prop]
         if said.tag == "kept_price":
             fields["price"] = show_value("price", fields["price"])
-        if isinstance(said, PendingIs):
+        if isinstance(said, outputs.PendingIs):
             fields["change"] = describe(said.action, said.item, said.property, *[None if value == "none" else value
                                                                               for value in (said.old, said.new)])
         key = str(said.tag)
-        if isinstance(said, RunOut) and not said.dishes:
+        if isinstance(said, outputs.RunOut) and not said.dishes:
             key = "runout_none"
         elif said.tag == "added":
-            key = "added_item" if isinstance(said, AddedItem) else "added_value"
-        elif isinstance(said, StockUndone):
+            key = "added_item" if isinstance(said, outputs.AddedItem) else "added_value"
+        elif isinstance(said, outputs.StockUndone):
             key = f"stock_undone_{said.was}"
         return str(REPLIES["confirm"][key].format(**{**fields, **words}, example=self.example))
 
