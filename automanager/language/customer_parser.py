@@ -30,6 +30,7 @@ from ..reasoner import Const
 from ..vocab import Pred
 from .phrases import phrases
 from .reading import Context, Parse
+from .repair import Repairs
 from .text import Mention, find_mentions, number_at, tokenize
 
 OPENERS = {"oh", "ok", "okay", "so", "um", "uh", "umm", "hmm", "well", "hi", "hey", "hello", "and", "but",
@@ -88,21 +89,21 @@ class CustomerParser:
         # kinds a customer can ask for: the phrase data's ("combo") and the KB's labels ("vegetarian")
         self.category_words = {**self.p.category_words, **menu.label_words}
         self.readings = [(getattr(self, "reads_" + reading), act) for reading, act in self.p.readings]
+        self.name_ends = frozenset(w.rstrip("s") for name in menu.items if (w := normalize(name).split()[-1:][0]))
+        self.repairs = Repairs(menu, self.p, self.mentions_in, self.plain_word)
 
     # -- the whole line ------------------------------------------------------------------
     def parse(self, text: str, ctx: Context | None = None) -> Parse:
         ctx = ctx or Context()
         said = " ".join(t for t in tokenize(text) if t.isalnum())
-        tokens = self.without_discourse(tokenize(text))
+        tokens = self.repairs(self.without_discourse(tokenize(text)))
         flat = " ".join(t for t in tokens if t.isalnum())
         acts = self.p.acts
         if not flat and not said:
             return Parse([Pred("irrelevant")], [], [])
         if acts["quit"].search(flat):
             return Parse([Pred("quit")], [], [])
-        mentions = self.names_with_and(tokens, [self.as_topping(tokens, m) for m in find_mentions(self.menu, tokens)
-                                                if not self.verb_not_option(tokens, m)])
-        mentions = self.adjacent_names(tokens, mentions)
+        mentions = self.mentions_in(tokens)
         tokens, mentions, choices = self.either_or(tokens, mentions, flat)
         if ctx.ask_topic == "more" and acts["one_more"].search(said) and not any(m.kind == "item" for m in mentions):
             return Parse([Pred("accept")], [], [])  # "one more thing": the summary's order reopens
@@ -160,6 +161,13 @@ class CustomerParser:
             result.preds.append(Pred("irrelevant"))
         return result
 
+    def mentions_in(self, tokens: list[str]) -> list[Mention]:
+        """The menu names, ingredients and option values said, each read as the context of its
+        words makes it ("no <side>" is the ingredient)."""
+        mentions = self.names_with_and(tokens, [self.as_topping(tokens, m) for m in find_mentions(self.menu, tokens)
+                                                if not self.verb_not_option(tokens, m)])
+        return self.adjacent_names(tokens, mentions)
+
     def names_with_and(self, tokens: list[str], mentions: list[Mention]) -> list[Mention]:
         """'a black bans and rice': a misspelled name with "and" in it is one name, not two
         clauses; each "and" is tried with the words around it up to the next article or splitter."""
@@ -193,7 +201,7 @@ class CustomerParser:
         peppers"), nor in a question ("do you have pepsi or coke?"). The words of a choice are
         blanked, so they are neither ordered nor said back as not on the menu."""
         questions = self.p.questions
-        if questions["starts"].starts(flat) and not questions["ordering"].starts(flat):
+        if questions["starts"].starts(flat) and not self.p.requests(flat):
             return tokens, mentions, []
         tokens, kept, choices = list(tokens), list(mentions), []
         named = [m for m in mentions if m.kind in ("item", "topping")]
@@ -430,7 +438,9 @@ class CustomerParser:
             kept = [m for m in clause.mentions if m.end <= start or m.start >= end]
             clause.mentions = sorted(kept + [Mention(start, end, "item", name, {"item": name}, span)],
                                      key=lambda m: m.start)
-        else:  # the name said is kept; the words before it are said back
+        elif content[-1] + 1 == item.start:  # "a volcano taco": a word the menu lacks makes it no dish of ours
+            self.said_back(clause, item, span, result)
+        else:  # "the spicy one with a taco": the words are said back, the name said stands
             result.unknown.append(" ".join(toks[i] for i in content if i < item.start))
 
     def words_after_a_name(self, clause: Clause, content: list[int], result: Parse) -> None:
@@ -451,7 +461,25 @@ class CustomerParser:
                 clause.mentions = sorted(kept + [Mention(start, end, "item", whole, {"item": whole}, said)],
                                          key=lambda m: m.start)
                 return
-        result.unknown.append(" ".join(after))
+        if self.ends_a_name(last.said) or toks[last.end:last.end + 1] != after[:1]:
+            result.unknown.append(" ".join(after))  # "two tacos pronto": the name is whole; the words are said back
+        else:  # "nacho fries": a name that goes on with words no name has is no dish of ours
+            self.said_back(clause, last, " ".join(toks[last.start:last.end] + after), result)
+
+    def ends_a_name(self, said: str) -> bool:
+        """Does the phrase end as menu names end ("... taco", "... pepsi"), so words after it are not
+        part of it?"""
+        words = said.split()
+        return bool(words) and (words[-1] in self.name_ends or words[-1].rstrip("s") in self.name_ends)
+
+    @staticmethod
+    def said_back(clause: Clause, item: Mention, said: str, result: Parse) -> None:
+        """A name said with words no menu name has: the whole of it is said back and its food is
+        not ordered (a "lava burrito" is no bean burrito); the rest of the clause stands."""
+        result.unknown.append(said)
+        clause.mentions = [m for m in clause.mentions if m is not item]
+        if not clause.items():
+            clause.act, clause.mentions = "unknown", []
 
     def kind_with_ingredient(self, clause: Clause, result: Parse) -> None:
         """'a steak wrap' when no such wrap is sold: an ingredient before a bare kind word is
@@ -464,7 +492,10 @@ class CustomerParser:
                     self.operator_before(clause.tokens, topping, clause.mentions):
                 continue
             said = f"{topping.said} {item.said}"
+            option = next((m for m in clause.mentions if m.kind == "option" and m.end == topping.start), None)
             match = self.names.match(said, "item")
+            if option and not (match and match.how != "embedding"):
+                said = f"{option.said} {said}"  # "a grilled cheese burrito"
             if not match and self.menu.builds_with(item.name, topping.name):
                 continue  # "a pepperoni pizza" where pizzas are made to order: the pizza with it
             if match and match.how != "embedding":
@@ -575,14 +606,14 @@ class CustomerParser:
 
     # -- the readings of a clause: one small recognizer each, tried in the order the phrase file declares
     def reads_recommend(self, s: Seen) -> bool:
-        return bool(self.p.acts["recommend"].search(s.text)) and not self.p.questions["ordering"].starts(s.text)
+        return bool(self.p.acts["recommend"].search(s.text)) and not self.p.requests(s.text)
 
     def reads_resize_cued(self, s: Seen) -> bool:
         return bool(self.p.acts["upsize"].search(s.text) or self.p.acts["downsize"].search(s.text)) \
             and self.resizes(s.clause, s.ctx)
 
     def reads_question(self, s: Seen) -> bool:
-        return self.p.is_question(s.text) or (s.clause.asks and not self.p.questions["ordering"].starts(s.text))
+        return self.p.is_question(s.text) or (s.clause.asks and not self.p.requests(s.text))
 
     def reads_managing(self, s: Seen) -> bool:
         return bool(self.p.acts["managing"].search(s.text))

@@ -100,6 +100,7 @@ class Phrases:
         self.acts = {name: Cue(tuple(words)) for name, words in data["acts"].items() if name != "remove_around"}
         self.remove_around = [tuple(pair) for pair in data["acts"]["remove_around"]]
         self.questions = {name: Cue(tuple(words)) for name, words in data["questions"].items()}
+        self.request_modals = frozenset(data["questions"]["request_modals"])
         inside = data["clause_cues"]
         self.inside = {name: Cue(tuple(words)) for name, words in inside.items() if not name.startswith("negation")}
         self.negation, self.negation_openers = frozenset(inside["negation"]), frozenset(inside["negation_openers"])
@@ -123,6 +124,11 @@ class Phrases:
         self.or_hedges = frozenset(words["or_hedges"])
         self.option_negation = frozenset(words["option_negation"])
         self.discourse = [tuple(phrase.split()) for phrase in words["discourse"]]
+        self.repair_strong = _table(tuple(words["repair_strong"]))[1]
+        self.repair_weak = _table(tuple(words["repair_weak"]))[1]
+        self.repair_drop = _table(tuple(words["repair_drop"]))[1]
+        self.repair_lead = frozenset(words["repair_lead"])
+        self.repair_keeps = frozenset(words["repair_keeps"])
         synonyms = data["synonyms"]
         self.category_words = _single_words(synonyms["category"])
         self.cue_words = frozenset(w for table in (self.acts, self.questions) for cue in table.values()
@@ -145,7 +151,25 @@ class Phrases:
 
     def is_question(self, clause: str) -> bool:
         """A clause that asks rather than orders: 'is it spicy', not 'can I get two'."""
-        return self.questions["starts"].starts(clause) and not self.questions["ordering"].starts(clause)
+        return self.questions["starts"].starts(clause) and not self.requests(clause)
+
+    def requests(self, clause: str) -> bool:
+        """Does the clause ask for something to be done ('could you throw X on it', 'would you
+        be able to do a X', 'I was wondering if I could get')? Asking for it is ordering it."""
+        q = self.questions
+        if q["ordering"].starts(clause) or q["request_wishes"].starts(clause):
+            return True
+        words = clause.split()
+        if len(words) < 3 or words[0] not in self.request_modals:
+            return False
+        rest = " ".join(words[1:])
+        subject = q["request_subjects"].search(rest)
+        if subject is None or subject.start() != 0:
+            return False
+        rest = rest[subject.end():].strip()
+        while (soft := q["request_softeners"].search(rest)) is not None and soft.start() == 0:
+            rest = rest[soft.end():].strip()
+        return q["request_verbs"].starts(rest)
 
 
 class Patterns:

@@ -1,0 +1,218 @@
+"""Self-corrections inside a line: "a large coke, no wait, a medium", "two tacos, I mean three",
+"a chicken quesadilla, sorry, steak", "a pepsi, actually scratch that".
+
+Speech repairs have three parts: what is corrected (the reparandum), a cue ("no wait", "I mean")
+and the correction. The correction takes the place of the last thing of its own kind said before
+the cue (a quantity, an option value, a food, an ingredient, a word of a name) and nothing else
+changes; the line is then read as if it had been said right the first time. A correction that
+fits nothing it could correct is left alone, to be read (and said back) as it was said.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..menu.model import Menu
+from ..names import covers
+from ..normalize import normalize
+from .phrases import Phrases
+from .text import Mention, number_at
+
+MAX_REPAIRS = 3  # corrections read per line; a line of nothing but cues costs a bounded time
+Finder = Callable[[list[str]], list[Mention]]
+
+
+class Repairs:
+    def __init__(self, menu: Menu, phrases: Phrases, find: Finder, plain: Callable[[str], bool]):
+        self.menu, self.p, self.find, self.plain = menu, phrases, find, plain
+
+    def __call__(self, tokens: list[str]) -> list[str]:
+        """The tokens with every correction made (the cues gone)."""
+        for _ in range(MAX_REPAIRS):
+            if not self.has_cue(tokens):
+                return tokens
+            fixed = self.first(tokens, self.find(tokens))
+            if fixed is None:
+                return tokens
+            tokens = fixed
+        return tokens
+
+    def has_cue(self, tokens: list[str]) -> bool:
+        return any(self.cue_at(tokens, i) for i in range(1, len(tokens)))
+
+    def cue_at(self, tokens: list[str], i: int) -> int:
+        """The length of the correction cue at tokens[i], 0 if none: strong cues anywhere, weak ones
+        only after or before a comma."""
+        for table, weak in ((self.p.repair_strong, False), (self.p.repair_drop, False), (self.p.repair_weak, True)):
+            for n in (4, 3, 2, 1):
+                words = tuple(tokens[i:i + n])
+                if words not in table:
+                    continue
+                comma_after = tokens[i + n:i + n + 1] == [","]
+                if not weak or comma_after or (tokens[i - 1] in (",", ".", ";") and words[0] not in self.p.negation):
+                    return n  # "a coke, no sprite" is no correction; "a coke, no, a sprite" is
+        return 0
+
+    def first(self, tokens: list[str], mentions: list[Mention]) -> list[str] | None:
+        for i in range(1, len(tokens)):
+            n = self.cue_at(tokens, i)
+            if not n or any(m.start < i < m.end or m.start == i for m in mentions):
+                continue
+            before = [m for m in mentions if m.end <= i]
+            items = [m for m in before if m.kind == "item"]
+            if not items:
+                continue
+            start, end = self.correction(tokens, i + n)
+            fixed = self.repair(tokens, mentions, items, before, i, n, start, end)
+            if fixed is not None:
+                return fixed
+        return None
+
+    def correction(self, tokens: list[str], start: int) -> tuple[int, int]:
+        """The span of the correction after a cue: its words up to the next clause ("..., and a X")."""
+        while start < len(tokens) and (tokens[start] in (",", ".", ";") or tokens[start] in self.p.repair_lead):
+            start += 1
+        end = start
+        while end < len(tokens) and tokens[end] not in (",", ".", ";", "!", "?", "and", "plus"):
+            end += 1
+        return start, end
+
+    def repair(self, tokens: list[str], mentions: list[Mention], items: list[Mention], before: list[Mention],
+               cue: int, n: int, start: int, end: int) -> list[str] | None:
+        said = [m for m in mentions if start <= m.start and m.end <= end]
+        new_items = [m for m in said if m.kind == "item"]
+        options = [m for m in said if m.kind == "option"]
+        toppings = [m for m in said if m.kind == "topping"]
+        numbers = {j + k for j in range(start, end) if tokens[j] not in ("a", "an") and (got := number_at(tokens, j))
+                   for k in range(got[1])}
+        number = min(numbers, default=None)
+        covered = {j for m in said for j in range(m.start, m.end)} | numbers
+        words = [t for j, t in enumerate(tokens[start:end], start) if j not in covered and t.isalpha()
+                 and not self.plain(t)]
+        drops = tuple(tokens[cue:cue + n]) in self.p.repair_drop
+        last = items[-1]
+        unit = self.unit_start(tokens, mentions, last)
+        rest = tokens[end:]
+        if set(tokens[cue + n:end]) & self.p.repair_keeps or (toppings and not new_items and (
+                tokens[cue] in self.p.negation or self.operated(tokens, cue + n, toppings[0].start))):
+            return None  # "a taco, no onions", "a pizza, actually add ham": a modifier, not a correction
+        if new_items and (drops or self.p.acts["remove"].starts(" ".join(tokens[start:end]))):
+            return self.dropped(tokens, mentions, items, new_items, cue, end)
+        if new_items:  # "a bowl, actually make it a burrito": the food said last, with its count
+            old = next((m for m in reversed(items) if self.menu.category_of.get(m.name) ==
+                        self.menu.category_of.get(new_items[0].name)), last)
+            unit = self.unit_start(tokens, mentions, old)
+            count = [] if number is not None or (start < new_items[0].start and tokens[new_items[0].start - 1] in
+                                                  ("a", "an") and new_items[0].start - 1 >= start) else \
+                self.count_of(tokens, unit, old.start)
+            kept = [t for m in before if m.kind == "option" and unit <= m.start < old.start and
+                    m.alternatives["option"] not in {o.alternatives["option"] for o in options} and
+                    any(g == m.alternatives["option"] for g, _ in self.menu.options_of(new_items[0].name))
+                    for t in tokens[m.start:m.end]]
+            return tokens[:unit] + count + kept + tokens[start:end] + tokens[old.end:cue] + rest
+        if drops and not said and not words and number is None:  # "two tacos and a pepsi, scratch that"
+            clause = max([j + 1 for j in range(unit) if tokens[j] in self.p.splitters], default=0)
+            return tokens[:clause] + rest
+        if number is not None and not options and not toppings and not words:  # "two tacos, I mean three"
+            count = self.count_of(tokens, unit, last.start)
+            at = next(j for j in range(unit, last.start + 1) if not count or tokens[j:j + len(count)] == count)
+            spoken = tokens[number:number + number_at(tokens, number)[1]]  # type: ignore[index]
+            head = tokens[:at] if count else [t for t in tokens[:unit]] + \
+                [t for t in tokens[unit:last.start] if t not in ("a", "an")]
+            tail = tokens[at + len(count):cue] if count else tokens[last.start:cue]
+            return head + spoken + tail + rest
+        if options and not toppings and not words:  # "a large coke, no, a medium"
+            return self.new_options(tokens, mentions, items, options, cue, rest)
+        if (toppings or words) and number is None and not options:
+            names = words + [w for m in toppings for w in m.said.split()]
+            other = self.renamed(last.name, names)
+            if other:  # "three soft tacos, I mean crunchy": the name with the word put right
+                return tokens[:last.start] + normalize(other).split() + tokens[last.end:cue] + rest
+            old_toppings = [m for m in before if m.kind == "topping" and m.start >= unit]
+            if toppings and not words and old_toppings:  # "a sausage pizza, I mean italian sausage"
+                old_topping = old_toppings[-1]
+                return tokens[:old_topping.start] + tokens[start:end] + tokens[old_topping.end:cue] + rest
+        return None
+
+    def operated(self, tokens: list[str], start: int, at: int) -> bool:
+        """Is there a modifier phrase ("add", "with", "light on") just before tokens[at]?"""
+        return any(tuple(tokens[at - len(words):at]) == words for words, _ in self.p.operators
+                   if at - len(words) >= start)
+
+    def dropped(self, tokens: list[str], mentions: list[Mention], items: list[Mention], named: list[Mention],
+                cue: int, end: int) -> list[str] | None:
+        """'two roll ups and a pepsi, actually scratch the pepsi': the unit said before goes."""
+        out = list(tokens)
+        for m in named:
+            old = next((x for x in reversed(items) if x.name == m.name), None)
+            if old is None:
+                return None  # not said in this line: an ordinary remove of what was ordered before
+            start = self.unit_start(tokens, mentions, old)
+            while start > 0 and tokens[start - 1] in (",", "and", "plus"):
+                start -= 1
+            out[start:old.end] = [""] * (old.end - start)
+        return [t for t in out[:cue] if t] + tokens[end:]
+
+    def new_options(self, tokens: list[str], mentions: list[Mention], items: list[Mention],
+                    options: list[Mention], cue: int, rest: list[str]) -> list[str] | None:
+        """Each option value said takes the place of the value of its group said before, on the
+        food said last that has one (or offers the group)."""
+        out = list(tokens[:cue])
+        for new in options:
+            group = new.alternatives["option"]
+            old = next((m for m in reversed(mentions) if m.kind == "option" and m.end <= cue and
+                        m.alternatives["option"] == group), None)
+            if old is not None:
+                out[old.start:old.end] = [""] * (old.end - old.start)
+                out[old.start] = new.said
+                continue
+            target = next((m for m in reversed(items) if any(g == group for g, _ in self.menu.options_of(m.name))), None)
+            if target is None:
+                return None
+            out[target.start] = f"{new.said} {out[target.start]}"
+        return " ".join(t for t in out if t).split() + rest
+
+    def unit_start(self, tokens: list[str], mentions: list[Mention], item: Mention) -> int:
+        """Where the words of one ordered unit begin: its count, article, options and ingredients
+        said before the food ("two large pepperoni <pizzas>")."""
+        start = item.start
+        while start > 0:
+            j = start - 1
+            inside = next((m for m in mentions if m.start <= j < m.end), None)
+            if inside and inside.kind in ("option", "topping"):
+                start = inside.start
+            elif inside is None and (number_at(tokens, j) or tokens[j] in ("the", "my", "of")) and \
+                    tokens[j] not in self.p.splitters:
+                start = j
+            else:
+                break
+        return start
+
+    @staticmethod
+    def count_of(tokens: list[str], start: int, end: int) -> list[str]:
+        """The words of the count said in tokens[start:end] ("two", "twenty five"), if any."""
+        for j in range(start, end):
+            got = number_at(tokens, j)
+            if got:
+                return tokens[j:j + got[1]]
+        return []
+
+    def renamed(self, old: str, words: list[str]) -> str | None:
+        """The food of the same kind whose name is `old` with the words said in place of others
+        ("crunchy" for a Soft Taco: Crunchy Taco); None unless exactly one fits best."""
+        kind = self.menu.category_of.get(old)
+        own = set(normalize(old).split())
+        scored = []
+        for name in self.menu.items:
+            if name == old or self.menu.category_of.get(name) != kind or not covers(words, name):
+                continue
+            mine = set(normalize(name).split())
+            shared = len(own & mine)
+            if shared:
+                extra = len(mine - own - {w for w in mine if covers([w], " ".join(words))})
+                scored.append((shared - extra, name))
+        if not scored:
+            return None
+        scored.sort(reverse=True)
+        best = [name for score, name in scored if score == scored[0][0]]
+        return best[0] if len(best) == 1 else None
