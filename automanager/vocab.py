@@ -92,6 +92,9 @@ CUSTOMER: dict[str, Form] = {
     "remove": form("remove", "take quantity of food off the order (null: all)", food="string", quantity="integer?"),
     "set_quantity": form("set_quantity", "exactly quantity of food ('make that two')", food="string",
                          quantity="integer"),
+    "copy": form("copy", "quantity more made like the last one of food, with its size, options and changes "
+                 "('another one of those'); food all: the whole order once more ('the same again')",
+                 food="string", quantity="integer"),
     "replace": form("replace", "new instead of old ('the other one instead')", old="string", new="string"),
     "either": form("either", "one of two, not said which ('a pepsi or a coke')",
                    first="string", second="string"),
@@ -186,6 +189,7 @@ CUSTOMER_FACTS = Facts("Customer", "line", {
     "remove": [{"food": str, "quantity": int | Const}],  # Const: all
     "set_quantity": [{"food": str, "quantity": int, **LINE}],
     "replace": [{"old": str, "new": str, **LINE}],
+    "copy": [{"food": str, "quantity": int, **LINE}],
     "either": [{"first": str, "second": str}],
     "greet": [{"kind": Const}],
     "unknown": [{"position": int}],  # the position-th name said is not on the menu

@@ -80,6 +80,11 @@ class Seen:
     earlier: list[str]
 
 
+def first_word_at(text: str, clause: Clause, m: Mention) -> int:
+    """Where in the clause's text the words of mention m begin."""
+    return len(" ".join(t for t in clause.tokens[:m.start] if t.isalnum()))
+
+
 class CustomerParser:
     def __init__(self, menu: Menu, names: NameMatcher | None = None):
         self.menu = menu
@@ -331,7 +336,8 @@ class CustomerParser:
             item_before = any(m.kind == "item" and start <= m.start and m.end <= i for m in mentions)
             if item_before and i not in inside and i > start and (tok in ("a", "an") or self.counts(tokens, i)) \
                     and tokens[i - 1] not in self.p.operator_words and tokens[i - 1] not in LINKING \
-                    and not any(m.start == i for m in mentions) and self.names_ahead(tokens, i, mentions):
+                    and not any(m.start == i for m in mentions) and self.names_ahead(tokens, i, mentions) \
+                    and not self.p.acts["replace"].search(" ".join(tokens[start:i])):  # "make the X a Y": one clause
                 cuts.append((start, i))  # "two tacos a bean burrito", "a pizza with ham one medium pizza": two clauses
                 start = i
             if tok in self.p.splitters and i not in inside:
@@ -452,6 +458,14 @@ class CustomerParser:
         after = [t for t in toks[last.end:end] if t.isalnum() and t not in self.p.filler]
         if not after:
             return
+        if set(toks[last.end:content[0]]) & (ARTICLES | LINKING) and self.p.acts["replace"].search(clause.text):
+            # "switch the X to a beefy five layer": a name of its own
+            said = " ".join(t for t in toks[content[0]:end] if t.isalnum())
+            whole = self.names.lookup(said, "item", result.corrected)
+            if whole:
+                clause.mentions = sorted(clause.mentions + [Mention(content[0], end, "item", whole, {"item": whole}, said)],
+                                         key=lambda m: m.start)
+                return
         counted = last.start > 0 and toks[last.start - 1].isdigit()  # "2 chicken chalupas ... combo"
         for start in ([last.start - 1] if counted else []) + [last.start]:
             said = " ".join(toks[start:last.end] + after)
@@ -571,7 +585,8 @@ class CustomerParser:
             name, end = longer.name, trailing.end
             result.corrected.append((f"{said} {trailing.said}", name, longer.how))
         else:
-            name = self.ordered_by_words(said, ctx) or self.names.lookup(said, "item", result.corrected)
+            name = self.ordered_by_words(said, ctx) or self.names.lookup(said, "item", result.corrected) or \
+                self.kind_of_ordered(said, clause, ctx)
         if name:
             kept = [m for m in clause.mentions if m.end <= first or m.start >= end]
             clause.mentions = sorted(kept + [Mention(first, end, "item", name, {"item": name}, phrase)],
@@ -637,9 +652,12 @@ class CustomerParser:
         return len(s.items) == 1 and "instead" in s.text.split() and s.ctx.said_unknown and not self.refers_back(s.text)
 
     def reads_replace(self, s: Seen) -> bool:
+        kind = bool(s.items and self.kind_one(s.clause, s.items[0].name)) or bool(
+            set(s.clause.tokens) & self.p.drink and not any(self.combo_for_choice(m.name, s.ctx, None, s.clause.tokens)
+                                                            for m in s.items))  # "switch my drink": the combo's
         return bool(self.p.acts["replace"].search(s.text)) and \
-            bool(len(s.items) >= 2 or (s.items and ("instead" in s.text or self.refers_back(s.text)))) \
-            and not (s.clause.toppings() and len(s.items) < 2)
+            bool(len(s.items) >= 2 or (s.items and ("instead" in s.text or self.refers_back(s.text) or kind))) \
+            and not (s.clause.toppings() and len(s.items) < 2 and not kind)
 
     def reads_replace_with(self, s: Seen) -> bool:
         return bool(self.p.acts["replace_with"].search(s.text)) and len(s.items) == 1 \
@@ -652,6 +670,10 @@ class CustomerParser:
 
     def reads_resize(self, s: Seen) -> bool:
         return self.resizes(s.clause, s.ctx)
+
+    def reads_copy(self, s: Seen) -> bool:
+        return bool(self.p.acts["copy"].search(s.text)) and bool(s.ctx.ordered) and not s.earlier and \
+            all(self.ordered_named(m, s.ctx) for m in s.items) and not s.clause.toppings()
 
     def reads_quantity(self, s: Seen) -> bool:
         return not s.items and not s.clause.toppings() and not s.clause.options() and self.number_in(s.clause) is not None
@@ -745,6 +767,8 @@ class CustomerParser:
                 state["last"] = self.ordered_named(m, ctx)
         elif act == "quantity":
             self.quantity(clause, ctx, result, state)
+        elif act == "copy":
+            self.copy(clause, ctx, result, state)
         else:
             self.order(clause, items, ctx, result, state)
 
@@ -865,6 +889,24 @@ class CustomerParser:
         state["last"] = food
         self.updates(clause, food, state["line"], ctx, result.preds)
 
+    def copy(self, clause: Clause, ctx: Context, result: Parse, state: dict) -> None:
+        """'another one of those', 'two more of the tacos', 'the same again for my wife': more made
+        like what was ordered (ASP copies the last unit: size, options, changes)."""
+        named = [f for m in clause.items() if (f := self.ordered_named(m, ctx))]
+        words = [t for t in clause.tokens if t.isalpha()]
+        n = next((got[0] for i in range(len(words)) if (got := number_at(words, i)) and
+                  words[i] not in ("a", "an", "one") and words[i + got[1]:i + got[1] + 1] == ["more"]), 1)
+        said_options = any(m.kind == "option" for m in clause.mentions)  # "the same again but large": on the copy
+        whole = not named and bool(self.p.acts["copy_all"].search(clause.text)) and \
+            not (said_options and len(ctx.ordered) == 1)
+        food = "all" if whole else (named[-1] if named else ctx.ordered[-1])
+        state["line"] += 1
+        result.preds.append(Pred("copy", (food, n), state["line"]))
+        state["last"] = None if whole else food
+        if not whole:
+            self.updates(Clause([], [m for m in clause.mentions if m.kind == "option"]), food, state["line"], ctx,
+                         result.preds)  # "the same again but large": on the new ones only
+
     @staticmethod
     def order_discussed(ctx: Context, result: Parse, state: dict, n: int | None = None) -> None:
         """'ok, two of those' / 'do that': the food asked about, in the amount and size asked."""
@@ -877,14 +919,33 @@ class CustomerParser:
 
     def replacement(self, clause: Clause, items: list[Mention], ctx: Context, result: Parse, state: dict) -> None:
         text = clause.text
+        kind = None
         if len(items) >= 2:
             first, second = items[0], items[1]
-            new, old = (first, second) if self.p.inside["new_first"].search(text) else (second, first)
+            cue = self.p.inside["new_first"].search(text)
+            at = first_word_at(text, clause, first)
+            old_first = cue is not None and cue.end() <= at and len(text[cue.end():at].split()) <= 2
+            new, old = (first, second) if cue and not old_first else (second, first)
             old_name: str | None = self.ordered_named(old, ctx) or old.name
             new_name = new.name
         else:
-            new_name = items[0].name
-            old_name = self.ordered_like(new_name, ctx, exact=False)
+            named = clause.items()
+            old_name = self.ordered_named(named[0], ctx) if len(named) == 1 else None
+            kind = self.kind_one(clause, old_name) if old_name else None
+            if kind:  # "change the quesadilla to a chicken one": the same kind of food, with that word
+                new_name = kind
+            elif new_ones := items or [m for m in named if not self.ordered_named(m, ctx)]:  # "... them to a Y"
+                new_name = new_ones[0].name
+                old_name = self.ordered_like(new_name, ctx, exact=False)
+            else:
+                return
+        toks = clause.tokens
+        n = next((got[0] for i in range(1, len(toks)) if toks[i] == "of" and (got := number_at(toks, i - 1))), None)
+        if old_name and new_name != old_name and n:  # "change two of them to crunchy": those units only
+            state["line"] += 1
+            result.preds += [Pred("remove", (old_name, n)), Pred("order", (new_name, n), state["line"])]
+            state["last"] = new_name
+            return
         said_now = next((p for p in reversed(result.preds) if p.name == "order" and
                          (p.args[0] == old_name or len(items) == 1)), None)  # "..., no, make that a X"
         if said_now:  # "a bean burrito, wait no, make that a beef burrito": the order said just now changes
@@ -897,7 +958,31 @@ class CustomerParser:
             state["line"] += 1
             result.preds.append(Pred("replace", (old_name, new_name), state["line"]))
             state["last"] = new_name
-            self.updates(clause, new_name, state["line"], ctx, result.preds)
+            if not kind:  # the words of "a chicken one" named the food, not an ingredient to add
+                self.updates(clause, new_name, state["line"], ctx, result.preds)
+
+    def kind_of_ordered(self, said: str, clause: Clause, ctx: Context) -> str | None:
+        """'change two of them to crunchy': in a change, words that name no food alone name the
+        ordered food's own kind with those words (a Soft Taco to crunchy: the Crunchy Taco)."""
+        if not self.p.acts["replace"].search(clause.text) or not ctx.ordered:
+            return None
+        return self.repairs.renamed(ctx.ordered[-1], said.split())
+
+    def kind_one(self, clause: Clause, old: str) -> str | None:
+        """'a chicken one', 'the crunchy ones': the food of old's kind named by the words before
+        "one" (an ingredient or a word of a name)."""
+        toks = clause.tokens
+        for i, tok in enumerate(toks):
+            if tok in ("one", "ones") and i > 0:
+                words = []
+                j = i - 1
+                while j >= 0 and toks[j].isalpha() and toks[j] not in ARTICLES and toks[j] not in LINKING and \
+                        toks[j] not in self.p.splitters and toks[j] not in ("the", "my"):
+                    words.insert(0, toks[j])
+                    j -= 1
+                if words:
+                    return self.repairs.renamed(old, words)
+        return None
 
     # -- references to the order ------------------------------------------------------------
     def ordered_named(self, m: Mention, ctx: Context) -> str | None:

@@ -98,6 +98,10 @@ class CustomerReader:
         if name == "set_quantity":
             food = self.item(f["food"], result)
             return Pred("set_quantity", (food, f["quantity"]), lines.get(food or "", 0)) if food else None
+        if name == "copy":
+            food = "all" if normalize(f["food"]) == "all" else self.item(f["food"], result)
+            quantity = f["quantity"] if isinstance(f["quantity"], int) and f["quantity"] > 0 else 1
+            return Pred("copy", (food, quantity), len(lines) + 1) if food else None
         if name == "replace":
             old, new = self.item(f["old"], result), self.item(f["new"], result)
             return Pred("replace", (old, new), len(lines) + 1) if old and new else None
