@@ -78,23 +78,23 @@ CUSTOMER: dict[str, Form] = {
     "order": form("order", "quantity of a dish or combo", food="string", quantity="integer"),
     "specify": form("specify", "dish chosen for the combo (a side, a drink)",
                     combo="string", dish="string"),
-    "update": form("update", "change an ordered dish. add|no|less|extra: option is an ingredient or sauce; "
-                   "change: new_option replaces option; option: a value the menu offers ('large', a crust), "
-                   "new_option 'no' if not wanted; units: how many of them ('just one': 1), null: all",
+    "update": form("update", "change a dish. add|no|less|extra: option an ingredient; change: new_option "
+                   "replaces option; option: a menu value ('large'), new_option 'no' if unwanted; units: "
+                   "how many (null: all)",
                    dish="string", operation=UPDATE_OPS, option="string", new_option="string?",
                    units="integer?"),
-    "need_recommend": form("need_recommend", "a suggestion. category: content is a category, all, a label "
-                           "(veggie) or combo; upgrade: toppings for the dish content", content="string",
+    "need_recommend": form("need_recommend", "a suggestion: category (content a category, all, a label, "
+                           "combo) or upgrade (toppings for dish content)", content="string",
                            type="category|upgrade"),
-    "query": form("query", "a question about food (a name, a category for menu, or all), with quantity and "
-                  "size if said; why: why it costs that or can't be had; choices: the combo's",
+    "query": form("query", "a question about food (a name, a category, or all); why: why that price or "
+                  "not available; choices: the combo's",
                   kind=QUERY_KINDS, food="string", quantity="integer?", size="string?"),
     "remove": form("remove", "take quantity of food off the order (null: all)", food="string", quantity="integer?"),
     "set_quantity": form("set_quantity", "exactly quantity of food ('make that two')", food="string",
                          quantity="integer"),
-    "copy": form("copy", "quantity more made like the last one of food, with its size, options and changes "
-                 "('another one of those'); food all: the whole order once more ('the same again')",
-                 food="string", quantity="integer"),
+    "copy": form("copy", "quantity more like the last food ('another one'); all: the order again", food="string", quantity="integer"),
+    "refer": form("refer", "the units a dish \"\" change or remove means", kind="nth|category|option|topping|food|one",
+                  value="string"),
     "replace": form("replace", "new instead of old ('the other one instead')", old="string", new="string"),
     "either": form("either", "one of two, not said which ('a pepsi or a coke')",
                    first="string", second="string"),
@@ -190,6 +190,7 @@ CUSTOMER_FACTS = Facts("Customer", "line", {
     "set_quantity": [{"food": str, "quantity": int, **LINE}],
     "replace": [{"old": str, "new": str, **LINE}],
     "copy": [{"food": str, "quantity": int, **LINE}],
+    "refer": [{"kind": Const, "value": Value, **LINE}],
     "either": [{"first": str, "second": str}],
     "greet": [{"kind": Const}],
     "unknown": [{"position": int}],  # the position-th name said is not on the menu

@@ -640,6 +640,14 @@ class CustomerParser:
     def reads_stock_question(self, s: Seen) -> bool:
         return bool(self.p.inside["stock_question"].search(s.text))
 
+    def reads_unit_remove(self, s: Seen) -> bool:
+        return self.takes_off(s.text) and bool(self.unit_refs(s.clause, s.ctx)[0])
+
+    def reads_unit_change(self, s: Seen) -> bool:
+        refs, used = self.unit_refs(s.clause, s.ctx)
+        return bool(refs) and any(m.kind in ("topping", "option") and m not in used for m in s.clause.mentions) \
+            and not any(m.kind == "item" and m not in used for m in s.clause.mentions)
+
     def reads_remove(self, s: Seen) -> bool:
         return self.takes_off(s.text) and bool(s.items or self.refers_back(s.text)) and \
             not self.p.inside["keeps"].search(s.text) and not s.clause.toppings()
@@ -743,6 +751,13 @@ class CustomerParser:
                 result.unknown += off_menu
             elif query:
                 preds.append(query)
+        elif act == "remove" and self.unit_refs(clause, ctx)[0]:  # "take off the last thing"
+            self.refer(clause, ctx, result, state)
+            preds.append(Pred("remove", ("", Const("all"))))
+        elif act == "change":  # "no lettuce on the second one": on the units referred to
+            used = self.refer(clause, ctx, result, state)
+            rest = Clause(clause.tokens, [m for m in clause.mentions if m not in used], clause.act, clause.asks)
+            self.updates(rest, "", state["line"], ctx, preds)
         elif act == "remove":
             foods = [self.ordered_named(m, ctx) or m.name for m in items] or \
                 ([ctx.ordered[-1]] if ctx.ordered else [])
@@ -963,7 +978,7 @@ class CustomerParser:
 
     def kind_of_ordered(self, said: str, clause: Clause, ctx: Context) -> str | None:
         """'change two of them to crunchy': in a change, words that name no food alone name the
-        ordered food's own kind with those words (a Soft Taco to crunchy: the Crunchy Taco)."""
+        ordered food's own kind with those words (a soft one to crunchy: the crunchy one)."""
         if not self.p.acts["replace"].search(clause.text) or not ctx.ordered:
             return None
         return self.repairs.renamed(ctx.ordered[-1], said.split())
@@ -974,7 +989,7 @@ class CustomerParser:
         toks = clause.tokens
         for i, tok in enumerate(toks):
             if tok in ("one", "ones") and i > 0:
-                words = []
+                words: list[str] = []
                 j = i - 1
                 while j >= 0 and toks[j].isalpha() and toks[j] not in ARTICLES and toks[j] not in LINKING and \
                         toks[j] not in self.p.splitters and toks[j] not in ("the", "my"):
@@ -985,6 +1000,51 @@ class CustomerParser:
         return None
 
     # -- references to the order ------------------------------------------------------------
+    def unit_refs(self, clause: Clause, ctx: Context) -> tuple[list[tuple[str, str | int]], list[Mention]]:
+        """What picks some of the units ordered ("the second one", "the small one", "the pepperoni
+        pizza", "both of the drinks", "the last thing"), and the mentions it uses; ([], []) when
+        the clause picks none of them (a food named alone is the old way: all its units)."""
+        toks = clause.tokens
+        if not ctx.ordered:
+            return [], []
+        refs: list[tuple[str, str | int]] = []
+        used: list[Mention] = []
+        for i, tok in enumerate(toks):
+            before = toks[max(0, i - 2):i]
+            definite = bool(set(before) & (self.p.definite | self.p.unit_all))
+            if tok in self.p.ordinals and definite and not any(m.start <= i < m.end for m in clause.mentions):
+                refs.append(("nth", self.p.ordinals[tok]))
+            elif tok in self.p.drink and definite and "drink" in self.menu.categories:
+                refs.append(("category", "drink"))
+        for m in clause.mentions:
+            before = clause.tokens[max(0, m.start - 2):m.start]
+            after = clause.tokens[m.end:m.end + 1]
+            if m.kind == "option" and set(before) & self.p.definite and \
+                    (set(after) & self.p.unit_nouns or any(x.kind == "item" and x.start == m.end for x in clause.mentions)):
+                refs.append(("option", m.name))  # "the small one", "the large pizza"
+                used.append(m)
+            elif m.kind == "topping" and set(before) & self.p.definite and set(after) & self.p.unit_nouns:
+                refs.append(("topping", m.name))  # "the pepperoni one"
+                used.append(m)
+        if not refs:
+            return [], []
+        for m in clause.items():  # "the second pizza": of that food
+            food = self.ordered_named(m, ctx)
+            if food:
+                refs.append(("food", food))
+                used.append(m)
+        singular = any(t in self.p.unit_nouns for t in toks) and not set(toks) & self.p.unit_all
+        if singular and not any(kind == "nth" for kind, _ in refs):
+            refs.append(("one", 1))
+        return refs, used
+
+    def refer(self, clause: Clause, ctx: Context, result: Parse, state: dict) -> list[Mention]:
+        """The references of a clause, on a line of their own; the mentions they used."""
+        refs, used = self.unit_refs(clause, ctx)
+        state["line"] += 1
+        result.preds += [Pred("refer", (Const(kind), value), state["line"]) for kind, value in refs]
+        return used
+
     def ordered_named(self, m: Mention, ctx: Context) -> str | None:
         """The ordered food a mention means: itself, or the ordered food whose name holds every
         word said ("the wrap" is an ordered Grilled Wrap)."""

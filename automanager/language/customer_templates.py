@@ -160,6 +160,9 @@ class CustomerTemplates:
         out += [text["replaced"].format(**fields(c)) for c in said.pop("replaced", [])]
         out += [text[kind] for kind in ("cancelled", "stopped", "irrelevant", "empty_order") if said.pop(kind, [])]
         out += [text["either"].format(**fields(c)) for c in said.pop("either", [])]
+        out += [text["which_one_same" if c.first == c.second else "which_one"].format(**fields(c))
+                for c in said.pop("which_one", [])]
+        out += [text["no_such_unit"] for _ in said.pop("no_such_unit", [])[:1]]
         return out
 
     def ordered_with_changes(self, lines: dict[str, int], said: dict[str, list[Any]]) -> list[str]:

@@ -179,10 +179,22 @@ class Either(Term):
     second: str
 
 
+@predicate("confirm", "which_one")
+class WhichOne(Term):
+    first: str  # the same food twice: units of one food made differently
+    second: str
+
+
+@predicate("confirm", "no_such_unit")
+class NoSuchUnit(Term):
+    pass
+
+
 CUSTOMER = {cls.tag: cls for cls in (
     Ordered, Unavailable, TooMany, BadQuantity, OrderLimit, Updated, Restored, RejectedUpdate, Specified,
     RejectedSpecify, Swapped, DefaultChoice, Skipped, Defaulted, Removed, NotInOrder, QuantitySet, Replaced,
-    RanOut, ToppingRanOut, Cancelled, Stopped, NotUnderstood, EmptyOrder, Greeting, Unknown, Either)}
+    RanOut, ToppingRanOut, Cancelled, Stopped, NotUnderstood, EmptyOrder, Greeting, Unknown, Either, WhichOne,
+    NoSuchUnit)}
 
 
 # ---- the administrator: confirm(K, kind, ...) --------------------------------------------------

@@ -129,6 +129,10 @@ class Phrases:
         self.repair_drop = _table(tuple(words["repair_drop"]))[1]
         self.repair_lead = frozenset(words["repair_lead"])
         self.repair_keeps = frozenset(words["repair_keeps"])
+        self.ordinals = {word: int(place) for word, place in words["ordinals"]}
+        self.unit_nouns = frozenset(words["unit_nouns"])
+        self.definite = frozenset(words["definite"])
+        self.unit_all = frozenset(words["unit_all"])
         synonyms = data["synonyms"]
         self.category_words = _single_words(synonyms["category"])
         self.cue_words = frozenset(w for table in (self.acts, self.questions) for cue in table.values()

@@ -199,7 +199,7 @@ class Repairs:
 
     def renamed(self, old: str, words: list[str]) -> str | None:
         """The food of the same kind whose name is `old` with the words said in place of others
-        ("crunchy" for a Soft Taco: Crunchy Taco); None unless exactly one fits best."""
+        ("crunchy" said of a soft one: the crunchy one of that kind); None unless exactly one fits best."""
         kind = self.menu.category_of.get(old)
         own = set(normalize(old).split())
         scored = []

@@ -38,7 +38,8 @@ class CustomerReader:
     def read(self, forms: list[tuple[str, dict[str, Any]]]) -> Parse:
         result = Parse([], [], [])
         lines: dict[str, int] = {}
-        for name, f in forms:
+        # a reference first: the change of dish "" it belongs to, said before or after it, shares its line
+        for name, f in sorted(forms, key=lambda form: form[0] != "refer"):
             pred = self.pred(name, f, result, lines)
             if pred:
                 result.preds.append(pred)
@@ -92,12 +93,14 @@ class CustomerReader:
             size = self.menu.option_words.get(normalize(f.get("size") or ""), ("", ""))
             return Pred("query", (Const(f["kind"]), food, quantity, size[1] if size[0] == "size" else Const("none")))
         if name == "remove":
-            food = self.item(f["food"], result)
+            food = "" if f["food"] == "" else self.item(f["food"], result)  # "": the units referred to
             quantity = f["quantity"] if f["quantity"] is not None else Const("all")
-            return Pred("remove", (food, quantity)) if food else None
+            return Pred("remove", (food, quantity)) if food is not None else None
         if name == "set_quantity":
             food = self.item(f["food"], result)
             return Pred("set_quantity", (food, f["quantity"]), lines.get(food or "", 0)) if food else None
+        if name == "refer":
+            return self.refer(f, result, lines)
         if name == "copy":
             food = "all" if normalize(f["food"]) == "all" else self.item(f["food"], result)
             quantity = f["quantity"] if isinstance(f["quantity"], int) and f["quantity"] > 0 else 1
@@ -114,8 +117,25 @@ class CustomerReader:
             return Pred("greet", (Const(f["kind"]),))
         raise VocabError(f"{name} takes no fields")
 
+    def refer(self, f: dict[str, Any], result: Parse, lines: dict[str, int]) -> Pred | None:
+        """Which ordered units a change of dish "" is about: its own line, shared by that change."""
+        kind, said = f["kind"], str(f["value"])
+        value: str | int | None
+        if kind in ("nth", "one"):
+            value = int(said) if said.lstrip("-").isdigit() else None
+        elif kind == "category":
+            value = normalize(said).rstrip("s") if normalize(said).rstrip("s") in self.menu.categories else None
+        elif kind == "option":
+            value = self.menu.option_words.get(normalize(said), ("", None))[1]
+        else:
+            value = self.name(said, "item" if kind == "food" else "topping", result)
+        if value is None:
+            raise VocabError(f"refer {kind}: {said!r} is nothing the order can be told apart by")
+        lines.setdefault("", len(lines) + 1)
+        return Pred("refer", (Const(kind), value), lines[""])
+
     def update(self, f: dict[str, Any], result: Parse, lines: dict[str, int]) -> Pred | None:
-        dish = self.item(f["dish"], result)
+        dish = "" if f["dish"] == "" else self.item(f["dish"], result)  # "": the units referred to
         if dish is None:
             return None
         op, option = f["operation"], normalize(f["option"])
