@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from ..menu.model import Menu
-from ..names import NameMatcher
+from ..names import NameMatcher, covers
 from ..normalize import normalize
 from ..reasoner import Const
 from ..vocab import Pred, bounded
@@ -27,12 +27,58 @@ from .reading import (
     new_name,
     three_decimals,
 )
-from .text import find_mentions, fold, number_at, tokenize
+from .text import find_mentions, fold, number_at, number_words, tokenize
 
 CUES = manager_phrases()  # the cue patterns and words of phrases_manager.toml
 P = CUES.patterns
 MAX_LIST = 30  # names read from one list in one turn: a turn's cost stays bounded
 YES_NO_QUESTIONS = ("confirm_delete", "new_ingredient", "confirm_price", "confirm_runout")
+INSTEAD_OF_NO = ("edit", "runout", "restore", "query")  # what a no to a read-back may go on to say
+
+
+def spoken_prices(text: str, whole: bool = False) -> str:
+    """Prices said in words as digits: 'four nineteen' -> '$4.19', 'three oh five' -> '$3.05',
+    'ninety nine cents' -> '99 cents' (amounts with a dollar word are `cents`'s own). `whole`:
+    a count was asked for (calories), so 'three fifty' is 350. One number said alone is no price."""
+    found = list(re.finditer(r"[^\W\d_]+", text))
+    out, at, i = [], 0, 0
+    while i < len(found):
+        j = i
+        while j < len(found) and (number_words([fold(found[j].group())], 0) is not None or
+                                  (j > i and fold(found[j].group()) in CUES.zero_cents)) and \
+                (j == i or re.fullmatch(r"[\s-]+", text[found[j - 1].end():found[j].start()])):
+            j += 1
+        run = [fold(m.group()) for m in found[i:j]]
+        after = fold(found[j].group()) if j < len(found) else ""
+        said = spoken_amount(run, after, whole) if run else None
+        if said is not None:
+            out += [text[at:found[i].start()], said]
+            at = found[j - 1].end()
+        i = max(j, i + 1)
+    return "".join(out) + text[at:]
+
+
+def spoken_amount(run: list[str], after: str, whole: bool) -> str | None:
+    """The digits a run of number words says as an amount, or None."""
+    one = number_words(run, 0)
+    if one and one[1] == len(run):
+        return str(one[0]) if after in ("cent", "cents") else None
+    if after in CUES.not_price_after and not whole:
+        return None
+    for k in range(1, len(run)):
+        dollars = number_words(run[:k], 0)
+        if not dollars or dollars[1] != k or not 0 < dollars[0] < 100:
+            continue
+        rest = run[k:]
+        if rest[0] in CUES.zero_cents and len(rest) == 2 and (unit := number_words(rest[1:], 0)) and unit[0] < 10:
+            change = unit[0]
+        elif (tens := number_words(rest[:1], 0)) and tens[0] >= 10 and (both := number_words(rest, 0)) \
+                and both[1] == len(rest) and both[0] < 100:
+            change = both[0]
+        else:
+            continue
+        return str(dollars[0] * 100 + change) if whole else f"${dollars[0]}.{change:02d}"
+    return None
 
 
 def words(text: str) -> str:
@@ -50,6 +96,7 @@ class ManagerParser:
 
     def parse(self, text: str, ctx: ManagerContext | None = None) -> ManagerParse:
         ctx = ctx or ManagerContext()
+        text = spoken_prices(text, whole=ctx.ask_topic == "calories")
         flat = words(text)
         if not flat:
             return ManagerParse([Pred("irrelevant")])
@@ -113,9 +160,21 @@ class ManagerParser:
             and not P.confirm_not.search(flat) else None
 
     def line_confirm_no(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
-        """'no, keep it' to a read-back or an offer."""
-        return ManagerParse([Pred("decline")]) if ctx.ask_topic in YES_NO_QUESTIONS and P.confirm_no.match(flat) \
-            else None
+        """'no, keep it' to a read-back or an offer; 'no wait, just make it 1.29': no, then the
+        change said instead ("it" is what the question was about)."""
+        if ctx.ask_topic not in YES_NO_QUESTIONS or not P.confirm_no.match(flat):
+            return None
+        lead = P.confirm_no_lead.match(flat)
+        tail = flat[lead.end():].strip() if lead else ""
+        if not tail or P.confirm_not.search(tail):
+            return ManagerParse([Pred("decline")])
+        about = ManagerContext(building=ctx.building, build_type=ctx.build_type,
+                               last_item=ctx.last_item or ctx.ask_target, last_move=ctx.last_move)
+        instead = self.parse(tail, about)
+        rest = [p for p in instead.preds if p.name in INSTEAD_OF_NO]
+        if not rest or len(rest) != len(instead.preds):
+            return ManagerParse([Pred("decline")])
+        return ManagerParse([Pred("decline")] + rest, unknown=instead.unknown, corrected=instead.corrected)
 
     def line_yes(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
         return ManagerParse([Pred("accept")]) if phrases().reply(flat) == "yes" else None
@@ -348,6 +407,7 @@ class ManagerParser:
     # -- one clause ------------------------------------------------------------------------------
     def clause(self, clause: str, ctx: ManagerContext, target: str | None, result: ManagerParse) -> str | None:
         clause = P.none_left.sub(r"out of \1", P.places.sub(" ", clause))  # "no X left in the back": out of X
+        clause = P.equipment.sub(" ", clause)  # "the fryer's down, so ...": about a machine, not a food
         flat = words(clause)
         preds = result.preds
         mentions = find_mentions(self.menu, tokenize(clause))
@@ -362,7 +422,8 @@ class ManagerParser:
             if kind:
                 preds.append(Pred("add", (Const(kind), ctx.ask_target)))
                 return target
-        stock_names = list(dict.fromkeys(kitchen + items))
+        stock_names = list(dict.fromkeys([m.alternatives["topping"] for m in mentions if "topping" in m.alternatives]
+                                         + [self.kitchen_reading(m.said, m.name) for m in mentions if m.kind == "item"]))
         if P.hedge.search(flat) and (kitchen or items) and not P.back_again.search(flat):
             result.hint = (f"Noted: {' and '.join(stock_names)} running low. Nothing is marked out until you "
                            "say it is out (\"we're out of ...\").")
@@ -401,8 +462,8 @@ class ManagerParser:
         swap = self.swap(clause, flat, items, kitchen, target, result)
         if swap:
             return target
-        if not dishes and ctx.last_item and P.refers_to_it_short.search(flat) and P.price_like.search(clause.lower()) \
-                and not kitchen:
+        if not dishes and ctx.last_item and (P.refers_to_it_short.search(flat) or P.correction.search(flat)) \
+                and P.price_like.search(clause.lower()) and not kitchen:
             dishes = [ctx.last_item]  # "make it 3.49", after asking about it
         if dishes and (P.edit.search(flat) or P.price_like.search(clause.lower())):
             items = dishes
@@ -485,9 +546,9 @@ class ManagerParser:
         chunks = [c for c in P.stock_list_split.split(text) if normalize(c)]
         names = []
         for chunk in chunks[:MAX_LIST]:
-            whole = self.whole_names(chunk, "topping") or self.whole_names(chunk, "item")
-            if len(whole) == 1:  # "three cheese" is a name before it is a count
-                names.append(whole[0])
+            whole = self.stock_names(chunk)
+            if whole:  # "three cheese" is a name before it is a count; "tomatoes onions": two names
+                names += whole
                 continue
             phrase = " ".join(w for w in normalize(chunk).split() if w not in CUES.filler)
             if not phrase:
@@ -501,6 +562,42 @@ class ManagerParser:
                 return []  # a word that is no name: the older reading decides
             names.append(name)
         return list(dict.fromkeys(names))
+
+    def stock_names(self, chunk: str) -> list[str]:
+        """The names of a stock list's chunk when they account for every word of it, longest
+        first, so a list without commas ("tomatoes onions") is every name in it; a kitchen word
+        after a name ("<dish> shells") goes with that name. Each is read as the kitchen knows it
+        (`kitchen_reading`)."""
+        tokens = [t for t in tokenize(chunk) if t.isalnum()]
+        mentions = [m for m in find_mentions(self.menu, tokens) if m.kind in ("item", "topping")]
+        said: dict[int, list[str]] = {}
+        named = {i: n for n, m in enumerate(mentions) for i in range(m.start, m.end)}
+        last = None
+        for i, token in enumerate(tokens):
+            if i in named:
+                last = named[i]
+                said.setdefault(last, []).append(token)
+            elif token in CUES.kitchen_parts and last is not None and i == mentions[last].end:
+                said[last].append(token)  # "<name> shells": the name's kitchen part
+                named[i] = last
+            elif token not in CUES.filler:
+                return []
+        return list(dict.fromkeys(self.kitchen_reading(" ".join(said[n]), m.alternatives.get("topping") or m.name)
+                                  for n, m in enumerate(mentions)))
+
+    def kitchen_reading(self, said: str, name: str) -> str:
+        """A dish said the way the kitchen says what it is made of is that ingredient: a plural
+        of the dish's words ("<dish>s", which all of that family share) or its words and a kitchen
+        part ("<dish> shells") mean the one ingredient of the dish whose name has those words.
+        Out and back read the same words the same way; anything else stays as said."""
+        if name not in self.menu.items or name in self.menu.toppings:
+            return name
+        words = [w for w in normalize(said).split() if w not in CUES.filler]
+        kept = [w for w in words if w not in CUES.kitchen_parts]
+        if not kept or (kept == words and not (kept[-1].endswith("s") and not kept[-1].endswith("ss"))):
+            return name
+        fits = [i for i in sorted(self.menu.included(name)) if covers(kept, i)]
+        return fits[0] if len(fits) == 1 else name
 
     def unknown_stock_name(self, flat: str, result: ManagerParse) -> list[str]:
         """'we are out of unicorn meat' -> the name as said (the bot says it is not on the menu)."""
