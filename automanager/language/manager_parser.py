@@ -423,14 +423,15 @@ class ManagerParser:
                 preds.append(Pred("add", (Const(kind), ctx.ask_target)))
                 return target
         stock_names = list(dict.fromkeys([m.alternatives["topping"] for m in mentions if "topping" in m.alternatives]
-                                         + [self.kitchen_reading(m.said, m.name) for m in mentions if m.kind == "item"]))
+                                         + [self.kitchen_reading(m.said, m.name, result) for m in mentions if m.kind == "item"]))
         if P.hedge.search(flat) and (kitchen or items) and not P.back_again.search(flat):
             result.hint = (f"Noted: {' and '.join(stock_names)} running low. Nothing is marked out until you "
                            "say it is out (\"we're out of ...\").")
             return target
         if (P.back_again.search(flat) or (P.restore.search(flat) and not P.delete.search(flat) and not P.add.search(flat))) \
                 and (kitchen or items):
-            preds += [Pred("restore", (name,)) for name in self.stock_list(clause, result) or stock_names]
+            back = self.stock_list(clause, result) or stock_names
+            preds += [Pred("restore", self.stock_said(name, result, back=True)) for name in back]
             return target
         taken_out = P.taken_out.search(flat)
         if taken_out and any(m.kind == "item" for m in find_mentions(self.menu, tokenize(taken_out.group("owner")))):
@@ -439,7 +440,7 @@ class ManagerParser:
                 not P.price_like.search(clause.lower()):
             said = self.stock_list(clause, result) or self.unknown_stock_name(flat, result)
             names = said if said else stock_names
-            preds += [Pred("runout", (name,)) for name in names]
+            preds += [Pred("runout", self.stock_said(name, result)) for name in names]
             return target
         if three_decimals(clause):
             result.hint = "A price has at most two decimals (like $3.49); nothing changed."
@@ -502,6 +503,11 @@ class ManagerParser:
             m = P.price_of_name.search(flat) or \
                 P.name_costs.match(flat)
             costing = new_name(m.group("n")) if m else None
+            if costing and P.pronoun_name.fullmatch(costing):  # "it costs 3.49": no dish called "it"
+                costing = None if target else ctx.last_item
+                if costing is None and not target:
+                    result.hint = "Which item do you mean? Say its name with the price (\"the ... now costs $2.49\")."
+                    return target
             if costing:
                 self.properties(flat, costing, ctx, result, asked="price" if price_words.group(1) != "calories" else None,
                                 edit=True)
@@ -546,7 +552,7 @@ class ManagerParser:
         chunks = [c for c in P.stock_list_split.split(text) if normalize(c)]
         names = []
         for chunk in chunks[:MAX_LIST]:
-            whole = self.stock_names(chunk)
+            whole = self.stock_names(chunk, result)
             if whole:  # "three cheese" is a name before it is a count; "tomatoes onions": two names
                 names += whole
                 continue
@@ -563,41 +569,70 @@ class ManagerParser:
             names.append(name)
         return list(dict.fromkeys(names))
 
-    def stock_names(self, chunk: str) -> list[str]:
+    def stock_names(self, chunk: str, result: ManagerParse) -> list[str]:
         """The names of a stock list's chunk when they account for every word of it, longest
         first, so a list without commas ("tomatoes onions") is every name in it; a kitchen word
         after a name ("<dish> shells") goes with that name. Each is read as the kitchen knows it
         (`kitchen_reading`)."""
         tokens = [t for t in tokenize(chunk) if t.isalnum()]
         mentions = [m for m in find_mentions(self.menu, tokens) if m.kind in ("item", "topping")]
-        said: dict[int, list[str]] = {}
-        named = {i: n for n, m in enumerate(mentions) for i in range(m.start, m.end)}
-        last = None
-        for i, token in enumerate(tokens):
-            if i in named:
-                last = named[i]
-                said.setdefault(last, []).append(token)
-            elif token in CUES.kitchen_parts and last is not None and i == mentions[last].end:
-                said[last].append(token)  # "<name> shells": the name's kitchen part
-                named[i] = last
-            elif token not in CUES.filler:
-                return []
-        return list(dict.fromkeys(self.kitchen_reading(" ".join(said[n]), m.alternatives.get("topping") or m.name)
-                                  for n, m in enumerate(mentions)))
+        named = {i: m for m in mentions for i in range(m.start, m.end)}
+        if not mentions:
+            return []
+        found: list[tuple[list[str], str]] = []  # (words said, the name they name)
+        rest: list[str] = []  # words between the names: a name said some other way, or no name
 
-    def kitchen_reading(self, said: str, name: str) -> str:
-        """A dish said the way the kitchen says what it is made of is that ingredient: a plural
-        of the dish's words ("<dish>s", which all of that family share) or its words and a kitchen
-        part ("<dish> shells") mean the one ingredient of the dish whose name has those words.
-        Out and back read the same words the same way; anything else stays as said."""
+        def other_name() -> bool:
+            phrase = " ".join(w for w in rest if w not in CUES.filler)
+            rest.clear()
+            if not phrase:
+                return True
+            name = self.known(phrase, "topping", result) or self.known(phrase, "item", result)
+            found.append(([phrase], name or ""))
+            return name is not None
+
+        for i, token in enumerate(tokens):
+            m = named.get(i)
+            if m and i == m.start:
+                if not other_name():
+                    return []
+                found.append(([token], m.alternatives.get("topping") or m.name))
+            elif m:
+                found[-1][0].append(token)
+            elif token in CUES.kitchen_parts and found and not rest and i > 0 and i - 1 in named:
+                found[-1][0].append(token)  # "<name> shells": the name's kitchen part
+            else:
+                rest.append(token)
+        if not other_name():
+            return []
+        return list(dict.fromkeys(self.kitchen_reading(" ".join(said), name, result) for said, name in found))
+
+    def kitchen_reading(self, said: str, name: str, result: ManagerParse) -> str:
+        """A dish said the way the kitchen says what it is made of is that ingredient: a short
+        name's plural ("<dish>s", which all of that family share) or its words and a kitchen part
+        ("<dish> shells") mean the one ingredient of the dish whose name has those words. A dish
+        said by its own name stays the dish; out and back read the same words the same way (and
+        admin.lp brings back the dish when it was the one said out)."""
         if name not in self.menu.items or name in self.menu.toppings:
             return name
         words = [w for w in normalize(said).split() if w not in CUES.filler]
         kept = [w for w in words if w not in CUES.kitchen_parts]
-        if not kept or (kept == words and not (kept[-1].endswith("s") and not kept[-1].endswith("ss"))):
+        fits = [i for i in sorted(self.menu.included(name)) if kept and covers(kept, i)]
+        if len(fits) != 1:
             return name
-        fits = [i for i in sorted(self.menu.included(name)) if covers(kept, i)]
-        return fits[0] if len(fits) == 1 else name
+        own = self.names.spelled(said, "item")
+        if (own and own.how == "exact") or (kept == words and not (kept[-1].endswith("s") and not kept[-1].endswith("ss"))):
+            result.read_as[name] = fits[0]  # the dish said by its own name; back, it may mean the ingredient
+            return name
+        result.read_as[fits[0]] = name  # the reply says so, and how to mean the dish
+        return fits[0]
+
+    def stock_said(self, name: str, result: ManagerParse, back: bool = False) -> tuple[str, ...]:
+        """A stock predicate's arguments: the food, and the other food the same words name (an
+        ingredient read from a dish's words: that dish; back, a dish said by its name: that
+        ingredient, in case it is the one out)."""
+        other = result.read_as.get(name)
+        return (name, other) if other and (back or name in self.menu.toppings) else (name,)
 
     def unknown_stock_name(self, flat: str, result: ManagerParse) -> list[str]:
         """'we are out of unicorn meat' -> the name as said (the bot says it is not on the menu)."""
