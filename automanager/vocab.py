@@ -199,8 +199,8 @@ CUSTOMER_FACTS = Facts("Customer", "line", {
 
 # what admin.lp reads: every fact ends with the predicate's position in the sentence
 MANAGER_FACTS = Facts("Manager", "at", {
-    "runout": [{"food": str, **AT}],
-    "restore": [{"food": str, **AT}],
+    "runout": [{"food": str, **AT}, {"food": str, "said_as": str, **AT}],  # said_as: the dish whose words named it
+    "restore": [{"food": str, **AT}, {"food": str, "said_as": str, **AT}],
     "add": [{"type": Const, "item": str, **AT}, {"item": str, **AT},
             {"item": str, "property": Const, "value": Value, **AT}],
     "edit": [{"item": str, "property": Const, "value": Value, **AT},

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from ..menu.model import Menu
-from ..names import NameMatcher
+from ..names import NameMatcher, covers
 from ..normalize import normalize
 from ..reasoner import Const
 from ..vocab import Pred, bounded
@@ -27,12 +27,58 @@ from .reading import (
     new_name,
     three_decimals,
 )
-from .text import find_mentions, fold, number_at, tokenize
+from .text import find_mentions, fold, number_at, number_words, tokenize
 
 CUES = manager_phrases()  # the cue patterns and words of phrases_manager.toml
 P = CUES.patterns
 MAX_LIST = 30  # names read from one list in one turn: a turn's cost stays bounded
 YES_NO_QUESTIONS = ("confirm_delete", "new_ingredient", "confirm_price", "confirm_runout")
+INSTEAD_OF_NO = ("edit", "runout", "restore", "query")  # what a no to a read-back may go on to say
+
+
+def spoken_prices(text: str, whole: bool = False) -> str:
+    """Prices said in words as digits: 'four nineteen' -> '$4.19', 'three oh five' -> '$3.05',
+    'ninety nine cents' -> '99 cents' (amounts with a dollar word are `cents`'s own). `whole`:
+    a count was asked for (calories), so 'three fifty' is 350. One number said alone is no price."""
+    found = list(re.finditer(r"[^\W\d_]+", text))
+    out, at, i = [], 0, 0
+    while i < len(found):
+        j = i
+        while j < len(found) and (number_words([fold(found[j].group())], 0) is not None or
+                                  (j > i and fold(found[j].group()) in CUES.zero_cents)) and \
+                (j == i or re.fullmatch(r"[\s-]+", text[found[j - 1].end():found[j].start()])):
+            j += 1
+        run = [fold(m.group()) for m in found[i:j]]
+        after = fold(found[j].group()) if j < len(found) else ""
+        said = spoken_amount(run, after, whole) if run else None
+        if said is not None:
+            out += [text[at:found[i].start()], said]
+            at = found[j - 1].end()
+        i = max(j, i + 1)
+    return "".join(out) + text[at:]
+
+
+def spoken_amount(run: list[str], after: str, whole: bool) -> str | None:
+    """The digits a run of number words says as an amount, or None."""
+    one = number_words(run, 0)
+    if one and one[1] == len(run):
+        return str(one[0]) if after in ("cent", "cents") else None
+    if after in CUES.not_price_after and not whole:
+        return None
+    for k in range(1, len(run)):
+        dollars = number_words(run[:k], 0)
+        if not dollars or dollars[1] != k or not 0 < dollars[0] < 100:
+            continue
+        rest = run[k:]
+        if rest[0] in CUES.zero_cents and len(rest) == 2 and (unit := number_words(rest[1:], 0)) and unit[0] < 10:
+            change = unit[0]
+        elif (tens := number_words(rest[:1], 0)) and tens[0] >= 10 and (both := number_words(rest, 0)) \
+                and both[1] == len(rest) and both[0] < 100:
+            change = both[0]
+        else:
+            continue
+        return str(dollars[0] * 100 + change) if whole else f"${dollars[0]}.{change:02d}"
+    return None
 
 
 def words(text: str) -> str:
@@ -50,6 +96,7 @@ class ManagerParser:
 
     def parse(self, text: str, ctx: ManagerContext | None = None) -> ManagerParse:
         ctx = ctx or ManagerContext()
+        text = spoken_prices(text, whole=ctx.ask_topic == "calories")
         flat = words(text)
         if not flat:
             return ManagerParse([Pred("irrelevant")])
@@ -113,9 +160,21 @@ class ManagerParser:
             and not P.confirm_not.search(flat) else None
 
     def line_confirm_no(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
-        """'no, keep it' to a read-back or an offer."""
-        return ManagerParse([Pred("decline")]) if ctx.ask_topic in YES_NO_QUESTIONS and P.confirm_no.match(flat) \
-            else None
+        """'no, keep it' to a read-back or an offer; 'no wait, just make it 1.29': no, then the
+        change said instead ("it" is what the question was about)."""
+        if ctx.ask_topic not in YES_NO_QUESTIONS or not P.confirm_no.match(flat):
+            return None
+        lead = P.confirm_no_lead.match(flat)
+        tail = flat[lead.end():].strip() if lead else ""
+        if not tail or P.confirm_not.search(tail):
+            return ManagerParse([Pred("decline")])
+        about = ManagerContext(building=ctx.building, build_type=ctx.build_type,
+                               last_item=ctx.last_item or ctx.ask_target, last_move=ctx.last_move)
+        instead = self.parse(tail, about)
+        rest = [p for p in instead.preds if p.name in INSTEAD_OF_NO]
+        if not rest or len(rest) != len(instead.preds):
+            return ManagerParse([Pred("decline")])
+        return ManagerParse([Pred("decline")] + rest, unknown=instead.unknown, corrected=instead.corrected)
 
     def line_yes(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
         return ManagerParse([Pred("accept")]) if phrases().reply(flat) == "yes" else None
@@ -348,6 +407,7 @@ class ManagerParser:
     # -- one clause ------------------------------------------------------------------------------
     def clause(self, clause: str, ctx: ManagerContext, target: str | None, result: ManagerParse) -> str | None:
         clause = P.none_left.sub(r"out of \1", P.places.sub(" ", clause))  # "no X left in the back": out of X
+        clause = P.equipment.sub(" ", clause)  # "the fryer's down, so ...": about a machine, not a food
         flat = words(clause)
         preds = result.preds
         mentions = find_mentions(self.menu, tokenize(clause))
@@ -362,14 +422,16 @@ class ManagerParser:
             if kind:
                 preds.append(Pred("add", (Const(kind), ctx.ask_target)))
                 return target
-        stock_names = list(dict.fromkeys(kitchen + items))
+        stock_names = list(dict.fromkeys([m.alternatives["topping"] for m in mentions if "topping" in m.alternatives]
+                                         + [self.kitchen_reading(m.said, m.name, result) for m in mentions if m.kind == "item"]))
         if P.hedge.search(flat) and (kitchen or items) and not P.back_again.search(flat):
             result.hint = (f"Noted: {' and '.join(stock_names)} running low. Nothing is marked out until you "
                            "say it is out (\"we're out of ...\").")
             return target
         if (P.back_again.search(flat) or (P.restore.search(flat) and not P.delete.search(flat) and not P.add.search(flat))) \
                 and (kitchen or items):
-            preds += [Pred("restore", (name,)) for name in self.stock_list(clause, result) or stock_names]
+            back = self.stock_list(clause, result) or stock_names
+            preds += [Pred("restore", self.stock_said(name, result, back=True)) for name in back]
             return target
         taken_out = P.taken_out.search(flat)
         if taken_out and any(m.kind == "item" for m in find_mentions(self.menu, tokenize(taken_out.group("owner")))):
@@ -378,7 +440,7 @@ class ManagerParser:
                 not P.price_like.search(clause.lower()):
             said = self.stock_list(clause, result) or self.unknown_stock_name(flat, result)
             names = said if said else stock_names
-            preds += [Pred("runout", (name,)) for name in names]
+            preds += [Pred("runout", self.stock_said(name, result)) for name in names]
             return target
         if three_decimals(clause):
             result.hint = "A price has at most two decimals (like $3.49); nothing changed."
@@ -401,8 +463,8 @@ class ManagerParser:
         swap = self.swap(clause, flat, items, kitchen, target, result)
         if swap:
             return target
-        if not dishes and ctx.last_item and P.refers_to_it_short.search(flat) and P.price_like.search(clause.lower()) \
-                and not kitchen:
+        if not dishes and ctx.last_item and (P.refers_to_it_short.search(flat) or P.correction.search(flat)) \
+                and P.price_like.search(clause.lower()) and not kitchen:
             dishes = [ctx.last_item]  # "make it 3.49", after asking about it
         if dishes and (P.edit.search(flat) or P.price_like.search(clause.lower())):
             items = dishes
@@ -441,6 +503,11 @@ class ManagerParser:
             m = P.price_of_name.search(flat) or \
                 P.name_costs.match(flat)
             costing = new_name(m.group("n")) if m else None
+            if costing and P.pronoun_name.fullmatch(costing):  # "it costs 3.49": no dish called "it"
+                costing = None if target else ctx.last_item
+                if costing is None and not target:
+                    result.hint = "Which item do you mean? Say its name with the price (\"the ... now costs $2.49\")."
+                    return target
             if costing:
                 self.properties(flat, costing, ctx, result, asked="price" if price_words.group(1) != "calories" else None,
                                 edit=True)
@@ -485,9 +552,9 @@ class ManagerParser:
         chunks = [c for c in P.stock_list_split.split(text) if normalize(c)]
         names = []
         for chunk in chunks[:MAX_LIST]:
-            whole = self.whole_names(chunk, "topping") or self.whole_names(chunk, "item")
-            if len(whole) == 1:  # "three cheese" is a name before it is a count
-                names.append(whole[0])
+            whole = self.stock_names(chunk, result)
+            if whole:  # "three cheese" is a name before it is a count; "tomatoes onions": two names
+                names += whole
                 continue
             phrase = " ".join(w for w in normalize(chunk).split() if w not in CUES.filler)
             if not phrase:
@@ -501,6 +568,71 @@ class ManagerParser:
                 return []  # a word that is no name: the older reading decides
             names.append(name)
         return list(dict.fromkeys(names))
+
+    def stock_names(self, chunk: str, result: ManagerParse) -> list[str]:
+        """The names of a stock list's chunk when they account for every word of it, longest
+        first, so a list without commas ("tomatoes onions") is every name in it; a kitchen word
+        after a name ("<dish> shells") goes with that name. Each is read as the kitchen knows it
+        (`kitchen_reading`)."""
+        tokens = [t for t in tokenize(chunk) if t.isalnum()]
+        mentions = [m for m in find_mentions(self.menu, tokens) if m.kind in ("item", "topping")]
+        named = {i: m for m in mentions for i in range(m.start, m.end)}
+        if not mentions:
+            return []
+        found: list[tuple[list[str], str]] = []  # (words said, the name they name)
+        rest: list[str] = []  # words between the names: a name said some other way, or no name
+
+        def other_name() -> bool:
+            phrase = " ".join(w for w in rest if w not in CUES.filler)
+            rest.clear()
+            if not phrase:
+                return True
+            name = self.known(phrase, "topping", result) or self.known(phrase, "item", result)
+            found.append(([phrase], name or ""))
+            return name is not None
+
+        for i, token in enumerate(tokens):
+            m = named.get(i)
+            if m and i == m.start:
+                if not other_name():
+                    return []
+                found.append(([token], m.alternatives.get("topping") or m.name))
+            elif m:
+                found[-1][0].append(token)
+            elif token in CUES.kitchen_parts and found and not rest and i > 0 and i - 1 in named:
+                found[-1][0].append(token)  # "<name> shells": the name's kitchen part
+            else:
+                rest.append(token)
+        if not other_name():
+            return []
+        return list(dict.fromkeys(self.kitchen_reading(" ".join(said), name, result) for said, name in found))
+
+    def kitchen_reading(self, said: str, name: str, result: ManagerParse) -> str:
+        """A dish said the way the kitchen says what it is made of is that ingredient: a short
+        name's plural ("<dish>s", which all of that family share) or its words and a kitchen part
+        ("<dish> shells") mean the one ingredient of the dish whose name has those words. A dish
+        said by its own name stays the dish; out and back read the same words the same way (and
+        admin.lp brings back the dish when it was the one said out)."""
+        if name not in self.menu.items or name in self.menu.toppings:
+            return name
+        words = [w for w in normalize(said).split() if w not in CUES.filler]
+        kept = [w for w in words if w not in CUES.kitchen_parts]
+        fits = [i for i in sorted(self.menu.included(name)) if kept and covers(kept, i)]
+        if len(fits) != 1:
+            return name
+        own = self.names.spelled(said, "item")
+        if (own and own.how == "exact") or (kept == words and not (kept[-1].endswith("s") and not kept[-1].endswith("ss"))):
+            result.read_as[name] = fits[0]  # the dish said by its own name; back, it may mean the ingredient
+            return name
+        result.read_as[fits[0]] = name  # the reply says so, and how to mean the dish
+        return fits[0]
+
+    def stock_said(self, name: str, result: ManagerParse, back: bool = False) -> tuple[str, ...]:
+        """A stock predicate's arguments: the food, and the other food the same words name (an
+        ingredient read from a dish's words: that dish; back, a dish said by its name: that
+        ingredient, in case it is the one out)."""
+        other = result.read_as.get(name)
+        return (name, other) if other and (back or name in self.menu.toppings) else (name,)
 
     def unknown_stock_name(self, flat: str, result: ManagerParse) -> list[str]:
         """'we are out of unicorn meat' -> the name as said (the bot says it is not on the menu)."""

@@ -236,6 +236,13 @@ class AsIngredient(Term):
     item: str
 
 
+@admin("read_as")
+class ReadAs(Term):
+    at: int
+    item: str  # the ingredient the words were read as
+    dish: str  # the dish the same words name
+
+
 @admin("cancelled")
 class AddCancelled(Term):
     at: int
@@ -423,7 +430,7 @@ class ValueIs(Term):
 
 
 MANAGER: dict[tuple[str | None, int], type[Term]] = {(cls.tag, len(cls.__annotations__)): cls for cls in (  # by kind and field count (added has two)
-    RunOut, AlreadyOut, KeptStock, BackInStock, AsIngredient, AddCancelled, NothingToCancel, KeptPrice, Changed,
+    RunOut, AlreadyOut, KeptStock, BackInStock, AsIngredient, ReadAs, AddCancelled, NothingToCancel, KeptPrice, Changed,
     AddedItem, AddedValue, Noted, Declined, Kept, Deleted, RemovedValue, StockUndone, Undone, NothingToUndo,
     NothingPending, KeptTheirs, Rebased, AnswerFirst, NothingToSave, Abandoned, ManagerNotUnderstood, StockIs,
     StockNone, StockOff, StockIn, PendingIs, PendingNone, ValueIs)}

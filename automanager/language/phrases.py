@@ -211,6 +211,10 @@ class ManagerPhrases:
         self.price_up = Cue(tuple(data["price_moves"]["up"]))
         self.price_down = Cue(tuple(data["price_moves"]["down"]))
         self.commands = [(c["say"], frozenset(c["cues"])) for c in data["manager_commands"]]
+        spoken = data.get("spoken_price", {})
+        self.zero_cents = frozenset(spoken.get("zero_cents", []))
+        self.not_price_after = frozenset(spoken.get("not_after", []))
+        self.kitchen_parts = frozenset(words.get("kitchen_parts", []))
 
 
 def _single_words(table: dict[str, list[str]]) -> dict[str, str]:

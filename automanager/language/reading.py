@@ -64,6 +64,7 @@ class ManagerParse:
     skipped: int = 0  # names of a list past MAX_LIST, not read
     moving: int = 0  # the way the last price move of this line went (1 up, -1 down), for "and Y by a dime"
     last_edited: str | None = None
+    read_as: dict[str, str] = field(default_factory=dict)  # ingredient -> the dish whose words named it
 
 
 def new_name(raw: str) -> str | None:
@@ -91,15 +92,15 @@ def cents(text: str, bare_is_price: bool = False) -> int | None:
         return bounded(sign * spoken)
     m = MONEY.search(text)
     if m:
-        if m.group(2) is not None:
-            return in_cents(m.group(2), negative=bool(m.group(1)))
+        if m.group(2) is not None:  # "minus $3.50" is as negative as "-$3.50"
+            return in_cents(m.group(2), negative=bool(m.group(1)) or (sign < 0 and m.group(2)[0] != "-"))
         if m.group(3) is not None:
-            return in_cents(m.group(3))
-        return bounded(m.group(5))
+            return in_cents(m.group(3), negative=sign < 0 and m.group(3)[0] != "-")
+        return bounded(m.group(5)) * (sign if m.group(5)[0] != "-" else 1)
     if bare_is_price:  # a number with cents first: "the g2 drink is 0.01" is 1 cent, not $2
         m = re.search(r"-?\d+\.\d{1,2}\b", text) or re.search(r"-?\d+(?:\.\d{1,2})?", text)
         if m:
-            return in_cents(m.group())
+            return in_cents(m.group(), negative=sign < 0 and m.group()[0] != "-")
     return None
 
 
