@@ -101,8 +101,12 @@ class CustomerParser:
     def parse(self, text: str, ctx: Context | None = None) -> Parse:
         ctx = ctx or Context()
         said = " ".join(t for t in tokenize(text) if t.isalnum())
-        tokens = self.repairs(self.without_discourse(tokenize(text)))
+        tokens = self.heard_numbers(self.repairs(self.without_discourse(tokenize(text))))
         flat = " ".join(t for t in tokens if t.isalnum())
+        talk = self.small_talk(flat)
+        if talk and not talk[1]:  # "hi how are you doing I want a X": the order after the small talk
+            tokens = self.after_small_talk(tokens)
+            flat = " ".join(t for t in tokens if t.isalnum())
         acts = self.p.acts
         if not flat and not said:
             return Parse([Pred("irrelevant")], [], [])
@@ -153,18 +157,27 @@ class CustomerParser:
             for m in clause.items():
                 counted[m.name] = counted.get(m.name, 0) + self.quantity_before(clause.tokens, m.start, clause.mentions, 1)
         self.give_acts(clauses, ctx)
-        state = {"line": 0, "last": ctx.ordered[-1] if flat.startswith("with ") and ctx.ordered else None}
+        state = {"line": 0, "last": ctx.ordered[-1] if flat.startswith("with ") and ctx.ordered else None,
+                 "label": next((self.menu.label_words[w] for w in flat.split() if w in self.menu.label_words), None)}
         for clause in clauses:
             self.clause(clause, ctx, result, state)
         result.preds += [Pred("either", choice) for choice in choices]
         if complete:
             result.preds.append(Pred("complete"))
-        talk = self.small_talk(flat)
         if talk and not ctx.ordered:  # "hi, can I get a taco": hello back, then the order
             result.preds.insert(0, Pred("greet", (Const(talk[0]),)))
         if not result.preds and not result.unknown:
             result.preds.append(Pred("irrelevant"))
         return result
+
+    def heard_numbers(self, tokens: list[str]) -> list[str]:
+        """'I'll have to crunchy tacos and for bean burritos': a word that sounds like a number, after
+        a word that orders or joins and before a food said in the plural, is that number."""
+        if not set(tokens) & self.p.number_homophones.keys():
+            return tokens
+        plural = {m.start for m in self.mentions_in(tokens) if m.kind == "item" and m.said.endswith("s")}
+        return [self.p.number_homophones[t] if t in self.p.number_homophones and i + 1 in plural and
+                i > 0 and tokens[i - 1] in self.p.homophone_after else t for i, t in enumerate(tokens)]
 
     def mentions_in(self, tokens: list[str]) -> list[Mention]:
         """The menu names, ingredients and option values said, each read as the context of its
@@ -300,6 +313,19 @@ class CustomerParser:
         alone = all(w in OPENERS or w in ("there", "you", "guys", "folks", "all", "today", "again") for w in rest.split())
         return (kind, alone) if alone or min(found)[0] == 0 else None
 
+    def after_small_talk(self, tokens: list[str]) -> list[str]:
+        """The tokens after the greetings and small talk a line opens with."""
+        i = 0
+        while True:
+            while i < len(tokens) and (tokens[i] in OPENERS or not tokens[i].isalnum()):
+                i += 1
+            rest = " ".join(tokens[i:])
+            found = next((f for kind in ("how_are_you", "hello") if (f := self.p.acts[kind].search(rest))
+                          and f.start() == 0), None)
+            if found is None:
+                return tokens[i:]
+            i += len(rest[:found.end()].split())
+
     def cancels_all(self, flat: str) -> bool:
         cue = self.p.acts["cancel"]
         return flat in ("cancel", "cancel it", "cancel that", "start over") or \
@@ -402,7 +428,7 @@ class CustomerParser:
         p = self.p
         return (word in p.filler or word in p.cue_words or word in self.option_tokens
                 or word in p.operator_words or word in OPENERS or word in p.drink or not word.isalpha()
-                or word in self.category_words)
+                or word in self.category_words or word in p.unit_nouns or word in p.ordinals)
 
     def ordered_by_words(self, said: str, ctx: Context) -> str | None:
         """'the pizzas', 'one of the tacos': an ordered food whose name holds every word said."""
@@ -587,9 +613,16 @@ class CustomerParser:
         else:
             name = self.ordered_by_words(said, ctx) or self.names.lookup(said, "item", result.corrected) or \
                 self.kind_of_ordered(said, clause, ctx)
-        if name:
-            kept = [m for m in clause.mentions if m.end <= first or m.start >= end]
-            clause.mentions = sorted(kept + [Mention(first, end, "item", name, {"item": name}, phrase)],
+        options = [m for m in clause.options() if first <= m.start and m.end <= end]
+        if not name and options and options[-1].end == end:  # "a beefy five layer grilled": the name, then its style
+            end = options[-1].start
+            said = " ".join(t for t in toks[first:end] if t.isalnum() and t not in self.p.filler)
+            name = self.names.lookup(said, "item", result.corrected) if said else None
+        if name:  # the option values said around the name stay ("a medium mango brisk")
+            start = max([m.end for m in options if m.end <= content[0]], default=first)
+            kept = [m for m in clause.mentions if m.end <= first or m.start >= end or m in options]
+            kept = [m for m in kept if not (start <= m.start < end)]
+            clause.mentions = sorted(kept + [Mention(start, end, "item", name, {"item": name}, phrase)],
                                      key=lambda m: m.start)
         else:
             result.unknown.append(phrase)
@@ -612,6 +645,10 @@ class CustomerParser:
             previous = None if clause.asks else own  # after a "?" a new sentence starts
             if own == "order":
                 earlier += [m.name for m in clause.items()]
+        first, rest = (clauses[0], clauses[1:]) if clauses else (None, [])
+        if first and rest and rest[0].act in ("set", "replace", "quantity", "change", "resize") and \
+                tuple(self.opened(first.text).split()) in self.p.repair_drop:
+            first.act = "unknown"  # "scratch that, just one burrito": the cue of the correction that follows
 
     def act_of(self, clause: Clause, ctx: Context, earlier: Sequence[str] = ()) -> str | None:
         """The act of one clause: the act of the first reading (in the phrase file's order) that
@@ -743,7 +780,7 @@ class CustomerParser:
         if act in ("unknown", "managing"):
             return
         if act == "recommend":
-            preds.append(self.recommendation(text, items + targets, dish))
+            preds.append(self.recommendation(text, items + targets, dish, state["label"]))
         elif act == "question":
             query = self.query(clause, items + targets, dish, ctx)
             off_menu = self.off_menu_words(clause) if query and query.args[:2] == (Const("available"), "all") else []
@@ -1016,6 +1053,11 @@ class CustomerParser:
                 refs.append(("nth", self.p.ordinals[tok]))
             elif tok in self.p.drink and definite and "drink" in self.menu.categories:
                 refs.append(("category", "drink"))
+            elif tok == "other" and toks[i - 1:i] == ["the"]:  # "the other taco": the one not made like its twin
+                refs.append(("other", 1))
+            elif tok in self.p.unit_all and toks[i + 1:i + 2] in ([], ["of"], ["the"], [","], ["."], ["?"]) and \
+                    tok == "both":  # "on both": the last two units
+                refs.append(("last", 2))
         for m in clause.mentions:
             before = clause.tokens[max(0, m.start - 2):m.start]
             after = clause.tokens[m.end:m.end + 1]
@@ -1129,11 +1171,13 @@ class CustomerParser:
         return None
 
     # -- suggestions and questions ----------------------------------------------------------
-    def recommendation(self, text: str, items: list[Mention], context_dish: str | None) -> Pred:
+    def recommendation(self, text: str, items: list[Mention], context_dish: str | None,
+                       label: str | None = None) -> Pred:
+        """label: a kind the line said of the customer ("I'm vegetarian, what do you suggest")."""
         upgrade = self.p.acts["upgrade"].search(text)
         if items and upgrade:  # "what do people add to the soft taco?"
             return Pred("need_recommend", (items[0].name, Const("upgrade")))
-        category = self.category_in(text)
+        category = self.category_in(text) or label
         if category:
             return Pred("need_recommend", (category, Const("category")))
         if items:

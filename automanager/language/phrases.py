@@ -130,6 +130,8 @@ class Phrases:
         self.repair_lead = frozenset(words["repair_lead"])
         self.repair_keeps = frozenset(words["repair_keeps"])
         self.ordinals = {word: int(place) for word, place in words["ordinals"]}
+        self.number_homophones = {word: str(number) for word, number in words["number_homophones"]}
+        self.homophone_after = frozenset(words["homophone_after"])
         self.unit_nouns = frozenset(words["unit_nouns"])
         self.definite = frozenset(words["definite"])
         self.unit_all = frozenset(words["unit_all"])
