@@ -28,6 +28,11 @@ def kb_dir(folder: Path | None = None) -> Path:
     return Path(override) if override else data_dir("kb")
 
 
+def pack_dir(name: str) -> Path:
+    """A menu pack shipped with the project, by name ("pizza": kb/packs/pizza)."""
+    return data_dir("kb") / "packs" / name
+
+
 def kb_files(folder: Path | None = None) -> list[Path]:
     """Every `.lp` file of a knowledge base folder (see kb_dir), in a stable order."""
     return sorted(kb_dir(folder).glob("*.lp"))

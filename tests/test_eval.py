@@ -113,6 +113,7 @@ def test_a_failing_scenario_exits_1_and_the_report_says_why(tmp_path):
     ("name: x\nsteps:\n  - customer: hi\nexpect:\n  order:\n    - {item: Pepsi, size: [large, small]}\n", 6,
      "size must be text"),
     ("name: x\nsteps:\n  - customer: [unclosed\n", 4, "not valid YAML"),
+    ("name: x\npack: sushi\nsteps:\n  - customer: hi\n", 2, "no built menu pack 'sushi'; shipped: pizza"),
 ])
 def test_a_malformed_file_is_refused_with_file_line_and_problem(tmp_path, body, line, problem):
     path = tmp_path / "bad.yaml"
@@ -123,6 +124,18 @@ def test_a_malformed_file_is_refused_with_file_line_and_problem(tmp_path, body, 
     result = CliRunner().invoke(app, ["eval", str(path), "--backend", "offline"])
     assert result.exit_code == 2
     assert f"bad.yaml:{line}:" in result.stderr.replace("\n", "") and problem in result.stderr.replace("\n", " ")
+
+
+def test_a_scenario_runs_on_the_pack_it_names(tmp_path):
+    """`pack: pizza` runs that scenario on the pizza pack whatever --kb the run was given."""
+    path = tmp_path / "pack.yaml"
+    path.write_text("name: on-pizza\npack: pizza\nsteps:\n  - customer: a large pepperoni pizza\n"
+                    "expect:\n  order: [{item: Pizza, size: large, add: [Pepperoni]}]\n", encoding="utf-8")
+    result = CliRunner().invoke(app, ["eval", str(path), "--json", "--backend", "offline"])
+    assert result.exit_code == 0 and json.loads(result.stdout)["aggregate"]["success_rate"] == 1.0
+    path.write_text(path.read_text(encoding="utf-8").replace("pack: pizza\n", ""), encoding="utf-8")
+    result = CliRunner().invoke(app, ["eval", str(path), "--json", "--backend", "offline"])
+    assert result.exit_code == 1  # on the shipped menu there is no such pizza
 
 
 def test_yes_and_no_are_words_in_steps(tmp_path):

@@ -15,6 +15,7 @@ from typing import Any
 import clingo
 import yaml
 
+from .. import paths
 from ..terms import parse
 
 UNIT_LISTS = ("add", "no", "less", "extra", "change", "style", "choices")
@@ -59,6 +60,7 @@ class Scenario:
     steps: list[Step]
     expect: dict[str, Any]
     about: str = ""
+    pack: Path | None = None  # the menu pack it runs on (kb/packs/<name>); None: the one the run uses
     path: Path | None = None
     line: int = 0
 
@@ -141,7 +143,7 @@ class Reader:
         return [self.text(item, f"an entry of {what}") for item in node.value]
 
     def scenario(self, node: yaml.Node) -> Scenario:
-        keys = self.mapping(node, "a scenario", ("name", "about", "steps", "expect"), ("name", "steps"))
+        keys = self.mapping(node, "a scenario", ("name", "about", "pack", "steps", "expect"), ("name", "steps"))
         steps_node = keys["steps"]
         if not isinstance(steps_node, yaml.SequenceNode) or not steps_node.value:
             raise self.fail(steps_node, "steps must be a non-empty list")
@@ -149,7 +151,16 @@ class Reader:
         expect = self.expect(keys["expect"]) if "expect" in keys else {}
         return Scenario(name=self.text(keys["name"], "name"), steps=steps, expect=expect,
                         about=self.text(keys["about"], "about") if "about" in keys else "",
-                        path=self.path, line=node.start_mark.line + 1)
+                        pack=self.pack(keys["pack"]) if "pack" in keys else None, path=self.path, line=node.start_mark.line + 1)
+
+    def pack(self, node: yaml.Node) -> Path:
+        """`pack: pizza`: a menu pack shipped in kb/packs, built."""
+        name = self.text(node, "pack")
+        folder = paths.pack_dir(name)
+        if not paths.kb_files(folder):
+            shipped = sorted(p.name for p in folder.parent.iterdir() if p.is_dir()) if folder.parent.is_dir() else []
+            raise self.fail(node, f"no built menu pack '{name}'; shipped: {', '.join(shipped) or 'none'}")
+        return folder
 
     def step(self, node: yaml.Node) -> Step:
         keys = self.mapping(node, "a step", ("manager", "customer", "session"))

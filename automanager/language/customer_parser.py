@@ -148,6 +148,9 @@ class CustomerParser:
 
         result = Parse([], [], [])
         clauses = self.clauses(tokens, mentions)
+        if self.p.requests(self.opened(flat)):  # "can I get a X and a Y?": the mark ends a request, not a question
+            for clause in clauses:
+                clause.asks = False
         counted: dict[str, int] = {}  # how many of each item the clauses so far ordered
         for clause in clauses:
             self.kind_with_ingredient(clause, result)
@@ -386,6 +389,9 @@ class CustomerParser:
         nxt = next((m for m in mentions if m.start > i), None)
         if nxt is None or any(t not in self.p.operator_words for t in tokens[i + 1:nxt.start]):
             return False
+        ahead = next((j for j in range(i + 1, len(tokens)) if tokens[j] in self.p.splitters), len(tokens))
+        if any(t in self.p.ordinals and tokens[j - 1] == "the" for j, t in enumerate(tokens[i + 1:ahead], i + 1)):
+            return False  # "onions on the first one and peppers on the second": each its own unit
         return nxt.kind == "topping" or nxt.kind == "option" and nxt.start == i + 1 and item_before and \
             not self.names_ahead(tokens, nxt.end - 1, mentions)
 
@@ -697,11 +703,12 @@ class CustomerParser:
         return len(s.items) == 1 and "instead" in s.text.split() and s.ctx.said_unknown and not self.refers_back(s.text)
 
     def reads_replace(self, s: Seen) -> bool:
-        kind = bool(s.items and self.kind_one(s.clause, s.items[0].name)) or bool(
+        old = s.items[0].name if s.items else s.ctx.ordered[-1] if s.ctx.ordered and self.refers_back(s.text) else None
+        kind = bool(old and self.kind_one(s.clause, old)) or bool(
             set(s.clause.tokens) & self.p.drink and not any(self.combo_for_choice(m.name, s.ctx, None, s.clause.tokens)
                                                             for m in s.items))  # "switch my drink": the combo's
         return bool(self.p.acts["replace"].search(s.text)) and \
-            bool(len(s.items) >= 2 or (s.items and ("instead" in s.text or self.refers_back(s.text) or kind))) \
+            bool(len(s.items) >= 2 or (s.items and ("instead" in s.text or self.refers_back(s.text))) or kind) \
             and not (s.clause.toppings() and len(s.items) < 2 and not kind)
 
     def reads_replace_with(self, s: Seen) -> bool:
@@ -982,7 +989,8 @@ class CustomerParser:
             new_name = new.name
         else:
             named = clause.items()
-            old_name = self.ordered_named(named[0], ctx) if len(named) == 1 else None
+            old_name = self.ordered_named(named[0], ctx) if len(named) == 1 else \
+                ctx.ordered[-1] if not named and ctx.ordered and self.refers_back(text) else None
             kind = self.kind_one(clause, old_name) if old_name else None
             if kind:  # "change the quesadilla to a chicken one": the same kind of food, with that word
                 new_name = kind
@@ -1277,9 +1285,11 @@ class CustomerParser:
         operation = None
         for m in toppings:
             operation = self.operator_before(toks, m, clause.mentions) or self.carried(operation, toks, m, clause) or "add"
-            name = self.own_ingredient(dish, m) if operation in ("no", "less", "extra") else m.name
-            args = (dish, Const(operation), name) + ((units,) if units else ())
-            preds.append(Pred("update", args, line))
+            owners = ctx.ordered if dish == "" else [dish]  # "no cheese on the third one": that unit's own cheese
+            names = sorted({self.own_ingredient(d, m) for d in owners} | ({m.name} if dish == "" else set())) \
+                if operation in ("no", "less", "extra") else [m.name]
+            for name in names:
+                preds.append(Pred("update", (dish, Const(operation), name) + ((units,) if units else ()), line))
         if not toppings and self.p.inside["add_suggested"].search(text) and ctx.recommended_toppings:
             for rec_dish, topping in ctx.recommended_toppings:
                 preds.append(Pred("update", (rec_dish, Const("add"), topping)))

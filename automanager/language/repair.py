@@ -93,8 +93,11 @@ class Repairs:
         last = items[-1]
         unit = self.unit_start(tokens, mentions, last)
         rest = tokens[end:]
-        if set(tokens[cue + n:end]) & self.p.repair_keeps or (toppings and not new_items and (
-                tokens[cue] in self.p.negation or self.operated(tokens, cue + n, toppings[0].start))):
+        old_toppings = [m for m in before if m.kind == "topping" and m.start >= unit]
+        said_like = bool(toppings and old_toppings and self.operator(tokens, cue + n, toppings[0].start) ==
+                         self.operator(tokens, unit, old_toppings[-1].start))  # "with olives, sorry, with ham"
+        if set(tokens[cue + n:end]) & self.p.repair_keeps or (toppings and not new_items and not said_like and (
+                tokens[cue] in self.p.negation or self.operator(tokens, cue + n, toppings[0].start))):
             return None  # "a taco, no onions", "a pizza, actually add ham": a modifier, not a correction
         if new_items and (drops or self.p.acts["remove"].starts(" ".join(tokens[start:end]))):
             return self.dropped(tokens, mentions, items, new_items, cue, end)
@@ -128,16 +131,19 @@ class Repairs:
             other = self.renamed(last.name, names)
             if other:  # "three soft tacos, I mean crunchy": the name with the word put right
                 return tokens[:last.start] + normalize(other).split() + tokens[last.end:cue] + rest
-            old_toppings = [m for m in before if m.kind == "topping" and m.start >= unit]
             if toppings and not words and old_toppings:  # "a sausage pizza, I mean italian sausage"
                 old_topping = old_toppings[-1]
-                return tokens[:old_topping.start] + tokens[start:end] + tokens[old_topping.end:cue] + rest
+                return tokens[:old_topping.start] + tokens[toppings[0].start:end] + tokens[old_topping.end:cue] + rest
+            swapped = self.swapped(last.name, [m.name for m in toppings]) if toppings and not words else None
+            if swapped:  # "a chicken <dish>, no, make it steak": the one ingredient steak can take the place of
+                return tokens[:last.end] + ["with"] + tokens[start:end] + ["instead", "of"] + \
+                    normalize(swapped).split() + tokens[last.end:cue] + rest
         return None
 
-    def operated(self, tokens: list[str], start: int, at: int) -> bool:
-        """Is there a modifier phrase ("add", "with", "light on") just before tokens[at]?"""
-        return any(tuple(tokens[at - len(words):at]) == words for words, _ in self.p.operators
-                   if at - len(words) >= start)
+    def operator(self, tokens: list[str], start: int, at: int) -> str | None:
+        """The modifier phrase ("add", "with", "light on") just before tokens[at], if any."""
+        return next((" ".join(words) for words, _ in self.p.operators
+                     if at - len(words) >= start and tuple(tokens[at - len(words):at]) == words), None)
 
     def dropped(self, tokens: list[str], mentions: list[Mention], items: list[Mention], named: list[Mention],
                 cue: int, end: int) -> list[str] | None:
@@ -196,6 +202,12 @@ class Repairs:
             if got:
                 return tokens[j:j + got[1]]
         return []
+
+    def swapped(self, dish: str, new: list[str]) -> str | None:
+        """The one ingredient of the dish that the ingredient said can replace (the KB's
+        replaceable_ingredient/3), if exactly one."""
+        old = {o for d, o, n in self.menu.facts.get("replaceable_ingredient", []) if d == dish and n in new}
+        return old.pop() if len(old) == 1 else None
 
     def renamed(self, old: str, words: list[str]) -> str | None:
         """The food of the same kind whose name is `old` with the words said in place of others
