@@ -5,6 +5,7 @@ read-back percent), or the change is refused with a reason; no price sentence ev
 
 from __future__ import annotations
 
+import inflect
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -26,10 +27,26 @@ def chat(tmp_path_factory):
     return ManagerChat(Home(tmp_path_factory.mktemp("home")))
 
 
+WORDS = inflect.engine()
+
+
+def spoken(cents: int) -> str:
+    """A price as said aloud: "four nineteen", "three oh five", "two bucks", "ninety nine cents"."""
+    dollars, rest = divmod(cents, 100)
+    if not dollars:
+        return f"{WORDS.number_to_words(rest)} cents"
+    if not rest:
+        return f"{WORDS.number_to_words(dollars)} bucks"
+    tail = WORDS.number_to_words(rest) if rest >= 10 else f"oh {WORDS.number_to_words(rest)}"
+    return f"{WORDS.number_to_words(dollars)} {tail}"
+
+
 def said_price(draw, cents: int) -> str:
-    shape = draw(st.sampled_from(["dollar_sign", "bare", "words"] + (["cents"] if cents < 100 else [])))
+    shape = draw(st.sampled_from(["dollar_sign", "bare", "words", "spoken"] + (["cents"] if cents < 100 else [])))
     if shape == "cents":
         return f"{cents} cents"
+    if shape == "spoken" and cents < 2000:
+        return spoken(cents)
     if shape == "words" and cents % 100 == 0:
         return f"{cents // 100} dollars"
     return f"${cents / 100:.2f}" if shape == "dollar_sign" else f"{cents / 100:.2f}"
@@ -76,3 +93,22 @@ def test_a_price_sentence_stages_its_arithmetic_or_is_refused(chat, data):
     else:
         assert not staged or staged[-1][4] != expected, (text, turn.parsed)
         assert turn.reply.strip(), text
+
+
+@given(st.data())
+@settings(max_examples=60, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                                    HealthCheck.function_scoped_fixture])
+def test_a_negative_price_is_refused_never_staged(chat, data):
+    """'minus three fifty', 'negative $2': refused with the reason; never staged, never flipped to
+    a positive price, never a delete."""
+    dishes = sorted(d for (d,) in chat.menu.facts["dish"])
+    dish = data.draw(st.sampled_from(dishes))
+    cents = data.draw(st.integers(1, 1500))
+    sign = data.draw(st.sampled_from(["minus", "negative"]))
+    text = data.draw(st.sampled_from(ABSOLUTE)).format(d=normalize(dish), p=f"{sign} {said_price(data.draw, cents)}")
+    chat.state = []
+    turn = chat.turn(text)
+    assert not any(p.startswith("delete") for p in turn.parsed), (text, turn.parsed)
+    staged = [row for row in chat.staged() if row[1] == dish and row[2] == "price"]
+    assert not staged, (text, turn.parsed, staged)
+    assert turn.reply.strip(), text

@@ -1283,8 +1283,9 @@ class CustomerParser:
             preds.append(Pred("update", (dish, Const("change"), (old.name, new.name)), line))
             toppings = toppings[2:]
         operation = None
+        plain = "no" if self.takes_off(text) else "add"  # "take the onions off that": off, never added
         for m in toppings:
-            operation = self.operator_before(toks, m, clause.mentions) or self.carried(operation, toks, m, clause) or "add"
+            operation = self.operator_before(toks, m, clause.mentions) or self.carried(operation, toks, m, clause) or plain
             owners = ctx.ordered if dish == "" else [dish]  # "no cheese on the third one": that unit's own cheese
             names = sorted({self.own_ingredient(d, m) for d in owners} | ({m.name} if dish == "" else set())) \
                 if operation in ("no", "less", "extra") else [m.name]
