@@ -101,7 +101,7 @@ class CustomerParser:
     def parse(self, text: str, ctx: Context | None = None) -> Parse:
         ctx = ctx or Context()
         said = " ".join(t for t in tokenize(text) if t.isalnum())
-        tokens = self.heard_numbers(self.repairs(self.without_discourse(tokenize(text))))
+        tokens = self.heard_numbers(self.repairs(self.not_quantities(self.without_discourse(tokenize(text)))))
         flat = " ".join(t for t in tokens if t.isalnum())
         talk = self.small_talk(flat)
         if talk and not talk[1]:  # "hi how are you doing I want a X": the order after the small talk
@@ -172,6 +172,25 @@ class CustomerParser:
         if not result.preds and not result.unknown:
             result.preds.append(Pred("irrelevant"))
         return result
+
+    def not_quantities(self, tokens: list[str]) -> list[str]:
+        """The tokens without numbers that count people or years ("a family of four", "for my 2
+        kids", "she's 7", "not four"): they order nothing."""
+        out, i = [], 0
+        while i < len(tokens):
+            got = number_at(tokens, i) if tokens[i] not in ("a", "an") else None
+            if got:
+                end = i + got[1]
+                after = next((w for w in self.p.people_after if tuple(tokens[end:end + len(w)]) == w), None)
+                before = next((w for w in self.p.people_before if tuple(out[len(out) - len(w):]) == w), None)
+                if after or before:
+                    if before and not after:
+                        del out[len(out) - len(before):]
+                    i = end + (len(after) if after else 0)
+                    continue
+            out.append(tokens[i])
+            i += 1
+        return out
 
     def heard_numbers(self, tokens: list[str]) -> list[str]:
         """'I'll have to crunchy tacos and for bean burritos': a word that sounds like a number, after

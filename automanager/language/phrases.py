@@ -132,6 +132,8 @@ class Phrases:
         self.ordinals = {word: int(place) for word, place in words["ordinals"]}
         self.number_homophones = {word: str(number) for word, number in words["number_homophones"]}
         self.homophone_after = frozenset(words["homophone_after"])
+        self.people_before = [tuple(phrase.split()) for phrase in words["people_before"]]
+        self.people_after = [tuple(phrase.split()) for phrase in words["people_after"]]
         self.unit_nouns = frozenset(words["unit_nouns"])
         self.definite = frozenset(words["definite"])
         self.unit_all = frozenset(words["unit_all"])
