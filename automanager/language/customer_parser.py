@@ -176,7 +176,8 @@ class CustomerParser:
     def not_quantities(self, tokens: list[str]) -> list[str]:
         """The tokens without numbers that count people or years ("a family of four", "for my 2
         kids", "she's 7", "not four"): they order nothing."""
-        out, i = [], 0
+        out: list[str] = []
+        i = 0
         while i < len(tokens):
             got = number_at(tokens, i) if tokens[i] not in ("a", "an") else None
             if got:
