@@ -16,6 +16,7 @@ import hashlib
 import os
 import tempfile
 import threading
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -28,9 +29,12 @@ from .normalize import normalize
 if TYPE_CHECKING:
     import numpy as np
 
-LEXICAL_FLOOR = 82  # rapidfuzz ratio (0-100) of the whole phrase below which a spelling is not corrected
-EMBEDDING_FLOOR = 0.78  # cosine similarity below which no name is guessed
-WORD_MATCH = 75  # a said word matches a name's word at this rapidfuzz ratio ("tako" ~ "taco")
+THRESHOLDS = tomllib.loads(Path(__file__).with_name("matching.toml").read_text(encoding="utf-8"))
+LEXICAL_FLOOR = THRESHOLDS["lexical"]["phrase_floor"]
+WORD_MATCH = THRESHOLDS["lexical"]["word_match"]
+EMBEDDING_FLOOR = THRESHOLDS["embedding"]["order_floor"]
+ASK_FLOOR = THRESHOLDS["embedding"]["ask_floor"]
+MARGIN = THRESHOLDS["embedding"]["margin"]
 MODEL_ID = "all-MiniLM-L6-v2"
 IGNORED = {"a", "an", "the", "of", "and", "with", "please", "some", "my", "one", "order"}
 
@@ -38,7 +42,7 @@ IGNORED = {"a", "an", "the", "of", "and", "with", "please", "some", "my", "one",
 @dataclass(frozen=True)
 class Match:
     name: str
-    how: str  # exact | alias | lexical | embedding
+    how: str  # exact | alias | lexical | embedding | unsure (close in meaning, not enough to take: asked)
     score: float = 1.0
 
 
@@ -114,14 +118,16 @@ class NameMatcher:
         """The KB name of `kind` (item | topping) that `phrase` means, and how it was found."""
         return self.match_many([phrase], kind)[0]
 
-    def match_many(self, phrases: list[str], kind: str) -> list[Match | None]:
-        """`match` for each phrase; the phrases that need embeddings share one model call."""
+    def match_many(self, phrases: list[str], kind: str, unsure: bool = False) -> list[Match | None]:
+        """`match` for each phrase; the phrases that need embeddings share one model call.
+        unsure: also the names only close in meaning (how "unsure"), to be asked about."""
         found: dict[str, Match | None] = {}
         for key in map(normalize, phrases):
             if key not in found:
                 found[key] = self.spelled(key, kind) or (self.by_head(key, kind) if key else None)
         found.update(self.by_embedding([key for key, match in found.items() if key and match is None], kind))
-        return [found[normalize(phrase)] for phrase in phrases]
+        return [m if (m := found[normalize(phrase)]) is None or unsure or m.how != "unsure" else None
+                for phrase in phrases]
 
     def spelled(self, phrase: str, kind: str) -> Match | None:
         """`match` without the embeddings: the name said, an alias, or a close spelling of one."""
@@ -141,10 +147,10 @@ class NameMatcher:
     def lookup_many(self, said: list[str], kind: str, corrected: list) -> list[str | None]:
         """`lookup` for each phrase, with one embedding call for all of them."""
         names = []
-        for phrase, match in zip(said, self.match_many(said, kind)):
-            if match and match.how in ("lexical", "embedding"):
+        for phrase, match in zip(said, self.match_many(said, kind, unsure=True)):
+            if match and match.how in ("lexical", "embedding", "unsure"):
                 corrected.append((phrase, match.name, match.how))
-            names.append(match.name if match else None)
+            names.append(match.name if match and match.how != "unsure" else None)  # unsure: asked, not taken
         return names
 
     def by_spelling(self, key: str, kind: str) -> Match | None:
@@ -187,8 +193,11 @@ class NameMatcher:
         found = {}
         for key, by_name in scores.items():
             best = max(by_name, key=lambda n: (by_name[n], -len(n)))
-            found[key] = Match(best, "embedding", round(by_name[best], 3)) if by_name[best] >= EMBEDDING_FLOOR \
-                else None
+            score = round(by_name[best], 3)
+            runner_up = max((v for n, v in by_name.items() if n != best), default=0.0)
+            sure = score >= EMBEDDING_FLOOR and score - runner_up >= MARGIN  # two names as close: asked
+            found[key] = Match(best, "embedding", score) if sure else \
+                Match(best, "unsure", score) if score >= ASK_FLOOR else None
         return found
 
     def vectors(self, kind: str) -> tuple[list[str], np.ndarray]:

@@ -192,6 +192,7 @@ CUSTOMER_FACTS = Facts("Customer", "line", {
     "copy": [{"food": str, "quantity": int, **LINE}],
     "refer": [{"kind": Const, "value": Value, **LINE}],
     "either": [{"first": str, "second": str}],
+    "guess": [{"food": str}],  # from the name matcher, not said by the LLM: a name only close to food
     "greet": [{"kind": Const}],
     "unknown": [{"position": int}],  # the position-th name said is not on the menu
     **{name: [{}] for name in ("complete", "accept", "decline", "cancel", "stop", "quit", "irrelevant", "review")},

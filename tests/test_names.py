@@ -6,6 +6,8 @@ import subprocess
 import sys
 import threading
 import time
+import tomllib
+from pathlib import Path
 
 import pytest
 
@@ -54,6 +56,43 @@ def test_the_floor_refuses_a_similar_but_different_dish(menu):
     candidates = [n for n in without.names("item") if "Bean" in n and "Burrito" in n]
     assert candidates  # there are candidates containing both words ...
     assert without.match("bean burrito", "item") is None  # ... and none is close enough in meaning
+
+
+def test_the_thresholds_are_data_and_decide_between_taking_asking_and_saying_back(menu, monkeypatch):
+    """matching.toml's floors: at or above order_floor a name is taken, between ask_floor and it the
+    bot asks "Did you mean ...?", below ask_floor the words are said back; moving a floor in the data
+    moves the same phrase from one band to the next."""
+    from automanager import names
+
+    shipped = tomllib.loads((Path(names.__file__).with_name("matching.toml")).read_text(encoding="utf-8"))
+    assert (names.EMBEDDING_FLOOR, names.ASK_FLOOR) == (shipped["embedding"]["order_floor"],
+                                                         shipped["embedding"]["ask_floor"])
+    said = "steak burrito"  # holds the words of one breakfast burrito, not close enough in meaning
+    match = NameMatcher(menu).match_many([said], "item", unsure=True)[0]
+    assert match is not None and match.how == "unsure" and names.ASK_FLOOR <= match.score < names.EMBEDDING_FLOOR
+    assert NameMatcher(menu).match(said, "item") is None  # asked about, never taken
+    corrected: list = []
+    assert NameMatcher(menu).lookup(said, "item", corrected) is None and corrected[-1][2] == "unsure"
+    monkeypatch.setattr(names, "EMBEDDING_FLOOR", match.score - 0.01)
+    assert NameMatcher(menu).match(said, "item").how == "embedding"  # a lower order floor: taken
+    monkeypatch.setattr(names, "EMBEDDING_FLOOR", 0.99)
+    monkeypatch.setattr(names, "ASK_FLOOR", match.score + 0.01)
+    assert NameMatcher(menu).match_many([said], "item", unsure=True)[0] is None  # a higher ask floor: said back
+
+
+def test_a_name_only_close_in_meaning_is_asked_about_and_a_yes_orders_it(tmp_path):
+    from automanager.star import CustomerChat
+    from automanager.store import Home
+
+    chat = CustomerChat(Home(tmp_path))
+    turn = chat.step("a steak burrito please")
+    assert "Did you mean the Grande Toasted Breakfast Burrito Steak?" in turn.reply and chat.order() == []
+    chat.step("yes")
+    assert [u["item"] for u in chat.order()] == ["Grande Toasted Breakfast Burrito Steak"]
+    chat = CustomerChat(Home(tmp_path / "other"))
+    chat.step("a steak burrito please")
+    chat.step("no")
+    assert chat.order() == []
 
 
 def test_name_embeddings_are_cached_on_disk(menu, tmp_path, monkeypatch):

@@ -29,7 +29,7 @@ from ..normalize import normalize
 from ..reasoner import Const
 from ..vocab import Pred
 from .phrases import phrases
-from .reading import Context, Parse
+from .reading import Context, Parse, asked_not_taken
 from .repair import Repairs
 from .text import Mention, find_mentions, number_at, tokenize
 
@@ -167,6 +167,7 @@ class CustomerParser:
         result.preds += [Pred("either", choice) for choice in choices]
         if complete:
             result.preds.append(Pred("complete"))
+        asked_not_taken(result)
         if talk and not ctx.ordered:  # "hi, can I get a taco": hello back, then the order
             result.preds.insert(0, Pred("greet", (Const(talk[0]),)))
         if not result.preds and not result.unknown:
@@ -559,7 +560,10 @@ class CustomerParser:
                 continue
             said = f"{topping.said} {item.said}"
             option = next((m for m in clause.mentions if m.kind == "option" and m.end == topping.start), None)
-            match = self.names.match(said, "item")
+            match = self.names.match_many([said], "item", unsure=True)[0]
+            if match and match.how == "unsure":  # "a steak burrito": asked about, never rung up
+                result.corrected.append((said, match.name, "unsure"))
+                match = None
             if option and not (match and match.how != "embedding"):
                 said = f"{option.said} {said}"  # "a grilled cheese burrito"
             if not match and self.menu.builds_with(item.name, topping.name):

@@ -163,6 +163,7 @@ class CustomerTemplates:
         out += [text["which_one_same" if c.first == c.second else "which_one"].format(**fields(c))
                 for c in said.pop("which_one", [])]
         out += [text["no_such_unit"] for _ in said.pop("no_such_unit", [])[:1]]
+        out += [text["did_you_mean"].format(**fields(c)) for c in said.pop("did_you_mean", [])[:1]]
         return out
 
     def ordered_with_changes(self, lines: dict[str, int], said: dict[str, list[Any]]) -> list[str]:

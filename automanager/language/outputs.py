@@ -179,6 +179,11 @@ class Either(Term):
     second: str
 
 
+@predicate("confirm", "did_you_mean")
+class DidYouMean(Term):
+    food: str
+
+
 @predicate("confirm", "which_one")
 class WhichOne(Term):
     first: str  # the same food twice: units of one food made differently
@@ -194,7 +199,7 @@ CUSTOMER = {cls.tag: cls for cls in (
     Ordered, Unavailable, TooMany, BadQuantity, OrderLimit, Updated, Restored, RejectedUpdate, Specified,
     RejectedSpecify, Swapped, DefaultChoice, Skipped, Defaulted, Removed, NotInOrder, QuantitySet, Replaced,
     RanOut, ToppingRanOut, Cancelled, Stopped, NotUnderstood, EmptyOrder, Greeting, Unknown, Either, WhichOne,
-    NoSuchUnit)}
+    NoSuchUnit, DidYouMean)}
 
 
 # ---- the administrator: confirm(K, kind, ...) --------------------------------------------------

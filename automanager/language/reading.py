@@ -43,6 +43,14 @@ class Parse:
     corrected: list[tuple[str, str, str]]  # (what was said, the menu name it was read as, how)
 
 
+def asked_not_taken(result: Parse) -> None:
+    """Names the matcher was only fairly sure of become questions ("Did you mean the X?", a yes
+    orders it), never orders: guess/1 for each, and they leave the list of corrections."""
+    guesses = dict.fromkeys(name for _, name, how in result.corrected if how == "unsure")
+    result.preds += [Pred("guess", (name,)) for name in guesses]
+    result.corrected = [c for c in result.corrected if c[2] != "unsure"]
+
+
 @dataclass
 class ManagerContext:
     """The item being built and the bot's last question."""

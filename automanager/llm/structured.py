@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..language.reading import ManagerContext, ManagerParse, Parse, cents, new_name
+from ..language.reading import ManagerContext, ManagerParse, Parse, asked_not_taken, cents, new_name
 from ..names import NameMatcher
 from ..normalize import normalize
 from ..reasoner import Const
@@ -43,6 +43,7 @@ class CustomerReader:
             pred = self.pred(name, f, result, lines)
             if pred:
                 result.preds.append(pred)
+        asked_not_taken(result)
         if not result.preds and not result.unknown:
             result.preds.append(Pred("irrelevant"))
         return result
