@@ -41,6 +41,12 @@ def units(c: CustomerChat) -> list[dict]:
     return c.order()
 
 
+def a_dish_with_ingredients(home: Home, data) -> tuple[CustomerChat, str]:
+    """A new customer, and a dish that comes with something."""
+    c = chat(home)
+    return c, data.draw(st.sampled_from([d for d in plain_foods(c.menu) if c.menu.included(d)]))
+
+
 @SETTINGS
 @given(data=st.data())
 def test_an_unknown_word_next_to_a_name_never_orders_another_dish(home, data):
@@ -72,11 +78,8 @@ def test_a_correction_ends_with_the_new_food_and_without_the_old(home, data):
 @SETTINGS
 @given(data=st.data())
 def test_taking_an_ingredient_off_never_adds_it(home, data):
-    c = chat(home)
-    menu = c.menu
-    dishes = [d for d in plain_foods(menu) if menu.included(d)]
-    dish = data.draw(st.sampled_from(dishes))
-    topping = data.draw(st.sampled_from(sorted(menu.toppings)))
+    c, dish = a_dish_with_ingredients(home, data)
+    topping = data.draw(st.sampled_from(sorted(c.menu.toppings)))
     c.step(f"a {dish}")
     line = data.draw(st.sampled_from(["take the {t} off that", "can you take the {t} off it", "no {t} on that",
                                       "hold the {t} on it please", "leave the {t} off"]))
@@ -88,11 +91,8 @@ def test_taking_an_ingredient_off_never_adds_it(home, data):
 @SETTINGS
 @given(data=st.data())
 def test_no_extra_never_makes_it_extra(home, data):
-    c = chat(home)
-    menu = c.menu
-    dishes = [d for d in plain_foods(menu) if menu.included(d)]
-    dish = data.draw(st.sampled_from(dishes))
-    own = data.draw(st.sampled_from(sorted(menu.included(dish))))
+    c, dish = a_dish_with_ingredients(home, data)
+    own = data.draw(st.sampled_from(sorted(c.menu.included(dish))))
     line = data.draw(st.sampled_from(["a {d}, no extra {t}", "a {d} without the extra {t}", "a {d} with no extra {t}",
                                       "a {d} but not extra {t} please"]))
     said = line.format(d=dish, t=own)
