@@ -69,8 +69,8 @@ def bounded(number: str | float | int) -> int:
     return int(max(-MAX_NUMBER, min(MAX_NUMBER, value)))
 
 
-UPDATE_OPS = "add|no|less|extra|change|option"
-QUERY_KINDS = "price|calories|ingredients|toppings|available|menu|total|sizes|why|choices"
+UPDATE_OPS = "add|no|less|extra|regular|change|option"
+QUERY_KINDS = "price|calories|ingredients|toppings|available|menu|total|sizes|why|choices|extra|with"
 
 # The customer vocabulary: the paper's predicates plus corrections (remove, set_quantity,
 # replace, cancel, stop) and the answers to the bot's own questions (accept, decline).
@@ -78,7 +78,7 @@ CUSTOMER: dict[str, Form] = {
     "order": form("order", "quantity of a dish or combo", food="string", quantity="integer"),
     "specify": form("specify", "dish chosen for the combo (a side, a drink)",
                     combo="string", dish="string"),
-    "update": form("update", "change a dish. add|no|less|extra: option an ingredient; change: new_option "
+    "update": form("update", "change a dish. add|no|less|extra|regular (not extra): option an ingredient; change: new_option "
                    "replaces option; option: a menu value ('large'), new_option 'no' if unwanted; units: "
                    "how many (null: all)",
                    dish="string", operation=UPDATE_OPS, option="string", new_option="string?",
@@ -87,7 +87,8 @@ CUSTOMER: dict[str, Form] = {
                            "combo) or upgrade (toppings for dish content)", content="string",
                            type="category|upgrade"),
     "query": form("query", "a question about food (a name, a category, or all); why: why that price or "
-                  "not available; choices: the combo's",
+                  "not available; choices: the combo's; size: an option value asked with it ('2 liter'); "
+                  "extra: what option value size adds to food; with: the ordered food's price with option size",
                   kind=QUERY_KINDS, food="string", quantity="integer?", size="string?"),
     "remove": form("remove", "take quantity of food off the order (null: all)", food="string", quantity="integer?"),
     "set_quantity": form("set_quantity", "exactly quantity of food ('make that two')", food="string",

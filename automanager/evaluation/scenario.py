@@ -15,6 +15,7 @@ from typing import Any
 import clingo
 import yaml
 
+from .. import paths
 from ..terms import parse
 
 UNIT_LISTS = ("add", "no", "less", "extra", "change", "style", "choices")
@@ -61,6 +62,7 @@ class Scenario:
     about: str = ""
     path: Path | None = None
     line: int = 0
+    kb: Path | None = None  # the menu pack it runs on (`kb: kb/packs/pizza`); None: the run's
 
 
 def load_scenarios(paths: list[Path]) -> list[Scenario]:
@@ -141,7 +143,7 @@ class Reader:
         return [self.text(item, f"an entry of {what}") for item in node.value]
 
     def scenario(self, node: yaml.Node) -> Scenario:
-        keys = self.mapping(node, "a scenario", ("name", "about", "steps", "expect"), ("name", "steps"))
+        keys = self.mapping(node, "a scenario", ("name", "about", "kb", "steps", "expect"), ("name", "steps"))
         steps_node = keys["steps"]
         if not isinstance(steps_node, yaml.SequenceNode) or not steps_node.value:
             raise self.fail(steps_node, "steps must be a non-empty list")
@@ -149,7 +151,16 @@ class Reader:
         expect = self.expect(keys["expect"]) if "expect" in keys else {}
         return Scenario(name=self.text(keys["name"], "name"), steps=steps, expect=expect,
                         about=self.text(keys["about"], "about") if "about" in keys else "",
-                        path=self.path, line=node.start_mark.line + 1)
+                        path=self.path, line=node.start_mark.line + 1,
+                        kb=self.pack(keys["kb"]) if "kb" in keys else None)
+
+    def pack(self, node: yaml.Node) -> Path:
+        """`kb: kb/packs/pizza`: a menu pack, relative to the folder that holds the shipped kb/."""
+        said = Path(self.text(node, "kb"))
+        folder = said if said.is_absolute() else paths.data_dir("kb").parent / said
+        if not paths.kb_files(folder):
+            raise self.fail(node, f"kb '{said}' holds no built menu (no .lp files)")
+        return folder.resolve()
 
     def step(self, node: yaml.Node) -> Step:
         keys = self.mapping(node, "a step", ("manager", "customer", "session"))
