@@ -70,7 +70,7 @@ def bounded(number: str | float | int) -> int:
 
 
 UPDATE_OPS = "add|no|less|extra|regular|change|option"
-QUERY_KINDS = "price|calories|ingredients|toppings|available|menu|total|sizes|why|choices|extra|with"
+QUERY_KINDS = "price|calories|ingredients|toppings|available|menu|total|sizes|why|choices|extra|with|options"
 
 # The customer vocabulary: the paper's predicates plus corrections (remove, set_quantity,
 # replace, cancel, stop) and the answers to the bot's own questions (accept, decline).
@@ -88,7 +88,8 @@ CUSTOMER: dict[str, Form] = {
                            type="category|upgrade"),
     "query": form("query", "a question about food (a name, a category, or all); why: why that price or "
                   "not available; choices: the combo's; size: an option value asked with it ('2 liter'); "
-                  "extra: what option value size adds to food; with: the ordered food's price with option size",
+                  "extra: what option value size adds to food; with: the ordered food's price with option size; "
+                  "options: the values of the option group of value food ('what crusts do you have')",
                   kind=QUERY_KINDS, food="string", quantity="integer?", size="string?"),
     "remove": form("remove", "take quantity of food off the order (null: all)", food="string", quantity="integer?"),
     "set_quantity": form("set_quantity", "exactly quantity of food ('make that two')", food="string",

@@ -524,6 +524,12 @@ class CustomerParser:
                                          key=lambda m: m.start)
                 return
         if self.ends_a_name(last.said) or toks[last.end:last.end + 1] != after[:1]:
+            # "a pizza and some garlic fries": an ingredient's word that starts the name said back is
+            # part of that name, never an ingredient added to the dish before it
+            joined = [m for m in clause.mentions if m.kind == "topping" and m.end == content[0]]
+            if joined:
+                after = [t for t in toks[joined[0].start:end] if t.isalnum() and t not in self.p.filler]
+                clause.mentions = [m for m in clause.mentions if m not in joined]
             result.unknown.append(" ".join(after))  # "two tacos pronto": the name is whole; the words are said back
         else:  # "nacho fries": a name that goes on with words no name has is no dish of ours
             self.said_back(clause, last, " ".join(toks[last.start:last.end] + after), result)
@@ -1228,6 +1234,10 @@ class CustomerParser:
             return ask("toppings", about or "all")
         if q["sizes"].search(text):
             return ask("sizes", food or self.context_sized(ctx) or "all")
+        group = self.group_asked(clause)
+        if group and not food and (q["menu"].search(text) or q["available"].search(text)):
+            value = min(v for g, v in self.menu.option_words.values() if g == group)  # the group, by one of its values
+            return Pred("query", (Const("options"), value, 1, Const("none")))  # "what crusts do you have?"
         named = [m for m in clause.mentions if m.end - m.start > 1]  # "crunchwrap combo" is no category word
         category = self.category_in(" ".join(t for i, t in enumerate(clause.tokens)
                                              if not any(m.start <= i < m.end for m in named)))
@@ -1245,6 +1255,14 @@ class CustomerParser:
         if toppings:
             return ask("available", toppings[0].name)
         return None
+
+    def group_asked(self, clause: Clause) -> str | None:
+        """'what crusts do you have': an option group of the KB named by itself (or its plural),
+        outside any option value ("thin crust" names a value, not the group)."""
+        inside = {i for m in clause.mentions for i in range(m.start, m.end)}
+        groups = self.menu.option_groups
+        return next((w.removesuffix("s") if w not in groups else w for i, w in enumerate(clause.tokens)
+                     if i not in inside and (w in groups or w.removesuffix("s") in groups)), None)
 
     def option_price_query(self, clause: Clause, value: str, dish: str | None, ctx: Context) -> Pred:
         """'how much would it be with stuffed crust?' about an ordered item that offers the value:
