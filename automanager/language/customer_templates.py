@@ -317,8 +317,8 @@ class CustomerTemplates:
                 said = self.option_said(self.group_of(f, prop[1]), prop[1])
                 out.append(f"With {said}, your {f} would be {dollars(values[0])}.")
             elif isinstance(prop, tuple) and prop[0] == "option_values":
-                said = list(dict.fromkeys(self.option_said(prop[1], o) for o, _ in sorted(values, key=lambda v: (v[1], v[0]))))
-                out.append(f"For the {f} we have {join(said)}.")
+                kinds = list(dict.fromkeys(self.option_said(prop[1], o) for o, _ in sorted(values, key=lambda v: (v[1], v[0]))))
+                out.append(f"For the {f} we have {join(kinds)}.")
             elif prop in ("ingredient", "contains"):
                 out.append(f"The {f} comes with {join(sorted(values))}.")
             elif prop == "topping":
