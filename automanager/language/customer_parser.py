@@ -861,10 +861,14 @@ class CustomerParser:
                 preds.append(Pred("specify", (choice_combo, m.name), state["line"]))
                 continue
             n = self.quantity_before(toks, m.start, clause.mentions, default=1)
-            if one and m is items[-1] and n > 1:  # "three tacos, one with no lettuce": two lines
+            part = (1 if one else self.units_of_them(clause, m)) if m is items[-1] else None
+            if part and n > part:  # "three tacos, one with no lettuce", "..., jalapenos on two of them": two lines
                 state["line"] += 1
-                preds.append(Pred("order", (m.name, n - 1), state["line"]))
-                n = 1
+                preds.append(Pred("order", (m.name, n - part), state["line"]))
+                said_first = [x for x in clause.mentions if x.end <= m.start and x.kind in ("option", "topping")]
+                self.updates(Clause(toks[:m.end], said_first, clause.act, clause.asks), m.name, state["line"], ctx,
+                             preds)  # "two small pizzas, ...": both small
+                n = part
             state["line"] += 1
             preds.append(Pred("order", (m.name, n), state["line"]))
             placed.append((m, state["line"]))
@@ -882,6 +886,20 @@ class CustomerParser:
         answering_kind = not items and not state["last"] and not one and (ctx.ask_topic in ("options", "which") or str(ctx.ask_topic).startswith("pick("))
         for target in ctx.ask_group if answering_kind and ctx.ask_group else [dish]:
             self.updates(clause, target, line, ctx, result.preds, units)  # "fresco please": on each dish asked about
+
+    @staticmethod
+    def units_of_them(clause: Clause, m: Mention) -> int | None:
+        """'three pizzas, jalapenos on two of them': how many of the units of m the ingredients said
+        after it go on (a number before "of them"), if any."""
+        toks = clause.tokens
+        if not any(x.kind == "topping" and x.start > m.end for x in clause.mentions):
+            return None
+        for j in range(m.end, len(toks)):
+            got = number_at(toks, j)
+            if got and toks[j] not in ("a", "an") and toks[j + got[1]:j + got[1] + 2] in (
+                    ["of", "them"], ["of", "those"], ["of", "these"]):
+                return got[0]
+        return None
 
     def item_span(self, clause: Clause, m: Mention, after: Mention | None) -> Clause:
         """The part of a clause that modifies item m: from the options and ingredients said just
