@@ -78,7 +78,7 @@ CUSTOMER: dict[str, Form] = {
     "order": form("order", "quantity of a dish or combo", food="string", quantity="integer"),
     "specify": form("specify", "dish chosen for the combo (a side, a drink)",
                     combo="string", dish="string"),
-    "update": form("update", "change a dish. add|no|less|extra|regular (not extra): option an ingredient; change: new_option "
+    "update": form("update", "change a dish. add|no|less|extra|regular: option an ingredient; change: new_option "
                    "replaces option; option: a menu value ('large'), new_option 'no' if unwanted; units: "
                    "how many (null: all)",
                    dish="string", operation=UPDATE_OPS, option="string", new_option="string?",
@@ -87,9 +87,7 @@ CUSTOMER: dict[str, Form] = {
                            "combo) or upgrade (toppings for dish content)", content="string",
                            type="category|upgrade"),
     "query": form("query", "a question about food (a name, a category, or all); why: why that price or "
-                  "not available; choices: the combo's; size: an option value asked with it ('2 liter'); "
-                  "extra: what option value size adds to food; with: the ordered food's price with option size; "
-                  "options: the values of the option group of value food ('what crusts do you have')",
+                  "not available; choices: the combo's",
                   kind=QUERY_KINDS, food="string", quantity="integer?", size="string?"),
     "remove": form("remove", "take quantity of food off the order (null: all)", food="string", quantity="integer?"),
     "set_quantity": form("set_quantity", "exactly quantity of food ('make that two')", food="string",

@@ -704,7 +704,8 @@ class CustomerParser:
 
     def reads_remove(self, s: Seen) -> bool:
         return self.takes_off(s.text) and bool(s.items or self.refers_back(s.text)) and \
-            not self.p.inside["keeps"].search(s.text) and not s.clause.toppings()
+            not self.p.inside["keeps"].search(s.text) and not s.clause.toppings() and \
+            not (s.clause.options() and not s.items)  # "I don't want it on thin crust": the option, not "it"
 
     def reads_remove_negated(self, s: Seen) -> bool:
         return self.negated(s.clause.text) and bool(s.items) and not s.clause.toppings() and \
