@@ -286,7 +286,7 @@ def evaluate(
         task = progress.add_task("scenarios", total=len(scenarios))
         for scenario in scenarios:
             progress.update(task, description=escape(scenario.name))  # the column reads markup
-            results.append(run_scenario(scenario, config, judge_backend, kb=scenario.pack or folder))
+            results.append(run_scenario(scenario, config, judge_backend, kb=folder))
             progress.advance(task)
     summary = aggregate(results)
     if report:

@@ -63,7 +63,8 @@ class Unit(Term):
 
 @predicate("has")
 class Has(Term):
-    """A detail of an ordered unit: kind add|no|less|extra (value a topping), change (old, new),
+    """A detail of an ordered unit: kind add|no|less|extra|regular|plain (value a topping;
+    plain: the dish's own ingredient named, as it comes), change (old, new),
     option (Group, Value, yes|no), choice (Group, Slot, Dish)."""
     unit: int
     kind: Const
@@ -112,6 +113,11 @@ class Discussed(Term):
 
 @predicate("said_unknown")
 class SaidUnknown(Term):
+    pass
+
+
+@predicate("asked_price")
+class AskedPrice(Term):
     pass
 
 

@@ -69,8 +69,8 @@ def bounded(number: str | float | int) -> int:
     return int(max(-MAX_NUMBER, min(MAX_NUMBER, value)))
 
 
-UPDATE_OPS = "add|no|less|extra|change|option"
-QUERY_KINDS = "price|calories|ingredients|toppings|available|menu|total|sizes|why|choices"
+UPDATE_OPS = "add|no|less|extra|regular|change|option"
+QUERY_KINDS = "price|calories|ingredients|toppings|available|menu|total|sizes|why|choices|extra|with|options"
 
 # The customer vocabulary: the paper's predicates plus corrections (remove, set_quantity,
 # replace, cancel, stop) and the answers to the bot's own questions (accept, decline).
@@ -78,7 +78,7 @@ CUSTOMER: dict[str, Form] = {
     "order": form("order", "quantity of a dish or combo", food="string", quantity="integer"),
     "specify": form("specify", "dish chosen for the combo (a side, a drink)",
                     combo="string", dish="string"),
-    "update": form("update", "change a dish. add|no|less|extra: option an ingredient; change: new_option "
+    "update": form("update", "change a dish. add|no|less|extra|regular: option an ingredient; change: new_option "
                    "replaces option; option: a menu value ('large'), new_option 'no' if unwanted; units: "
                    "how many (null: all)",
                    dish="string", operation=UPDATE_OPS, option="string", new_option="string?",

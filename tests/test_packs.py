@@ -113,9 +113,10 @@ def test_a_runout_reported_by_the_manager_is_refused_to_the_next_pizza_customer(
     ("a coke zero and a 7 up", [{"item": "Coke Zero"}, {"item": "7 Up"}]),
     ("a pizza with ham but no peppers or onions", [{"item": "Pizza", "add": ["Ham"], "no": ["Onions", "Peppers"]}]),
     ("a pizza with extra cheese and ham", [{"item": "Pizza", "add": ["Ham"], "extra": ["Cheese"]}]),
-    # "no extra cheese" is the cheese as it comes: never extra, never none
-    ("a pizza with ham and no extra cheese", [{"item": "Pizza", "add": ["Cheese", "Ham"]}]),
-    ("two cheese pizzas", [{"item": "Pizza", "add": ["Cheese"]}] * 2),
+    # "no extra cheese" is the cheese as it comes: never extra, never none, never an add-on
+    ("a pizza with ham and no extra cheese", [{"item": "Pizza", "add": ["Ham"], "regular": ["Cheese"]}]),
+    # the pizza's own cheese named is the pizza as it comes (plain), not an add-on
+    ("two cheese pizzas", [{"item": "Pizza", "plain": ["Cheese"]}] * 2),
     ("one small pizza with tuna one large pizza with bacon",
      [{"item": "Pizza", "add": ["Tuna"], "size": ["small"]}, {"item": "Pizza", "add": ["Bacon"], "size": ["large"]}]),
     ("two medium ham pizzas with one large pepsi",

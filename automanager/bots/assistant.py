@@ -13,6 +13,7 @@ from ..language.customer_parser import Context
 from ..reasoner import TurnReasoner, atom
 from ..state import (
     AskedAbout,
+    AskedPrice,
     Discussed,
     LastAsk,
     Recommended,
@@ -60,6 +61,8 @@ def context(state: State) -> Context:
             ctx.discussed, ctx.discussed_quantity, ctx.discussed_size = typed.food, typed.quantity, typed.size
         elif isinstance(typed, SaidUnknown):
             ctx.said_unknown = True
+        elif isinstance(typed, AskedPrice):
+            ctx.asked_price = True
         elif isinstance(typed, Unit):
             units.append((typed.number, typed.food))
     ctx.ordered = list(dict.fromkeys(food for _, food in sorted(units)))

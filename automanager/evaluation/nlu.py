@@ -165,7 +165,9 @@ class OrderWriter:
             node = GROUP_NODES.get(group, "STYLE")
             kids += [(node, self.option(node, group, value)) for value in unit.get(group, [])]
             kids += [("NOT", (node, self.option(node, group, value))) for value in unit.get(f"no {group}", [])]
-        kids += [("TOPPING", self.name("TOPPING", t)) for t in unit.get("add", [])]
+        kids += [("TOPPING", self.name("TOPPING", t)) for t in unit.get("add", []) + unit.get("plain", [])]
+        kids += [("NOT", ("COMPLEX_TOPPING", ("QUANTITY", "EXTRA"), ("TOPPING", self.name("TOPPING", t))))
+                 for t in unit.get("regular", [])]  # "no extra cheese": the notation's NOT EXTRA
         kids += [("NOT", ("TOPPING", self.name("TOPPING", t))) for t in unit.get("no", [])]
         for op, quantity in QUANTITIES.items():
             kids += [("COMPLEX_TOPPING", ("QUANTITY", quantity), ("TOPPING", self.name("TOPPING", t)))

@@ -62,7 +62,7 @@ def run_scenario(scenario: Scenario, llm: LLMConfig | None = None, judge: OpenAI
                  root: Path | None = None, kb: Path | None = None) -> Result:
     result = Result(scenario.name, str(scenario.path or ""))
     with tempfile.TemporaryDirectory(dir=root) as tmp, caches_written():
-        home = Home(Path(tmp), kb)
+        home = Home(Path(tmp), scenario.pack or kb)
         manager: ManagerChat | None = None
         customers: dict[int, CustomerChat] = {}
         last: CustomerChat | None = None

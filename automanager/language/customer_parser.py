@@ -96,6 +96,14 @@ class CustomerParser:
         self.readings = [(getattr(self, "reads_" + reading), act) for reading, act in self.p.readings]
         self.name_ends = frozenset(w.rstrip("s") for name in menu.items if (w := normalize(name).split()[-1:][0]))
         self.repairs = Repairs(menu, self.p, self.mentions_in, self.plain_word)
+        # kind words of ingredients ("sauce"): the last word of two or more ingredient names that is
+        # no name itself; said alone it means the dish's own ingredient of that kind (own_ingredient)
+        heads: dict[str, int] = {}
+        for name in menu.toppings:
+            words = normalize(name).split()
+            if len(words) > 1:
+                heads[words[-1]] = heads.get(words[-1], 0) + 1
+        self.kind_words = {w for w, n in heads.items() if n > 1 and w not in menu.lexicon}
 
     # -- the whole line ------------------------------------------------------------------
     def parse(self, text: str, ctx: Context | None = None) -> Parse:
@@ -140,6 +148,8 @@ class CustomerParser:
             return Parse([Pred("accept")], [], [])
         if reply == "no" and not mentions:
             return Parse([Pred("decline")], [], [])
+        if ctx.recommended_toppings and (taken := self.suggested_but(tokens, mentions, ctx)):
+            return taken
         if complete and not mentions and (self.p.inside["no_first"].starts(flat) or self.only_cues(flat)):
             return Parse([Pred("complete")], [], [])
         small_talk = self.small_talk(flat) if not mentions else None
@@ -203,12 +213,32 @@ class CustomerParser:
         return [self.p.number_homophones[t] if t in self.p.number_homophones and i + 1 in plural and
                 i > 0 and tokens[i - 1] in self.p.homophone_after else t for i, t in enumerate(tokens)]
 
+    def suggested_but(self, tokens: list[str], mentions: list[Mention], ctx: Context) -> Parse | None:
+        """'sounds good, but not the sausage' after toppings were suggested: the suggested toppings
+        are added, except those the rest of the line says no to (never the whole suggestion)."""
+        cut = next((i for i, t in enumerate(tokens) if t in (",", "but", ".", "!")), None)
+        if cut is None or self.p.reply(" ".join(t for t in tokens[:cut] if t.isalnum())) != "yes" or not mentions or \
+                any(m.kind != "topping" or self.operator_before(tokens, m, mentions) != "no" for m in mentions):
+            return None
+        left_out = {m.name for m in mentions}
+        return Parse([Pred("update", (dish, Const("add"), topping)) for dish, topping in ctx.recommended_toppings
+                      if topping not in left_out], [], [])
+
     def mentions_in(self, tokens: list[str]) -> list[Mention]:
         """The menu names, ingredients and option values said, each read as the context of its
         words makes it ("no <side>" is the ingredient)."""
         mentions = self.names_with_and(tokens, [self.as_topping(tokens, m) for m in find_mentions(self.menu, tokens)
                                                 if not self.verb_not_option(tokens, m)])
-        return self.adjacent_names(tokens, mentions)
+        return self.kind_of_ingredient(tokens, self.adjacent_names(tokens, mentions))
+
+    def kind_of_ingredient(self, tokens: list[str], mentions: list[Mention]) -> list[Mention]:
+        """'light sauce', 'extra sauce': a kind word of ingredients said alone is a topping mention
+        of that word; updates makes it the dish's own ingredient of that kind, or says it back."""
+        inside = {i for m in mentions for i in range(m.start, m.end)}
+        found = [Mention(i, i + 1, "topping", tok, {"topping": tok, "kind_word": tok}, tok)
+                 for i, tok in enumerate(tokens) if i not in inside and
+                 (tok in self.kind_words or tok.endswith("s") and tok[:-1] in self.kind_words)]
+        return sorted(mentions + found, key=lambda m: m.start) if found else mentions
 
     def names_with_and(self, tokens: list[str], mentions: list[Mention]) -> list[Mention]:
         """'a black bans and rice': a misspelled name with "and" in it is one name, not two
@@ -390,6 +420,9 @@ class CustomerParser:
                     and not self.p.acts["replace"].search(" ".join(tokens[start:i])):  # "make the X a Y": one clause
                 cuts.append((start, i))  # "two tacos a bean burrito", "a pizza with ham one medium pizza": two clauses
                 start = i
+            elif i > start and i not in inside and self.unit_follows(tokens, start, i, mentions):
+                cuts.append((start, i))  # "a large pepperoni a medium hawaiian": each its own unit
+                start = i
             if tok in self.p.splitters and i not in inside:
                 # "and" between two modifiers of one dish keeps the clause ("with beans and extra cheese")
                 if tok in ("and", ",") and self.modifier_follows(tokens, i, mentions, item_before):
@@ -402,6 +435,21 @@ class CustomerParser:
         return [Clause(tokens[a:b], [replace(m, start=m.start - a, end=m.end - a) for m in mentions if a <= m.start < b],
                        asks="?" in tokens[b:b + 1])
                 for a, b in cuts if b > a and any(t.isalnum() for t in tokens[a:b])]
+
+    def unit_follows(self, tokens: list[str], start: int, i: int, mentions: list[Mention]) -> bool:
+        """'a large pepperoni a medium hawaiian': a counted run of options and ingredients with no
+        name (an item implied_item finds) ends where an article or a number starts another such run."""
+        got = number_at(tokens, i)
+        if not got or tokens[i - 1] in self.p.operator_words or tokens[i - 1] in LINKING:
+            return False
+        before = [m for m in mentions if start <= m.start and m.end <= i]
+        nxt = next((m for m in mentions if m.start >= i), None)
+        if not before or any(m.kind == "item" for m in before) or nxt is None or nxt.start != i + got[1] or \
+                nxt.kind not in ("option", "topping") or any(m.start <= i < m.end for m in mentions):
+            return False
+        counted = next((j for j in range(start, before[0].start) if number_at(tokens, j)), None)
+        return counted is not None and all(tokens[j] in (",",) or any(m.start <= j < m.end for m in before)
+                                           for j in range(before[0].start, i))
 
     def modifier_follows(self, tokens: list[str], i: int, mentions: list[Mention], item_before: bool) -> bool:
         """Does an ingredient (after modifier words only: "and extra cheese") or an option of the
@@ -529,6 +577,12 @@ class CustomerParser:
                                          key=lambda m: m.start)
                 return
         if self.ends_a_name(last.said) or toks[last.end:last.end + 1] != after[:1]:
+            # "a pizza and some garlic fries": an ingredient's word that starts the name said back is
+            # part of that name, never an ingredient added to the dish before it
+            joined = [m for m in clause.mentions if m.kind == "topping" and m.end == content[0]]
+            if joined:
+                after = [t for t in toks[joined[0].start:end] if t.isalnum() and t not in self.p.filler]
+                clause.mentions = [m for m in clause.mentions if m not in joined]
             result.unknown.append(" ".join(after))  # "two tacos pronto": the name is whole; the words are said back
         else:  # "nacho fries": a name that goes on with words no name has is no dish of ours
             self.said_back(clause, last, " ".join(toks[last.start:last.end] + after), result)
@@ -717,7 +771,8 @@ class CustomerParser:
 
     def reads_remove(self, s: Seen) -> bool:
         return self.takes_off(s.text) and bool(s.items or self.refers_back(s.text)) and \
-            not self.p.inside["keeps"].search(s.text) and not s.clause.toppings()
+            not self.p.inside["keeps"].search(s.text) and not s.clause.toppings() and \
+            not (s.clause.options() and not s.items)  # "I don't want it on thin crust": the option, not "it"
 
     def reads_remove_negated(self, s: Seen) -> bool:
         return self.negated(s.clause.text) and bool(s.items) and not s.clause.toppings() and \
@@ -875,10 +930,14 @@ class CustomerParser:
                 preds.append(Pred("specify", (choice_combo, m.name), state["line"]))
                 continue
             n = self.quantity_before(toks, m.start, clause.mentions, default=1)
-            if one and m is items[-1] and n > 1:  # "three tacos, one with no lettuce": two lines
+            part = (1 if one else self.units_of_them(clause, m)) if m is items[-1] else None
+            if part and n > part:  # "three tacos, one with no lettuce", "..., jalapenos on two of them": two lines
                 state["line"] += 1
-                preds.append(Pred("order", (m.name, n - 1), state["line"]))
-                n = 1
+                preds.append(Pred("order", (m.name, n - part), state["line"]))
+                said_first = [x for x in clause.mentions if x.end <= m.start and x.kind in ("option", "topping")]
+                self.updates(Clause(toks[:m.end], said_first, clause.act, clause.asks), m.name, state["line"], ctx,
+                             preds)  # "two small pizzas, ...": both small
+                n = part
             state["line"] += 1
             preds.append(Pred("order", (m.name, n), state["line"]))
             placed.append((m, state["line"]))
@@ -896,6 +955,20 @@ class CustomerParser:
         answering_kind = not items and not state["last"] and not one and (ctx.ask_topic in ("options", "which") or str(ctx.ask_topic).startswith("pick("))
         for target in ctx.ask_group if answering_kind and ctx.ask_group else [dish]:
             self.updates(clause, target, line, ctx, result.preds, units)  # "fresco please": on each dish asked about
+
+    @staticmethod
+    def units_of_them(clause: Clause, m: Mention) -> int | None:
+        """'three pizzas, jalapenos on two of them': how many of the units of m the ingredients said
+        after it go on (a number before "of them"), if any."""
+        toks = clause.tokens
+        if not any(x.kind == "topping" and x.start > m.end for x in clause.mentions):
+            return None
+        for j in range(m.end, len(toks)):
+            got = number_at(toks, j)
+            if got and toks[j] not in ("a", "an") and toks[j + got[1]:j + got[1] + 2] in (
+                    ["of", "them"], ["of", "those"], ["of", "these"]):
+                return got[0]
+        return None
 
     def item_span(self, clause: Clause, m: Mention, after: Mention | None) -> Clause:
         """The part of a clause that modifies item m: from the options and ingredients said just
@@ -990,13 +1063,13 @@ class CustomerParser:
             self.updates(Clause([], [m for m in clause.mentions if m.kind == "option"]), food, state["line"], ctx,
                          result.preds)  # "the same again but large": on the new ones only
 
-    @staticmethod
-    def order_discussed(ctx: Context, result: Parse, state: dict, n: int | None = None) -> None:
+    def order_discussed(self, ctx: Context, result: Parse, state: dict, n: int | None = None) -> None:
         """'ok, two of those' / 'do that': the food asked about, in the amount and size asked."""
         state["line"] += 1
         result.preds.append(Pred("order", (ctx.discussed, n or ctx.discussed_quantity), state["line"]))
-        if ctx.discussed_size:
-            result.preds.append(Pred("update", (ctx.discussed, Const("option"), option_value("size", ctx.discussed_size, True)),
+        group = next((g for g, v in self.menu.options_of(ctx.discussed or "") if v == ctx.discussed_size), "size")
+        if ctx.discussed_size:  # "how much is a 2 liter coke?" then "I'll take two": with the value asked
+            result.preds.append(Pred("update", (ctx.discussed, Const("option"), option_value(group, ctx.discussed_size, True)),
                                      state["line"]))
         state["last"] = ctx.discussed
 
@@ -1162,6 +1235,8 @@ class CustomerParser:
                 continue  # "the five dollar box": a price, not a quantity
             if got and i > 0 and toks[i - 1] in ("number", "no", "num"):
                 continue  # "the number 3 combo": a name, not a quantity
+            if got and any(x.kind == "option" and x.start <= i < x.end for x in mentions):
+                continue  # "a 20 oz bottle", "a two liter": a number inside an option value is part of it
             if got and not (toks[i] in ("a", "an") and i + got[1] < end - 2):
                 return got[0]
         for i in range(end, len(toks)):  # "pepsi, two of them" / "x3"
@@ -1222,7 +1297,9 @@ class CustomerParser:
         q, text, toppings = self.p.questions, clause.text, clause.toppings()
         food = items[0].name if items else None
         n = self.quantity_before(clause.tokens, items[0].start, clause.mentions, default=1) if items else 1
-        size = next(iter(self.sizes_in(clause)), Const("none"))
+        offered = {v for _, v in self.menu.options_of(food)} if food else set()
+        said = [m.name for m in clause.options()]  # "a 2 liter coke": a value of any group the food offers
+        size = next(iter([v for v in said if v in offered] or self.sizes_in(clause)), Const("none"))
 
         def ask(kind: str, about: str | None) -> Pred:
             assert about, "a question is about something"  # each caller checks it has one
@@ -1238,6 +1315,8 @@ class CustomerParser:
                 return ask("available", food or ctx.refused)
         if ctx.ask_topic and ctx.ask_topic.startswith("choice") and not food and q["menu"].search(text):
             return ask("choices", ctx.ask_target)  # "what are my options?" for the combo asked about
+        if q["price"].search(text) and said and not food and not q["total"].search(text):
+            return self.option_price_query(clause, said[0], dish, ctx)  # the price of an option value
         if (q["total"].search(text) and not food) or (back and q["price"].search(text) and ctx.ordered
                                                       and not ctx.discussed):
             return ask("total", "all")  # "how much is that gonna be", with an order: its total
@@ -1250,6 +1329,10 @@ class CustomerParser:
             return ask("toppings", about or "all")
         if q["sizes"].search(text):
             return ask("sizes", food or self.context_sized(ctx) or "all")
+        group = self.group_asked(clause)
+        if group and not food and (q["menu"].search(text) or q["available"].search(text)):
+            value = min(v for g, v in self.menu.option_words.values() if g == group)  # the group, by one of its values
+            return Pred("query", (Const("options"), value, 1, Const("none")))  # "what crusts do you have?"
         named = [m for m in clause.mentions if m.end - m.start > 1]  # "crunchwrap combo" is no category word
         category = self.category_in(" ".join(t for i, t in enumerate(clause.tokens)
                                              if not any(m.start <= i < m.end for m in named)))
@@ -1260,11 +1343,36 @@ class CustomerParser:
             return ask("available", food or (toppings[0].name if toppings else "all"))
         if q["available"].search(text):  # "do you have it in large?": about what "it" is, if anything
             return ask("available", about) if about else None
+        if food and ctx.asked_price and not q["ingredients"].search(text):
+            return ask("price", food)  # "how much is a large pizza?" then "and a 2 liter coke?"
         if food or (about and q["ingredients"].search(text)):
             return ask("ingredients", food or about)
         if toppings:
             return ask("available", toppings[0].name)
         return None
+
+    def group_asked(self, clause: Clause) -> str | None:
+        """'what crusts do you have': an option group of the KB named by itself (or its plural),
+        outside any option value ("thin crust" names a value, not the group)."""
+        inside = {i for m in clause.mentions for i in range(m.start, m.end)}
+        groups = self.menu.option_groups
+        return next((w.removesuffix("s") if w not in groups else w for i, w in enumerate(clause.tokens)
+                     if i not in inside and (w in groups or w.removesuffix("s") in groups)), None)
+
+    def option_price_query(self, clause: Clause, value: str, dish: str | None, ctx: Context) -> Pred:
+        """'how much would it be with stuffed crust?' about an ordered item that offers the value:
+        its price with it (with); 'how much extra is stuffed crust?': what the value adds to the one
+        item that offers it, or to the ordered one (extra); else it is asked which item is meant."""
+        offering = sorted(i for i in self.menu.items if any(v == value for _, v in self.menu.options_of(i)))
+        ordered = [f for f in ctx.ordered if f in offering]
+        if ordered and (self.refers_back(clause.text) or "with" in clause.tokens):
+            return Pred("query", (Const("with"), ordered[-1], 1, value))
+        about = dish if dish in offering else ordered[-1] if ordered else offering[0] if len(offering) == 1 else None
+        if about is None:
+            return Pred("query", (Const("price"), "all", 1, Const("none")))
+        if about == dish and not set(clause.tokens) & {"extra", "more", "upcharge", "surcharge", "add"}:
+            return Pred("query", (Const("price"), about, 1, value))  # "a coke" then "how much for a large?"
+        return Pred("query", (Const("extra"), about, 1, value))
 
     def category_in(self, text: str) -> str | None:
         for w in text.split():
@@ -1310,9 +1418,10 @@ class CustomerParser:
         plain = "no" if self.takes_off(text) else "add"  # "take the onions off that": off, never added
         for m in toppings:
             operation = self.operator_before(toks, m, clause.mentions) or self.carried(operation, toks, m, clause) or plain
+            owned = operation in ("no", "less", "extra", "regular") or "kind_word" in m.alternatives
             owners = ctx.ordered if dish == "" else [dish]  # "no cheese on the third one": that unit's own cheese
             names = sorted({self.own_ingredient(d, m) for d in owners} | ({m.name} if dish == "" else set())) \
-                if operation in ("no", "less", "extra") else [m.name]
+                if owned else [m.name]
             for name in names:
                 preds.append(Pred("update", (dish, Const(operation), name) + ((units,) if units else ()), line))
         if not toppings and self.p.inside["add_suggested"].search(text) and ctx.recommended_toppings:
@@ -1343,6 +1452,7 @@ class CustomerParser:
         name holds the words said, when the one named is not in the dish."""
         has = self.menu.included(dish)
         said = [w for w in (m.said or "").split() if w not in self.p.filler]
+        said = [m.alternatives["kind_word"]] if "kind_word" in m.alternatives else said
         if m.name in has or not said:
             return m.name
         own = sorted(i for i in has if covers(said, i))
@@ -1351,7 +1461,8 @@ class CustomerParser:
     def operator_before(self, toks: list[str], m: Mention, mentions: list[Mention]) -> str | None:
         """The modifier word closest before an ingredient ("along with extra cheese": extra)."""
         prev_end = max([x.end for x in mentions if x.end <= m.start and x.kind != "option"], default=0)
-        window = toks[max(prev_end, m.start - 4):m.start]
+        longest = max(4, max(len(words) for words, _ in self.p.operators))  # "not in the mood for X"
+        window = toks[max(prev_end, m.start - longest):m.start]
         found = [(i + len(words), len(words), op) for words, op in self.p.operators
                  for i in range(len(window) - len(words) + 1) if tuple(window[i:i + len(words)]) == words]
         return max(found)[2] if found else None

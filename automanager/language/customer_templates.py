@@ -25,8 +25,9 @@ REPLIES = tomllib.loads(Path(__file__).with_name("customer_replies.toml").read_t
 
 ENGLISH = inflect.engine()
 ENGLISH.defnoun("(.*(?<!tat|mat))o", "$1os")  # burritos, combos (inflect says "burritoes"); potatoes stay
-OP_WORDS = {"add": "add", "no": "leave off", "less": "go light on", "extra": "add extra"}
-CHANGE_WORDS = {"add": "{}", "extra": "extra {}", "no": "no {}", "less": "light {}", "change": "{1} instead of {0}"}
+OP_WORDS = {"add": "add", "no": "leave off", "less": "go light on", "extra": "add extra", "regular": "keep regular"}
+CHANGE_WORDS = {"add": "{}", "plain": "{}", "extra": "extra {}", "no": "no {}", "less": "light {}",
+                "regular": "regular {}", "change": "{1} instead of {0}"}
 
 
 def change_words(op: str, opt) -> str:
@@ -203,6 +204,10 @@ class CustomerTemplates:
         return str(text["option"].format(Option=said[0].upper() + said[1:], where=where) if opt[2] == "yes"
                    else text["option_no"].format(option=said, where=where))
 
+    def group_of(self, item: str, value: str) -> str:
+        """The option group of a value the item offers."""
+        return next((g for g, v in sorted(self.menu.options_of(item)) if v == value), "size")
+
     def worth_saying(self, item: str | None, group: str, value: str) -> bool:
         """An option value is said back unless it is what the item is anyway (its default)."""
         return (item, group, value) not in self.menu.option_defaults
@@ -304,6 +309,17 @@ class CustomerTemplates:
                 amount = dollars(values[0]) if prop[0] == "price_for" else f"{values[0]} calories"
                 out.append(f"{what[0].upper()}{what[1:]} {verb} {amount}." if prop[0] == "price_for"
                            else f"{what[0].upper()}{what[1:]} {'have' if n > 1 else 'has'} {amount}.")
+            elif isinstance(prop, tuple) and prop[0] == "extra_for":
+                said = self.option_said(self.group_of(f, prop[1]), prop[1])
+                out.append(f"{said[0].upper()}{said[1:]} is {dollars(values[0])} extra on the {f}." if values[0] > 0
+                           else f"{said[0].upper()}{said[1:]} is no extra charge on the {f}." if values[0] == 0
+                           else f"{said[0].upper()}{said[1:]} takes {dollars(-values[0])} off the {f}.")
+            elif isinstance(prop, tuple) and prop[0] == "price_with":
+                said = self.option_said(self.group_of(f, prop[1]), prop[1])
+                out.append(f"With {said}, your {f} would be {dollars(values[0])}.")
+            elif isinstance(prop, tuple) and prop[0] == "option_values":
+                kinds = list(dict.fromkeys(self.option_said(prop[1], o) for o, _ in sorted(values, key=lambda v: (v[1], v[0]))))
+                out.append(f"For the {f} we have {join(kinds)}.")
             elif prop in ("ingredient", "contains"):
                 out.append(f"The {f} comes with {join(sorted(values))}.")
             elif prop == "topping":
@@ -354,7 +370,7 @@ class CustomerTemplates:
                 text = self.option_said(value[0], value[1])
                 (before if value[0] in self.menu.said_before_name else details)[unit].append(text)
             elif kind in CHANGE_WORDS:
-                details[unit].append(("with " if kind == "add" else "") + change_words(kind, value))
+                details[unit].append(("with " if kind in ("add", "plain") else "") + change_words(kind, value))
             elif kind == "choice":
                 details[unit].append(f"with {value[2]}")
         lines: dict[tuple, OrderLine] = {}

@@ -33,6 +33,7 @@ class Context:
     discussed_quantity: int = 1
     discussed_size: str | None = None
     said_unknown: bool = False  # the last line named something not on the menu
+    asked_price: bool = False  # the last line asked a price ("and a large one?" asks it too)
     refused: str | None = None  # the food the last line was refused (what "why can't I have it" means)
 
 
