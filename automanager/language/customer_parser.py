@@ -952,6 +952,8 @@ class CustomerParser:
         if not items and one:
             line = self.line_of_one(preds, state) or line
             units = None if line else 1  # no order line of one this sentence: one of the units ordered before
+        elif not items and not state["line"] and (some := self.some_of_them(clause)):
+            units = some  # "mushrooms on two of them": on that many of the units ordered before
         answering_kind = not items and not state["last"] and not one and (ctx.ask_topic in ("options", "which") or str(ctx.ask_topic).startswith("pick("))
         for target in ctx.ask_group if answering_kind and ctx.ask_group else [dish]:
             self.updates(clause, target, line, ctx, result.preds, units)  # "fresco please": on each dish asked about
@@ -1014,6 +1016,16 @@ class CustomerParser:
         ordered = sum(p.args[1] for p in preds if p.name == "order" and p.args[0] == combo)
         chosen = sum(1 for p in preds if p.name == "specify" and p.args[0] == combo)
         return chosen < max(ordered, 1) * self.menu.choice_slots(combo)
+
+    @staticmethod
+    def some_of_them(clause: Clause) -> int | None:
+        """The N of "N of them", "two of those", "three of the pizzas" (more than one)."""
+        toks = clause.tokens
+        for i in range(1, len(toks) - 1):
+            got = number_at(toks, i - 1)
+            if toks[i] == "of" and got and got[0] > 1 and toks[i + 1] in ("them", "those", "these", "the"):
+                return got[0]
+        return None
 
     def one_of_them(self, clause: Clause, items: list[Mention]) -> bool:
         """Do the modifiers of this clause go on one unit only ("..., one with no onions")?"""

@@ -60,13 +60,28 @@ class Repairs:
                 continue
             before = [m for m in mentions if m.end <= i]
             items = [m for m in before if m.kind == "item"]
-            if not items:
-                continue
             start, end = self.correction(tokens, i + n)
-            fixed = self.repair(tokens, mentions, items, before, i, n, start, end)
+            fixed = self.repair(tokens, mentions, items, before, i, n, start, end) if items else None
+            if fixed is None and before:
+                fixed = self.whole_unit(tokens, mentions, i, n, start, end)
             if fixed is not None:
                 return fixed
         return None
+
+    def whole_unit(self, tokens: list[str], mentions: list[Mention], cue: int, n: int, start: int,
+                   end: int) -> list[str] | None:
+        """'a large pepperoni and a small cheese, no wait, a medium cheese': a correction that is a
+        whole unit of its own (an article or count, then what it is) takes the place of the unit
+        said last, from the clause's start up to the cue."""
+        said = [m for m in mentions if start <= m.start and m.end <= end]
+        if not said or tuple(tokens[cue:cue + n]) in self.p.repair_weak and tokens[cue + n:cue + n + 1] != [","] \
+                or not (number_at(tokens, start) or tokens[start] in ("a", "an")) or \
+                set(tokens[cue + n:end]) & self.p.repair_keeps:
+            return None
+        at = cue - 1 if tokens[cue - 1] in (",", ".", ";") else cue
+        begin = max([j + 1 for j in range(at) if tokens[j] in self.p.splitters and
+                     not any(m.start <= j < m.end for m in mentions)], default=0)
+        return tokens[:begin] + tokens[start:end] + tokens[end:]
 
     def correction(self, tokens: list[str], start: int) -> tuple[int, int]:
         """The span of the correction after a cue: its words up to the next clause ("..., and a X")."""
