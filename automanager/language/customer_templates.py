@@ -159,6 +159,9 @@ class CustomerTemplates:
         out += [text["quantity"].format(amount=self.count(c.food, c.quantity)) if c.quantity
                 else text["quantity_none"].format(foods=plural(c.food, 2)) for c in said.pop("quantity", [])]
         out += [text["replaced"].format(**fields(c)) for c in said.pop("replaced", [])]
+        copies = said.pop("copied", [])
+        if copies:
+            out.append(text["copied"].format(amounts=join([self.more(c.food, c.quantity) for c in copies])))
         out += [text[kind] for kind in ("cancelled", "stopped", "irrelevant", "empty_order") if said.pop(kind, [])]
         out += [text["either"].format(**fields(c)) for c in said.pop("either", [])]
         out += [text["which_one_same" if c.first == c.second else "which_one"].format(**fields(c))
@@ -166,6 +169,13 @@ class CustomerTemplates:
         out += [text["no_such_unit"] for _ in said.pop("no_such_unit", [])[:1]]
         out += [text["did_you_mean"].format(**fields(c)) for c in said.pop("did_you_mean", [])[:1]]
         return out
+
+    def more(self, food: str, n: int) -> str:
+        """'another Crunchy Taco', 'two more Crunchy Tacos'."""
+        if n == 1:
+            return REPLIES["confirm"]["copied_one"].format(food=food)
+        number, rest = self.count(food, n).split(" ", 1)
+        return REPLIES["confirm"]["copied_more"].format(number=number, foods=rest)
 
     def ordered_with_changes(self, lines: dict[str, int], said: dict[str, list[Any]]) -> list[str]:
         """The foods ordered this turn, each with the changes said for all of its units in the same

@@ -179,6 +179,12 @@ class Either(Term):
     second: str
 
 
+@predicate("confirm", "copied")
+class Copied(Term):
+    food: str
+    quantity: int
+
+
 @predicate("confirm", "did_you_mean")
 class DidYouMean(Term):
     food: str
@@ -199,7 +205,7 @@ CUSTOMER = {cls.tag: cls for cls in (
     Ordered, Unavailable, TooMany, BadQuantity, OrderLimit, Updated, Restored, RejectedUpdate, Specified,
     RejectedSpecify, Swapped, DefaultChoice, Skipped, Defaulted, Removed, NotInOrder, QuantitySet, Replaced,
     RanOut, ToppingRanOut, Cancelled, Stopped, NotUnderstood, EmptyOrder, Greeting, Unknown, Either, WhichOne,
-    NoSuchUnit, DidYouMean)}
+    NoSuchUnit, DidYouMean, Copied)}
 
 
 # ---- the administrator: confirm(K, kind, ...) --------------------------------------------------
