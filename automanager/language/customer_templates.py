@@ -171,7 +171,7 @@ class CustomerTemplates:
         return out
 
     def more(self, food: str, n: int) -> str:
-        """'another Crunchy Taco', 'two more Crunchy Tacos'."""
+        """'another <dish>', 'two more <dishes>'."""
         if n == 1:
             return REPLIES["confirm"]["copied_one"].format(food=food)
         number, rest = self.count(food, n).split(" ", 1)
