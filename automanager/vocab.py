@@ -93,7 +93,7 @@ CUSTOMER: dict[str, Form] = {
     "set_quantity": form("set_quantity", "exactly quantity of food ('make that two')", food="string",
                          quantity="integer"),
     "copy": form("copy", "quantity more like the last food ('another one'); all: the order again", food="string", quantity="integer"),
-    "refer": form("refer", "the units a dish \"\" change or remove means", kind="nth|last|other|category|option|topping|food|one",
+    "refer": form("refer", "the units a dish \"\" change or remove means", kind="nth|last|other|all|category|option|topping|food|one",
                   value="string"),
     "replace": form("replace", "new instead of old ('the other one instead')", old="string", new="string"),
     "either": form("either", "one of two, not said which ('a pepsi or a coke')",
@@ -102,10 +102,10 @@ CUSTOMER: dict[str, Form] = {
     "accept": form("accept", "yes to the bot's last question or suggestion"),
     "decline": form("decline", "no to the bot's last question"),
     "cancel": form("cancel", "cancel the whole order"),
-    "stop": form("stop", "stop whatever the bot is doing; add nothing"),
+    "stop": form("stop", "stop; add nothing"),
     "quit": form("quit", "the customer leaves ('bye')"),
     "greet": form("greet", "a greeting or small talk", kind="hello|how_are_you|thanks"),
-    "irrelevant": form("irrelevant", "nothing the bot can act on"),
+    "irrelevant": form("irrelevant", "nothing to act on"),
 }
 
 PROPERTIES = "category|price|calories|ingredient|popular|contains"

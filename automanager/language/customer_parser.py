@@ -1185,6 +1185,8 @@ class CustomerParser:
             elif m.kind == "topping" and set(before) & self.p.definite and set(after) & self.p.unit_nouns:
                 refs.append(("topping", m.name))  # "the pepperoni one"
                 used.append(m)
+        if not refs and self.p.diet.search(clause.text) and clause.toppings() and not clause.items():
+            refs.append(("all", 1))  # "I can't eat onions": off every unit that comes with them
         if not refs:
             return [], []
         for m in clause.items():  # "the second pizza": of that food

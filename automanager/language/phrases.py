@@ -137,6 +137,7 @@ class Phrases:
         self.unit_nouns = frozenset(words["unit_nouns"])
         self.definite = frozenset(words["definite"])
         self.unit_all = frozenset(words["unit_all"])
+        self.diet = Cue(tuple(words["diet"]))
         synonyms = data["synonyms"]
         self.category_words = _single_words(synonyms["category"])
         self.cue_words = frozenset(w for table in (self.acts, self.questions) for cue in table.values()
