@@ -8,6 +8,7 @@ inside it: a chat's first prompt does not wait for them.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -96,11 +97,21 @@ def llm_config(backend: str, model: str | None) -> LLMConfig | None:
     return config
 
 
+def kb_from_environment() -> Path | None:
+    """$AUTOMANAGER_KB, checked as --kb is: a missing, empty or broken pack is refused the same way."""
+    named = os.environ.get("AUTOMANAGER_KB")
+    if named is None:
+        return None
+    if not named.strip():
+        raise fail("AUTOMANAGER_KB is set but empty", "Unset it, or point it at a folder holding menu.lp.")
+    return use_kb(Path(named))
+
+
 def use_kb(kb: Path | None) -> Path | None:
     """--kb: the menu pack this run reads (None: $AUTOMANAGER_KB, else the shipped menu); a folder
     without a built menu is refused before anything starts."""
     if kb is None:
-        return None
+        return kb_from_environment()
     if not kb.is_dir() or not paths.kb_files(kb):
         hint = f"Build it first: automanager kb build --kb {kb}" if (kb / "menu.toml").is_file() else \
             "Point --kb at a folder holding menu.lp (for example kb/packs/pizza)."
@@ -417,18 +428,48 @@ def kb_build(
             raise fail(f"out of date: {', '.join(stale)}", "Run `automanager kb build` to regenerate.", code=1)
         out.print("kb is up to date")
         return
-    for path, text in targets.items():
-        tmp = path.with_suffix(path.suffix + ".tmp")
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(path)
+    problems = checked_before_writing(folder, menu)
+    if problems:
+        raise fail(f"the built menu breaks {len(problems)} integrity rule(s); menu.lp was not changed:\n"
+                   + "\n".join(f"- {p}" for p in problems[:20]), "Fix the menu file and run `automanager kb build` again.")
+    written: list[Path] = []
+    try:
+        for path, text in targets.items():
+            tmp = path.with_suffix(path.suffix + ".tmp")
+            written.append(tmp)
+            tmp.write_text(text, encoding="utf-8")
+            tmp.replace(path)
+    except OSError as exc:
+        for tmp in written:
+            tmp.unlink(missing_ok=True)
+        raise fail(f"cannot write into {folder}: {exc.strerror or exc}", "Make the pack folder writable, or build a "
+                   "copy of it.") from None
     facts = sum(1 for line in menu.splitlines() if line and not line.startswith("%"))
     out.print(f"wrote {folder / 'menu.lp'} ({facts} facts) and {folder / 'NOTES.md'}")
+
+
+def checked_before_writing(folder: Path, menu: str) -> list[str]:
+    """The integrity violations of a menu.lp about to be written, with the pack's other .lp files,
+    checked in a scratch folder: a build never leaves a menu.lp that `kb check` rejects."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as scratch:
+        files = [Path(scratch) / "menu.lp"]
+        files[0].write_text(menu, encoding="utf-8")
+        for other in paths.kb_files(folder):
+            if other.name != "menu.lp":
+                files.append(Path(scratch) / other.name)
+                files[-1].write_text(other.read_text(encoding="utf-8"), encoding="utf-8")
+        try:
+            return check_kb(files)
+        except ReasonerError as exc:
+            return [f"the built menu does not load: {exc}"]
 
 
 @kb_app.command("check")
 def kb_check(kb: KbOption = None, as_json: JsonOption = False) -> None:
     """Run the ASP integrity rules over the KB; print each violation; exit 1 on any."""
-    files = paths.kb_files(kb)
+    files = paths.kb_files(use_kb(kb))
     if not files:
         raise fail(f"no .lp files in {paths.kb_dir(kb)}", "Point --kb at a folder holding menu.lp.")
     try:
@@ -450,8 +491,11 @@ def kb_check(kb: KbOption = None, as_json: JsonOption = False) -> None:
 @kb_app.command("stats")
 def kb_stats_command(kb: KbOption = None, as_json: JsonOption = False) -> None:
     """Count the KB's facts per predicate."""
+    files = paths.kb_files(use_kb(kb))
+    if not files:
+        raise fail(f"no .lp files in {paths.kb_dir(kb)}", "Point --kb at a folder holding menu.lp.")
     try:
-        counts = kb_stats(paths.kb_files(kb))
+        counts = kb_stats(files)
     except ReasonerError as exc:
         raise fail(f"the knowledge base does not load:\n{exc}") from None
     total = sum(counts.values())

@@ -41,7 +41,9 @@ def fields(said: Term) -> dict[str, Any]:
 
 
 def dollars(cents: int) -> str:
-    return f"${cents // 100}.{cents % 100:02d}"
+    """'$4.19'; a negative amount as '-$14.01' (never '$-15.99' from floor division)."""
+    sign, cents = ("-", -cents) if cents < 0 else ("", cents)
+    return f"{sign}${cents // 100}.{cents % 100:02d}"
 
 
 def join(words: list[str]) -> str:

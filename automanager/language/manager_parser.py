@@ -780,10 +780,13 @@ class ManagerParser:
         if said_kind or (category and mode is None and len(normalize(part).split()) <= 3):
             if not combo:
                 value = category or (self.category(said_kind.group(1), True) if said_kind else None)
-                result.preds.append(Pred("add", (name, Const("category"), value)))
+                if value:  # "it's a": no kind said yet, the question stands
+                    result.preds.append(Pred("add", (name, Const("category"), value)))
             return mode
         if asked == "category" and not combo:
-            result.preds.append(Pred("add", (name, Const("category"), self.category(part, True))))
+            value = self.category(part, True)
+            if value:
+                result.preds.append(Pred("add", (name, Const("category"), value)))
             return mode
         if mode is None and not bare_list and not self.whole_names(part, "item" if combo else "topping"):
             return mode  # words that are no list of names, in an answer that asked for none

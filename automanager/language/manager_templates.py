@@ -28,7 +28,7 @@ def show_value(prop: str, value) -> str:
     if prop in ("price", "calories") and isinstance(value, int) and abs(value) >= MAX_NUMBER:
         return "That amount" if prop == "price" else "That many"  # clamped: not the number said
     if prop == "price" and isinstance(value, int):
-        return dollars(value) if value >= 0 else "-" + dollars(-value)
+        return dollars(value)
     if prop == "contains" and isinstance(value, tuple):
         return f"{value[1]} x {value[0]}"
     return str(value)

@@ -241,7 +241,7 @@ class Builder:
         self.facts += [fact("label_word", label, word) for label, words in labels["words"].items() for word in words]
         self.facts += [fact("complimentary", name) for name in labels["complimentary"]]
         self.facts += [fact("by_the_order", name) for name in labels["by_the_order"]]
-        self.facts += ask_facts(self.rules["ask_questions"])
+        self.facts += ask_facts(self.rules["ask_questions"], self.cur["options"])
         self.facts.append(fact("restaurant", self.rules["restaurant"]))
         self.facts += [fact("max_line_quantity", self.rules["max_line_quantity"]),
                        fact("max_order_quantity", self.rules["max_order_quantity"]),

@@ -19,13 +19,40 @@ class BuildError(Exception):
     """The sources and the curation do not fit together; the message says where."""
 
 
+MAX_TEXT = 200  # characters in a name, word or text of a menu
+MAX_INT = 2**31 - 1  # clingo's numbers are 32-bit
+
+
 def fact(name: str, *args: str | int | Symbol) -> str:
-    def term(value: str | int | Symbol) -> Symbol:
+    """One KB fact; every value becomes a typed term (a string is always an ASP string), and a
+    value no menu can mean is refused with what to fix."""
+    def term(value: object) -> Symbol:
         if isinstance(value, Symbol):
             return value
-        return Number(value) if isinstance(value, int) else String(value)
+        if isinstance(value, bool) or not isinstance(value, int | str):
+            raise BuildError(f"{name}: {value!r} is {type(value).__name__}; use text or a whole number here")
+        if isinstance(value, int):
+            if abs(value) > MAX_INT:
+                raise BuildError(f"{name}: {value} is too large (at most {MAX_INT:,})")
+            return Number(value)
+        if not value.strip() or len(value) > MAX_TEXT or any(ord(c) < 32 or ord(c) == 127 for c in value):
+            raise BuildError(f"{name}: {value[:40]!r}{'...' if len(value) > 40 else ''} must be 1 to {MAX_TEXT} "
+                             "characters on one line, without control characters")
+        return String(value)
 
     return f"{Function(name, [term(a) for a in args])}."
+
+
+NAME = re.compile(r"[a-z][a-z0-9_]*")
+QUESTIONS = ("toppings", "choice")  # the questions that are no option group (assistant.lp: ask_question/1)
+
+
+def constant(value: object, what: str) -> Symbol:
+    """A KB word that becomes an ASP constant (a group, a question): lowercase letters, digits and
+    _ only, so no entry of a menu file can ever become program text."""
+    if not isinstance(value, str) or not NAME.fullmatch(value):
+        raise BuildError(f"{what} {value!r}: use lowercase letters, digits and _ only")
+    return Function(value)
 
 
 def option_group_facts(groups: dict) -> list[str]:
@@ -33,13 +60,15 @@ def option_group_facts(groups: dict) -> list[str]:
     exclusive, which are said before the name, the words for each value and how it is said."""
     facts = []
     for group, spec in groups.items():
-        if not re.fullmatch(r"[a-z][a-z0-9_]*", group):
-            raise BuildError(f"option group {group!r}: use lowercase letters, digits and _ only")
-        g = Function(group)
+        g = constant(group, "option group")
         facts += [fact("option_group", g)]
         facts += [fact("option_exclusive", g)] if spec.get("exclusive") else []
         facts += [fact("option_before_name", g)] if spec.get("before_name") else []
-        facts += [fact("option_settles", g, Function(other)) for other in spec.get("settles", [])]
+        for other in spec.get("settles", []):
+            if other not in groups:
+                raise BuildError(f"option group {group!r} settles {other!r}, which is no option group of this menu "
+                                 f"({', '.join(sorted(groups))})")
+            facts.append(fact("option_settles", g, constant(other, f"option group {group!r} settles")))
         for rank, (value, details) in enumerate(spec.get("values", {}).items(), start=1):
             facts.append(fact("option_text", g, value, details.get("text", value)))
             facts.append(fact("option_rank", g, value, rank))
@@ -47,10 +76,15 @@ def option_group_facts(groups: dict) -> list[str]:
     return facts
 
 
-def ask_facts(questions: list[str]) -> list[str]:
-    """Policy: the questions the assistant asks (ask_question/1), in the order listed (ask_order/2)."""
+def ask_facts(questions: list[str], groups: dict | None = None) -> list[str]:
+    """Policy: the questions the assistant asks (ask_question/1), in the order listed (ask_order/2):
+    option groups of this menu, "toppings" or "choice"."""
+    known = (*QUESTIONS, *(groups or {}))
+    for q in questions:
+        if q not in known:
+            raise BuildError(f"ask_questions {q!r}: ask about {', '.join(repr(k) for k in known)}")
     return [f for rank, q in enumerate(questions, start=1)
-            for f in (fact("ask_question", Function(q)), fact("ask_order", Function(q), rank))]
+            for f in (fact("ask_question", constant(q, "ask_questions")), fact("ask_order", constant(q, "ask_questions"), rank))]
 
 
 def offer_facts(item: str, group: str, value: str, groups: dict, price: int | None = None,
@@ -59,7 +93,7 @@ def offer_facts(item: str, group: str, value: str, groups: dict, price: int | No
     details = groups.get(group, {}).get("values", {}).get(value)
     if details is None:
         raise BuildError(f"{item}: option {group} {value!r} is not declared in [options.{group}]")
-    g = Function(group)
+    g = constant(group, "option group")
     price = details.get("price", 0) if price is None else price
     cal = details.get("cal", 0) if cal is None else cal
     facts = [fact("option", item, g, value)]
