@@ -85,6 +85,8 @@ def run_chat(chat: Chat, read_line: Callable[[], str | None], out: Console, err:
             show(err, Text.assemble(("internal error:", "red"), f" {type(exc).__name__}: {exc}. Everything up to "
                                     f"the last reply is saved: resume with --resume {chat.session_id}."))
             return 3
+        if turn.llm.get("notice") and not as_json:  # once, when the LLM stops answering
+            show(err, Text(turn.llm["notice"], style="yellow"))
         if as_json:
             show(out, record(chat, asdict(turn)))
         else:

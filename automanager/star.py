@@ -22,6 +22,7 @@ from .language.customer_parser import Context, CustomerParser
 from .language.customer_templates import CustomerTemplates
 from .language.manager_parser import MAX_LIST, ManagerContext, ManagerParser
 from .language.manager_templates import ManagerTemplates, describe
+from .llm.breaker import Late, within
 from .llm.openai_backend import LLMConfig, LLMError, OpenAIBackend, Usage
 from .llm.structured import CustomerReader, ManagerReader
 from .menu.commit import CommitError, next_version_text, warm_committer
@@ -35,6 +36,9 @@ from .vocab import Pred, VocabError
 
 MAX_COMMIT_ATTEMPTS = 5  # a manager turn decided again when other managers publish meanwhile
 MAX_INPUT = 2000  # characters of one turn that are read; the rest is ignored, and said so
+
+
+NOT_ANSWERING = "The language model is not answering; using the built-in parser until it is back."
 
 
 @dataclass
@@ -115,12 +119,24 @@ class Chat:
             pass  # the first real turn meets the same problem and says it
 
     def understand(self, text: str, ctx, usage: Usage):
-        """The LLM's predicates when an LLM is configured and answers usably, else the offline parser's."""
-        if self.llm:
+        """The LLM's predicates when an LLM is configured and answers usably within the turn's
+        deadline, else the offline parser's. A failed or late LLM opens its breaker: the next turns
+        are read offline at once while the server is probed in the background."""
+        llm = self.llm
+        if llm and not llm.breaker.allows():
+            usage.fallback = "offline parser used: the language model is not answering (probed in the background)"
+        elif llm:
+            context = self.describe(ctx)
             try:
-                forms = self.llm.extract(self.role, text, self.describe(ctx), usage)
-                return self.read(forms, ctx)
-            except (LLMError, VocabError) as exc:
+                forms = within(llm.config.deadline, lambda: llm.extract(self.role, text, context, usage))
+                parse = self.read(forms, ctx)
+                usage.answered_by = "llm"
+                return parse
+            except (LLMError, Late) as exc:
+                usage.fallback = f"offline parser used: {exc}"
+                if llm.breaker.failed():
+                    usage.notice = NOT_ANSWERING
+            except VocabError as exc:  # the server answers; this answer was unusable
                 usage.fallback = f"offline parser used: {exc}"
         return self.parser.parse(text, ctx)
 

@@ -32,6 +32,15 @@ class FakeOpenAI:
             def log_message(self, *args):  # quiet
                 pass
 
+            def do_GET(self):  # /v1/models: what the LLM breaker probes
+                data = json.dumps({"object": "list", "data": [{"id": "fake-model", "object": "model",
+                                                               "created": 0, "owned_by": "test"}]}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 fake.requests.append(body)

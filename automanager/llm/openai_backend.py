@@ -28,6 +28,7 @@ from ..language.phrases import menu_examples, prompt_examples
 from ..language.text import find_mentions, tokenize
 from ..menu.model import Menu
 from ..vocab import VOCABULARIES, VocabError, describe, json_schema, validate
+from .breaker import Breaker
 
 DEFAULT_MODEL = "gpt-4o-mini"
 ENABLE_HINT = ("Set OPENAI_API_KEY (OpenAI), or OPENAI_BASE_URL for a local server such as Ollama or vLLM "
@@ -68,6 +69,8 @@ class LLMConfig:
     api_key: str
     timeout: float = 20.0
     max_retries: int = 2
+    deadline: float = 1.5  # seconds for the whole LLM step of a turn, retries and re-asks included
+    cool_down: float = 5.0  # seconds on the offline parser after a failure before the first probe
     rephrase: bool = False  # a second call per turn for the LLM's wording; the templates are the voice
 
     @classmethod
@@ -83,6 +86,10 @@ class LLMConfig:
                                    lambda seconds: 0 < seconds < math.inf),
                    max_retries=setting("AUTOMANAGER_LLM_RETRIES", int, 2, "a whole number of retries, 0 or more",
                                        lambda retries: retries >= 0),
+                   deadline=setting("AUTOMANAGER_LLM_DEADLINE", float, 1.5, "a number of seconds above 0",
+                                    lambda seconds: 0 < seconds < math.inf),
+                   cool_down=setting("AUTOMANAGER_LLM_COOL_DOWN", float, 5.0, "a number of seconds above 0",
+                                     lambda seconds: 0 < seconds < math.inf),
                    rephrase=bool(setting("AUTOMANAGER_LLM_REPHRASE", int, 0, "0 (templates only) or 1 (the LLM "
                                          "rephrases each reply, one more call a turn)", lambda on: on in (0, 1))))
 
@@ -101,6 +108,8 @@ class Usage:
     structured: str | None = None  # json_schema | json_object
     reask: str | None = None  # what was wrong with the first answer, if it was re-asked
     fallback: str | None = None  # why the offline parser took the turn
+    answered_by: str = "offline"  # who read the line: llm | offline
+    notice: str | None = None  # one line for the person: the LLM stopped answering
     response: str | None = None  # llm | template
     response_rejected: str | None = None  # why the LLM's wording was not used
 
@@ -133,6 +142,11 @@ class OpenAIBackend:
         self.client = openai.OpenAI(api_key=config.api_key, base_url=config.base_url, timeout=config.timeout,
                                     max_retries=config.max_retries)
         self.schema_accepted = True  # turned off for the process once the server rejects JSON schemas
+        self.breaker = Breaker(self.probe, config.cool_down)
+
+    def probe(self) -> None:
+        """Is the server answering? (the breaker's background retry: the models list, one try)"""
+        self.client.with_options(timeout=self.config.deadline, max_retries=0).models.list()
 
     def complete(self, messages: list[dict], usage: Usage, response_format: dict | None) -> str:
         import openai
