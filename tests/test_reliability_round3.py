@@ -24,3 +24,19 @@ def test_a_bare_article_answering_what_kind_of_item_is_asked_again(tmp_path, ans
 @pytest.mark.parametrize("cents, said", [(-1401, "-$14.01"), (-5, "-$0.05"), (0, "$0.00"), (419, "$4.19")])
 def test_a_negative_amount_keeps_its_sign_in_front(cents, said):
     assert dollars(cents) == said
+
+
+def test_an_edit_of_a_dish_another_manager_deleted_is_not_applied_and_said(tmp_path):
+    """Both were applied with no word before: the audit held a price edit no version contained."""
+    home = Home(tmp_path)
+    first, second = ManagerChat(home), ManagerChat(home)
+    first.step("the bean burrito now costs $1.99")
+    second.step("take the bean burrito off the menu")
+    second.step("yes")
+    second.step("save")
+    turn = first.step("save")
+    assert "taken Bean Burrito off the menu since" in turn.reply and "Applied" not in turn.reply, turn.reply
+    assert not any(row[1] == "Bean Burrito" for row in first.staged())
+    from automanager.menu.model import Menu
+    menu = Menu.load(home.menu_files(home.latest_version()))
+    assert "Bean Burrito" not in menu.items and home.latest_version() == 1

@@ -362,6 +362,12 @@ class KeptTheirs(Term):
     now: Any
 
 
+@admin("taken_off_since")
+class TakenOffSince(Term):
+    at: int
+    item: str
+
+
 @admin("rebased")
 class Rebased(Term):
     at: int
@@ -443,5 +449,5 @@ class ValueIs(Term):
 MANAGER: dict[tuple[str | None, int], type[Term]] = {(cls.tag, len(cls.__annotations__)): cls for cls in (  # by kind and field count (added has two)
     RunOut, AlreadyOut, KeptStock, BackInStock, AsIngredient, ReadAs, AddCancelled, NothingToCancel, KeptPrice, Changed,
     AddedItem, AddedValue, Noted, Declined, Kept, Deleted, RemovedValue, StockUndone, Undone, NothingToUndo,
-    NothingPending, KeptTheirs, Rebased, AnswerFirst, NothingToSave, Abandoned, ManagerNotUnderstood, StockIs,
+    NothingPending, KeptTheirs, TakenOffSince, Rebased, AnswerFirst, NothingToSave, Abandoned, ManagerNotUnderstood, StockIs,
     StockNone, StockOff, StockIn, PendingIs, PendingNone, ValueIs)}
