@@ -40,3 +40,14 @@ def test_an_edit_of_a_dish_another_manager_deleted_is_not_applied_and_said(tmp_p
     from automanager.menu.model import Menu
     menu = Menu.load(home.menu_files(home.latest_version()))
     assert "Bean Burrito" not in menu.items and home.latest_version() == 1
+
+
+@pytest.mark.parametrize("line, cents", [("the pizza now costs $14.49", 1449), ("make the pizza 15 dollars", 1500),
+                                         ("change the price of pizza to 12.99", 1299)])
+def test_a_pack_dish_named_like_its_category_can_be_repriced(tmp_path, line, cents):
+    """On the pizza pack no wording changed the Pizza's price ("pizza" was read as a kind)."""
+    from automanager import paths
+
+    chat = ManagerChat(Home(tmp_path, paths.pack_dir("pizza")))
+    chat.step(line)
+    assert chat.staged() == [("edit", "Pizza", "price", 1399, cents)]

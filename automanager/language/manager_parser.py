@@ -414,8 +414,7 @@ class ManagerParser:
         items = [m.name for m in mentions if m.kind == "item"]
         kitchen = [m.alternatives["topping"] for m in mentions if "topping" in m.alternatives]
         toks = tokenize(clause)
-        dishes = [m.name for m in mentions if m.kind == "item"  # "it's a burrito" names a kind, not a dish
-                  and not ({" ".join(toks[m.start:m.end]), " ".join(toks[m.start:m.end]).rstrip("s")} & set(self.categories))]
+        dishes = [m.name for m in mentions if m.kind == "item" and not self.names_a_kind(toks, m)]
 
         if ctx.ask_topic == "type" and ctx.ask_target and not items:
             kind = next((CUES.type_words[w] for w in flat.split() if CUES.type_words.get(w)), None)
@@ -513,8 +512,7 @@ class ManagerParser:
                                 edit=True)
                 return target
         tokens = tokenize(clause)
-        named_items = [m for m in mentions if m.kind == "item"
-                       and self.category(" ".join(tokens[m.start:m.end]), False) is None]  # "a taco" names a kind
+        named_items = [m for m in mentions if m.kind == "item" and not self.names_a_kind(tokens, m, any_word=True)]
         if target and not named_items:
             self.describe(clause, target, ctx, result, asked=ctx.ask_topic if ctx.ask_target == target else None,
                           bare_list=False)
@@ -606,6 +604,15 @@ class ManagerParser:
         if not other_name():
             return []
         return list(dict.fromkeys(self.kitchen_reading(" ".join(said), name, result) for said, name in found))
+
+    def names_a_kind(self, tokens: list[str], m, any_word: bool = False) -> bool:
+        """'it's a burrito' names a kind, not a dish (any_word: 'a crunchy taco' too, by its last
+        word); but a kind's word that is a dish's own whole name (a pack's one "Pizza") is that dish."""
+        said = " ".join(tokens[m.start:m.end])
+        kind_word = bool({said, said.rstrip("s")} & set(self.categories))
+        if kind_word and normalize(m.name) in (said, said.rstrip("s")):
+            return False
+        return kind_word or (any_word and self.category(said, False) is not None)
 
     def kitchen_reading(self, said: str, name: str, result: ManagerParse) -> str:
         """A dish said the way the kitchen says what it is made of is that ingredient: a short
