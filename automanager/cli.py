@@ -185,7 +185,6 @@ def terminal_reader(history: Path) -> Callable[[], str]:
     Ctrl-C on a half-typed line only clears it."""
     from prompt_toolkit import PromptSession
     from prompt_toolkit.history import FileHistory
-
     from prompt_toolkit.key_binding import KeyBindings
 
     keys = KeyBindings()
