@@ -205,13 +205,14 @@ def customer(state_dir: StateDirOption = None, resume: ResumeOption = None, as_j
              backend: BackendOption = "auto", model: ModelOption = None, kb: KbOption = None) -> None:
     """Chat as a customer at the drive-through (type /help inside for examples from the menu).
 
-    A lane that keeps serving: when an order is finished and the bot says goodbye, the next car
-    is greeted in a new session (the finished one is saved). /quit, Ctrl-D or Ctrl-C on an empty
-    line leaves (Ctrl-C on a half-typed line only clears it); the exit names the command that
-    resumes the open session.
+    A lane that keeps serving: when an order is finished and the bot says
+    goodbye, the next car is greeted in a new session (the finished one is
+    saved). /quit, Ctrl-D or Ctrl-C on an empty line leaves; Ctrl-C on a
+    half-typed line only clears it. Leaving prints the command that resumes.
 
-    Piped lines are one customer turn each, car after car: echo "<what you would say>" |
-    automanager customer. With --json each line names its session. Another restaurant: --kb kb/packs/pizza.
+    Piped lines are one turn each, car after car:
+    echo "<what you would say>" | automanager customer.
+    With --json each line names its session. Another restaurant: --kb kb/packs/pizza.
     """
     chat_loop(CustomerChat, state_dir, resume, as_json, backend, model, kb)
 

@@ -186,3 +186,10 @@ def test_a_terminal_lane_greets_the_next_car_after_a_goodbye(tmp_path):
     home = Home(tmp_path)
     orders = sorted([u["item"] for u in CustomerChat(home, p.stem).order()] for p in home.sessions.glob("*.json"))
     assert orders == [["Pepsi®"], ["Soft Taco"]]
+
+
+def test_the_customer_help_teaches_the_lane_and_how_to_leave():
+    result = CliRunner().invoke(cli.app, ["customer", "--help"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0
+    said = " ".join(result.output.split())
+    assert "next car" in said and "new session" in said and "/quit" in said and "half-typed" in said
