@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
+import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -147,7 +149,8 @@ def chat_loop(kind: type[Chat], state_dir: Path | None, resume: str | None, as_j
                    "--resume for a new session")
     config = llm_config(backend, model)
     try:
-        chat = kind(open_home(state_dir, folder), resume, config)
+        home = open_home(state_dir, folder)
+        chat = kind(home, resume, config)
     except (StateError, ReasonerError) as exc:
         raise fail(str(exc)) from None
     sys.stdin.reconfigure(errors="replace")  # type: ignore[union-attr]  # sys.stdin is a TextIOWrapper; bytes that are not UTF-8 are a bad line, not a crash
@@ -156,16 +159,55 @@ def chat_loop(kind: type[Chat], state_dir: Path | None, resume: str | None, as_j
     if sys.stdin.isatty() and sys.stdout.isatty():
         Embedder.warm_in_background()  # so the first misspelled name costs no wait
         read_line = terminal_reader(chat.home.history_path(chat.role))
-    raise typer.Exit(run_chat(chat, read_line, out, err, as_json))
+    lane = (lambda: CustomerChat(home, None, config)) if kind is CustomerChat else None
+    about = f"state dir {home.root}, backend " + (f"{config.model} (LLM)" if config else "offline (no LLM)")
+    hint = resume_command(chat.role, state_dir, folder)
+    raise typer.Exit(run_chat(chat, read_line, out, err, as_json, next_chat=lane, resume=hint, about=about))
+
+
+def program() -> list[str]:
+    """How this process was started, as a command that starts it again from any folder: the bare
+    name when it is on PATH and is this program, else its full path (`python -m automanager` too)."""
+    started = Path(sys.argv[0]) if sys.argv and sys.argv[0] else Path("automanager")
+    if started.name == "__main__.py" or started.name == "-m":
+        python = Path(sys.executable)
+        found = shutil.which(python.name)
+        return [python.name if found and Path(found).resolve() == python.resolve() else str(python),
+                "-m", "automanager"]
+    found = shutil.which(started.name)
+    if found and started.exists() and Path(found).resolve() == started.resolve():
+        return [started.name]
+    return [str(started.absolute())] if started.exists() else ["automanager"]
+
+
+def resume_command(role: str, state_dir: Path | None, kb: Path | None) -> Callable[[str], str]:
+    """The command, as printed, that continues a session: with --state-dir and --kb when given."""
+    words = [*program(), role]
+    if state_dir is not None:
+        words += ["--state-dir", str(state_dir.absolute())]
+    if kb is not None:
+        words += ["--kb", str(kb)]
+    return lambda session: shlex.join([*words, "--resume", session])
 
 
 def terminal_reader(history: Path) -> Callable[[], str]:
     """Line editing and history (up arrow, Ctrl-R) at a terminal; Ctrl-D raises EOFError and
-    Ctrl-C KeyboardInterrupt, which the chat loop answers with how to resume."""
+    Ctrl-C on an empty line KeyboardInterrupt, which the chat loop answers with how to resume;
+    Ctrl-C on a half-typed line only clears it."""
     from prompt_toolkit import PromptSession
     from prompt_toolkit.history import FileHistory
+    from prompt_toolkit.key_binding import KeyBindings
 
-    session: PromptSession[str] = PromptSession(history=FileHistory(str(history)))
+    keys = KeyBindings()
+
+    @keys.add("c-c")
+    def _interrupt(event) -> None:  # a half-typed line is cleared; on an empty line Ctrl-C leaves
+        if event.app.current_buffer.text:
+            event.app.current_buffer.reset()
+        else:
+            event.app.exit(exception=KeyboardInterrupt, style="class:aborting")
+
+    session: PromptSession[str] = PromptSession(history=FileHistory(str(history)), key_bindings=keys)
     return lambda: session.prompt("you> ")
 
 
@@ -174,8 +216,14 @@ def customer(state_dir: StateDirOption = None, resume: ResumeOption = None, as_j
              backend: BackendOption = "auto", model: ModelOption = None, kb: KbOption = None) -> None:
     """Chat as a customer at the drive-through (type /help inside for examples from the menu).
 
-    Piped lines are one customer turn each: echo "<what you would say>" | automanager customer.
-    Another restaurant: --kb kb/packs/pizza.
+    A lane that keeps serving: when an order is finished and the bot says
+    goodbye, the next car is greeted in a new session (the finished one is
+    saved). /quit, Ctrl-D or Ctrl-C on an empty line leaves; Ctrl-C on a
+    half-typed line only clears it. Leaving prints the command that resumes.
+
+    Piped lines are one turn each, car after car:
+    echo "<what you would say>" | automanager customer.
+    With --json each line names its session. Another restaurant: --kb kb/packs/pizza.
     """
     chat_loop(CustomerChat, state_dir, resume, as_json, backend, model, kb)
 

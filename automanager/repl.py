@@ -1,6 +1,8 @@
 """The chat loop, with injected input and output so whole conversations can be tested.
 
-Interactive: a rich prompt. Piped: one line a turn, replies on stdout, exit at EOF or goodbye.
+Interactive: a rich prompt. Piped: one line a turn, replies on stdout. The customer chat is a lane:
+after a goodbye it greets the next car in a new session, until /quit or the end of input (Ctrl-D,
+or Ctrl-C on an empty line); the manager chat ends at goodbye.
 Diagnostics always go to stderr. Nothing is printed as rich markup or emoji codes: replies
 repeat what users typed, and show it as the session holds it.
 
@@ -44,27 +46,52 @@ Commands: /stock the stock list, /pending changes not applied yet, /history appl
 
 
 def run_chat(chat: Chat, read_line: Callable[[], str | None], out: Console, err: Console,
-             as_json: bool = False) -> int:
-    """Run the conversation until goodbye or end of input; return the exit code."""
+             as_json: bool = False, next_chat: Callable[[], Chat] | None = None,
+             resume: Callable[[str], str] | None = None, about: str = "") -> int:
+    """Run the conversation until goodbye or end of input; return the exit code.
+
+    With next_chat (a customer lane), a finished order is followed by the next car in a new
+    session, until /quit or the end of input; a last word to the finished order ("bye", "thanks")
+    is still answered in its session. resume(session) is the command that continues a session;
+    about (the state dir and the backend) goes into the line naming each session."""
     speaker = "assistant" if isinstance(chat, CustomerChat) else "admin"
-    if not as_json:
-        say(out, speaker, chat.greeting())
-    show(err, Text(f"{chat.role} session {chat.session_id} (resume with --resume {chat.session_id}), "
-                   f"menu version {chat.menu_version}", style="dim"))
-    while not chat.ended:
+    hint = resume or (lambda sid: f"automanager {chat.role} --resume {sid}")
+    finished: Chat | None = None  # the order served last, while the next car has said nothing
+
+    def start(chat: Chat) -> None:
+        if not as_json:
+            say(out, speaker, chat.greeting())
+        show(err, Text(f"{chat.role} session {chat.session_id}: menu version {chat.menu_version}"
+                       + (f", {about}" if about else "") + f"; resume with: {hint(chat.session_id)}",
+                       style="dim"))
+
+    start(chat)
+    while True:
+        if chat.ended:
+            if next_chat is None:
+                break
+            finished, chat = chat, next_chat()
+            start(chat)
         try:
             line = read_line()
         except (EOFError, KeyboardInterrupt):
             line = None
         if line is None:  # Ctrl-D, Ctrl-C or the end of piped input: the session waits to be resumed
-            show(err, Text(f"Session {chat.session_id} is saved; continue it with: automanager {chat.role} "
-                           f"--resume {chat.session_id}", style="dim"))
+            if finished is None or chat.saved:
+                show(err, Text(f"Session {chat.session_id} is saved; continue it with: {hint(chat.session_id)}",
+                               style="dim"))
+            else:
+                show(err, Text(f"Lane closed; the last order is saved as session {finished.session_id}.",
+                               style="dim"))
             break
         text = line.strip()
         if not text:
             continue
+        talking = chat
         try:
             if text.split()[0].lower() == "/quit":
+                if finished is not None and not chat.saved:
+                    break  # the lane closes between cars: nothing to save
                 text = "bye"  # a turn like any other: the manager's pending changes are applied
             elif text.startswith("/"):
                 shown = command(text, chat)
@@ -73,24 +100,29 @@ def run_chat(chat: Chat, read_line: Callable[[], str | None], out: Console, err:
                 else:
                     show(out, as_text(shown))
                 continue
-            turn = chat.turn(text)
+            elif finished is not None and not chat.saved and isinstance(finished, CustomerChat) \
+                    and finished.parting(text):
+                talking = finished  # "thanks, bye" still belongs to the order just served
+            turn = talking.turn(text)
         except KeyboardInterrupt:
-            show(err, Text(f"Stopped. Everything up to the last reply is saved: automanager {chat.role} "
-                           f"--resume {chat.session_id}", style="dim"))
+            show(err, Text(f"Stopped. Everything up to the last reply is saved: {hint(talking.session_id)}",
+                           style="dim"))
             return 130
         except (ReasonerError, StateError) as exc:
             show(err, Text.assemble(("error:", "red"), f" {exc}"))
             return 2
         except Exception as exc:  # a bug must not show a traceback to a user; the last turn is saved
             show(err, Text.assemble(("internal error:", "red"), f" {type(exc).__name__}: {exc}. Everything up to "
-                                    f"the last reply is saved: resume with --resume {chat.session_id}."))
+                                    f"the last reply is saved: {hint(talking.session_id)}"))
             return 3
         if turn.llm.get("notice") and not as_json:  # once, when the LLM stops answering
             show(err, Text(turn.llm["notice"], style="yellow"))
         if as_json:
-            show(out, record(chat, asdict(turn)))
+            show(out, record(talking, asdict(turn)))
         else:
             say(out, speaker, turn.reply)
+        if line.split()[0].lower() == "/quit":
+            break
     return 0
 
 

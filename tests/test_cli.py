@@ -24,15 +24,16 @@ def run(args, text, home, **extra_env):
                           text=True, env=env, timeout=120)
 
 
-def test_piped_stdin_one_line_a_turn_until_goodbye(tmp_path):
+def test_piped_stdin_one_line_a_turn_car_after_car(tmp_path):
     Home(tmp_path).set_stock("Tomatoes", True)
-    result = run(["customer"], "two crunchy tacos\n\nadd tomatoes to the crunchy tacos\nbye\nnever read\n", tmp_path)
+    result = run(["customer"], "two crunchy tacos\n\nadd tomatoes to the crunchy tacos\nbye\na pepsi\n", tmp_path)
     assert result.returncode == 0, result.stderr
     replies = [line for line in result.stdout.splitlines() if line.startswith("assistant>")]
-    assert len(replies) == 4  # greeting + three turns; the blank line is skipped, the last never read
+    assert len(replies) == 6  # greeting + three turns; the blank line is skipped; then the next car
     assert "two Crunchy Tacos" in replies[1]
     assert "run out of Tomatoes" in replies[2]
     assert "Goodbye" in replies[3]
+    assert "Welcome" in replies[4] and "Got it: a Pepsi" in replies[5]  # a new session greets the next car
     assert "Traceback" not in result.stderr
     assert "session" in result.stderr  # diagnostics on stderr, not mixed with replies
 

@@ -49,7 +49,7 @@ def test_ctrl_c_at_the_prompt_keeps_the_session_and_says_how_to_resume(tmp_path)
     chat.expect("running short on Tomatoes")
     chat.expect("you>")
     chat.sendcontrol("c")
-    chat.expect(r"automanager manager --resume (\w+)")
+    chat.expect(r"-m automanager manager --state-dir \S+ --resume (\w+)")  # the command as it was started
     chat.expect(pexpect.EOF)
     assert Home(tmp_path).stock_out() == ["Tomatoes"]
 
