@@ -607,7 +607,8 @@ class ManagerParser:
 
     def names_a_kind(self, tokens: list[str], m, any_word: bool = False) -> bool:
         """'it's a burrito' names a kind, not a dish (any_word: 'a crunchy taco' too, by its last
-        word); but a kind's word that is a dish's own whole name (a pack whose one dish of a kind is called by the kind) is that dish."""
+        word); but a kind's word that is a dish's own whole name (a pack's one dish of a kind, called
+        by the kind) is that dish."""
         said = " ".join(tokens[m.start:m.end])
         kind_word = bool({said, said.rstrip("s")} & set(self.categories))
         if kind_word and normalize(m.name) in (said, said.rstrip("s")):
