@@ -90,11 +90,15 @@ def flip(path) -> None:
     path.write_bytes(bytes(data))
 
 
+# a word the turns below need, changed by one letter wherever the entry says it
+TARGETS = [b'"Tomatoes"', b"price(", b"item("]
+
+
 def letter_changed_old_digest(path) -> None:
-    """One letter of the content changed, and the old kind of digest made again to match."""
+    """A word changed by one letter, and the old kind of digest made again to match."""
     body = path.read_bytes().partition(b"\n")[2]
-    at = body.index(b"Taco") if b"Taco" in body else body.index(b"item")
-    body = body[:at] + b"X" + body[at + 1:]
+    target = next(word for word in TARGETS if word in body)
+    body = body.replace(target, target[:-2] + b"z" + target[-1:])
     path.write_bytes(old_digest(body) + b"\n" + body)
 
 
@@ -120,7 +124,8 @@ def late_syntax_error_valid_digest(path) -> None:
 def letter_changed_valid_digest(path) -> None:
     """A KB fact changed, with a digest that matches: the facts no longer say what the KB says."""
     saved, text = read_cache(path)
-    write_cache(path, saved, text.replace("Taco", "Tako", 1))
+    target = next(word.decode() for word in TARGETS if word.decode() in text)
+    write_cache(path, saved, text.replace(target, target[:-2] + "z" + target[-1:]))
 
 
 GENERIC = {
