@@ -13,8 +13,8 @@ names themselves, so a changed menu gets fresh ones.
 from __future__ import annotations
 
 import hashlib
+import io
 import os
-import tempfile
 import threading
 import tomllib
 from dataclasses import dataclass
@@ -25,6 +25,7 @@ from rapidfuzz import fuzz, process
 
 from .menu.model import NUMBER_NAMES, Menu
 from .normalize import normalize
+from .reasoner import drop_entry, read_entry, write_entry
 
 if TYPE_CHECKING:
     import numpy as np
@@ -202,38 +203,73 @@ class NameMatcher:
 
     def vectors(self, kind: str) -> tuple[list[str], np.ndarray]:
         """Embeddings of every KB name of `kind`: from memory, the disk cache, or the model."""
-        import numpy as np
-
         if kind in self._vectors:
             return self._vectors[kind]
         names = self.names(kind)
-        digest = hashlib.sha256("\n".join([MODEL_ID, *names]).encode()).hexdigest()[:16]
-        path = self.cache_dir / f"names-{digest}.npy" if self.cache_dir else None
-        vectors = None
-        if path and path.is_file():
-            try:
-                vectors = np.load(path)
-            except (OSError, ValueError):
-                vectors = None  # a damaged cache is only a cache: compute it again
-        if vectors is None or vectors.shape[0] != len(names):
+        key = hashlib.sha256("\n".join([MODEL_ID, *names]).encode()).hexdigest()[:16]
+        path = self.cache_dir / f"names-{key}.npy" if self.cache_dir else None
+        vectors = read_vectors(path, len(names))
+        if vectors is not None and path and not faithful(vectors, names):
+            drop_entry(path, "its vectors are not those of the names")
+            vectors = None
+        if vectors is None:
             vectors = Embedder.encode(names)
-            if path:
-                save_atomic(path, vectors)
+            if path and usable(vectors, len(names)):
+                write_entry(path, npy_bytes(vectors))
         self._vectors[kind] = (names, vectors)
         return self._vectors[kind]
 
 
-def save_atomic(path: Path, array: np.ndarray) -> None:
+MODEL_WIDTH = 384  # all-MiniLM-L6-v2's embeddings
+
+
+def usable(vectors: np.ndarray, rows: int) -> bool:
+    """Are these what `Embedder.encode` gives for `rows` names: rows x MODEL_WIDTH floats, finite,
+    each of length 1 (normalized)?"""
     import numpy as np
 
+    if vectors.ndim != 2 or vectors.shape != (rows, MODEL_WIDTH) or vectors.dtype.kind != "f":
+        return False
+    if not np.isfinite(vectors).all():
+        return False
+    return bool(np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-3)) if rows else True
+
+
+def faithful(vectors: np.ndarray, names: list[str]) -> bool:
+    """Do a few rows (the first, the middle, the last) match the model's embeddings of their names?
+    The model is loaded anyway to embed what was said, and a few names cost a few ms: rows
+    shuffled or made up by hand are seen even where the digest was made again to match."""
+    import numpy as np
+
+    rows = sorted({0, len(names) // 2, len(names) - 1}) if names else []
+    if not rows:
+        return True
+    fresh = Embedder.encode([names[i] for i in rows])
+    return bool(np.all(np.sum(fresh * vectors[rows], axis=1) > 0.999))
+
+
+def npy_bytes(vectors: np.ndarray) -> bytes:
+    import numpy as np
+
+    buffer = io.BytesIO()
+    np.save(buffer, vectors, allow_pickle=False)
+    return buffer.getvalue()
+
+
+def read_vectors(path: Path | None, rows: int) -> np.ndarray | None:
+    """The vectors kept at path for `rows` names, or None when there are none or they are damaged
+    (digest, shape, width, values: `usable`); a damaged entry is dropped (`read_entry`)."""
+    import numpy as np
+
+    body = read_entry(path, limit=rows * MODEL_WIDTH * 8 + 4096)  # float64 at most, and the npy header
+    if body is None or path is None:
+        return None
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".npy")
-    except OSError:
-        return  # a read-only state dir only costs recomputing next time
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            np.save(handle, array)
-        os.replace(tmp, path)
-    except OSError:
-        Path(tmp).unlink(missing_ok=True)
+        vectors = np.load(io.BytesIO(body), allow_pickle=False)
+    except (OSError, ValueError, EOFError, MemoryError) as exc:
+        drop_entry(path, f"not an array ({exc})")
+        return None
+    if not isinstance(vectors, np.ndarray) or not usable(vectors, rows):
+        drop_entry(path, "not the names' vectors (shape, width or values)")
+        return None
+    return vectors

@@ -16,6 +16,7 @@ import os
 import re
 import tempfile
 import threading
+import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -268,6 +269,7 @@ class TurnReasoner:
         self._unkept: tuple[Any, ...] | None = None  # what `Grounded.of` needs, when the KB was read from its text
         self._keeping: threading.Thread | None = None  # the thread keeping them
         self._calls = 0
+        self._used: list[str] = []  # the keys of the cache entries the Control was made from
         self._lock = threading.Lock()  # a call during the warm-up waits for it
 
     def warm(self) -> None:
@@ -285,7 +287,8 @@ class TurnReasoner:
         ctl = clingo.Control(logger=logged(messages))
         kb_texts = [program_text(path) for path in self.kb_files]
         key = digest([*kb_texts, "", *map(program_text, self.rules), REWRITER])
-        grounded = self._stored(key) if stored else None
+        grounded = self._stored(key, kb_texts) if stored else None
+        self._used = [key] if grounded else []
         try:
             if grounded:
                 rewrite = self._program(grounded.kb)
@@ -300,11 +303,23 @@ class TurnReasoner:
             ctl.add("base", [], rewrite.base)
             ctl.ground([("base", [])])
         except RuntimeError as exc:
-            if grounded:
+            if stored and self._used:
+                self._drop_used("clingo cannot read it")
                 return self._start(stored=False)  # a cache clingo cannot read is only slower: made again
             raise locate_error([*self.kb_files, *self.rules], "".join(messages).strip() or str(exc)) from exc
         self._relevance, self._parts, self._calls = rewrite.relevance, dict(rewrite.parts), 0
         return ctl
+
+    def _drop_used(self, why: str) -> None:
+        """The cache entries the Control was made from go, from memory and disk (made again)."""
+        for key in self._used:
+            self._grounded.pop(key, None)
+            self._programs.pop(key, None)
+            if self.cache:
+                for path in (self.cache / f"kb-{key}.cache", self.cache / f"rules-{key}.cache"):
+                    if path.exists():
+                        drop_entry(path, why)
+        self._used = []
 
     def _add(self, ctl: clingo.Control, parts: Iterable[str]) -> None:
         """Parse the parts not parsed yet into the Control."""
@@ -312,14 +327,27 @@ class TurnReasoner:
         if text:
             ctl.add("base", [], text)
 
-    def _stored(self, key: str) -> Grounded | None:
-        """The KB's facts for these rules, from memory or the disk cache."""
+    def _stored(self, key: str, kb_texts: Sequence[str]) -> Grounded | None:
+        """The KB's facts for these rules, from memory or the disk cache (an entry on disk is used
+        only if its facts are those of the KB text: `Grounded.says`)."""
         if key not in self._grounded and self.cache:
-            saved, facts = read_cache(self.cache / f"kb-{key}.cache")
-            try:
-                self._grounded[key] = Grounded({(name, arity) for name, arity in saved}, facts)
-            except (TypeError, ValueError):
+            path = self.cache / f"kb-{key}.cache"
+            saved, facts = read_cache(path)
+            if saved is None:
                 return None
+            try:
+                grounded = Grounded({(name, arity) for name, arity in saved}, facts)
+            except (TypeError, ValueError):
+                drop_entry(path, "not a KB's facts")
+                return None
+            try:
+                rewrite = self._program(grounded.kb)
+            except (RuntimeError, ValueError):
+                rewrite = None
+            if rewrite is None or not grounded.says(kb_texts, rewrite):
+                drop_entry(path, "its facts are not the KB's")
+                return None
+            self._grounded[key] = grounded
         return self._grounded.get(key)
 
     def _keep_in_background(self, unkept: tuple[Any, ...] | None) -> None:
@@ -347,10 +375,15 @@ class TurnReasoner:
         (unless `stored` is false: then it is made again)."""
         texts = [program_text(path) for path in self.rules]
         key = digest([repr((texts, sorted(kb), REWRITER))])
+        if stored:
+            self._used.append(key)
         if key in self._programs and stored:
             return self._programs[key]
         path = self.cache / f"rules-{key}.cache" if self.cache else None
-        rewrite = Rewrite.read(*read_cache(path)) if stored else None
+        saved = read_cache(path) if stored else (None, "")
+        rewrite = Rewrite.read(*saved) if saved[0] is not None else None
+        if rewrite is None and saved[0] is not None and path:
+            drop_entry(path, "not a rewrite")
         if rewrite is None:
             statements: list[ast.AST] = []
             for text in texts:
@@ -432,8 +465,17 @@ class TurnReasoner:
         return base, out, relevance
 
     def solve(self, facts: Iterable[clingo.Symbol] = ()) -> Atoms:
+        facts = list(facts)
         with self._lock:
-            atoms = self._solve(facts)
+            try:
+                atoms = self._solve(facts)
+            except ReasonerError as exc:
+                if not self._used or not isinstance(exc.__cause__, RuntimeError):
+                    raise
+                # a part of rules read from the cache clingo cannot read: made again, asked again
+                self._drop_used("clingo cannot read a part of it")
+                self._ctl = self._start(stored=False)
+                atoms = self._solve(facts)
             unkept, self._unkept = self._unkept, None
         self._keep_in_background(unkept)
         return atoms
@@ -531,8 +573,20 @@ class Grounded:
         facts = kb_facts(kb_texts)
         if facts is None or len(facts) != kb_atoms:  # each statement is one atom
             return None
-        said = [text for name, text in facts if name in rewrite.mentions]
-        return cls(kb, "asp 1 0 0\n" + "".join(f"4 {len(text.encode())} {text} 0\n" for text in said) + "0\n")
+        return cls(kb, aspif(facts, rewrite))
+
+    def says(self, kb_texts: Sequence[str], rewrite: Rewrite) -> bool:
+        """Are these the facts of the KB texts (as `of` makes them), of its predicates? A few ms,
+        so a cache entry changed in a way its digest cannot tell is not used either."""
+        facts = kb_facts(kb_texts)
+        return facts is not None and self.facts == aspif(facts, rewrite) and \
+            {name for name, _ in facts} == {name for name, _ in self.kb}
+
+
+def aspif(facts: list[tuple[str, str]], rewrite: Rewrite) -> str:
+    """The facts the rules mention as clingo's aspif."""
+    said = [text for name, text in facts if name in rewrite.mentions]
+    return "asp 1 0 0\n" + "".join(f"4 {len(text.encode())} {text} 0\n" for text in said) + "0\n"
 
 
 # A KB statement: a comment, or one plain fact on one line: a name, maybe arguments (strings
@@ -696,17 +750,75 @@ def head_patterns(rule: ast.AST) -> list[Pattern]:
     return [function_shape(symbol) for symbol in atom_symbols(rule.head)]
 
 
-def save_quietly(path: Path, text: str) -> None:
-    """Write a cache file in one step (a reader sees all of it or none); a cache that cannot be
-    written is only slower, never an error."""
+def save_quietly(path: Path, data: str | bytes) -> None:
+    """Write a cache file in one step (a reader sees all of it or none, also after a power loss);
+    a cache that cannot be written is only slower, never an error."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
+        replace_durably(path, data.encode() if isinstance(data, str) else data)
     except OSError:
         pass
+
+
+TEMPORARY = ".tmp"  # the suffix of every file written before it is put in place
+
+
+def replace_durably(path: Path, data: bytes, exclusive: bool = False) -> None:
+    """Write a temporary file in path's folder, fsync it, put it in place in one step (os.replace,
+    or with `exclusive` os.link, which fails with FileExistsError if the name is taken), and fsync
+    the folder so the new name survives a power loss too. The temporary file never stays."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=TEMPORARY)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if exclusive:
+            os.link(tmp, path)  # atomic, and fails if the name is taken
+        else:
+            os.replace(tmp, path)
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+    fsync_dir(path.parent)
+
+
+def fsync_dir(folder: Path) -> None:
+    """Make a folder's entries durable where the platform allows it (not on Windows)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+STALE_AFTER = 30.0  # seconds: a writer takes milliseconds from its temporary file to os.replace
+
+
+def remove_stale_temporary(folder: Path, older_than: float = STALE_AFTER) -> int:
+    """Remove the temporary files a killed writer left in folder (only those older than
+    `older_than` seconds: a live writer in another process may be about to put its own in place).
+    Returns how many were removed."""
+    removed = 0
+    now = time.time()
+    try:
+        leftovers = list(folder.glob("*" + TEMPORARY))
+    except OSError:
+        return 0
+    for leftover in leftovers:
+        try:
+            if now - leftover.stat().st_mtime > older_than:
+                leftover.unlink()
+                removed += 1
+        except OSError:
+            pass  # another process removed it first, or it cannot be removed: left
+    if removed:
+        LOG.info("removed %d temporary file(s) a stopped writer left in %s", removed, folder)
+    return removed
 
 
 def digest(texts: Iterable[str]) -> str:
@@ -718,16 +830,69 @@ def digest(texts: Iterable[str]) -> str:
     return hashed.hexdigest()[:24]
 
 
+CACHE_FORMAT = "automanager-cache-2"  # in each entry's digest: an entry of another format is not one
+
+
+def entry_digest(path: Path, body: bytes) -> str:
+    """The digest a cache entry at path carries: of its content, and of its name (which holds the
+    digest of what it was made from), so an entry copied or renamed to another key is not used."""
+    hashed = hashlib.sha256(f"{CACHE_FORMAT}\0{path.name}\0".encode())
+    hashed.update(body)
+    return hashed.hexdigest()
+
+
+def read_entry(path: Path | None, limit: int | None = None) -> bytes | None:
+    """The content a cache entry at path holds, or None when it is missing or damaged (cut short,
+    changed, unreadable, bigger than `limit`, or kept under another name): a cache is only a cache,
+    and a damaged entry is dropped with a line in the log."""
+    if path is None:
+        return None
+    try:
+        if limit is not None and path.stat().st_size > limit + 65:
+            raise ValueError("larger than any entry of its kind")
+        check, _, body = path.read_bytes().partition(b"\n")
+        if check.decode("ascii") != entry_digest(path, body):
+            raise ValueError("its digest does not match")
+        return body
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        drop_entry(path, str(exc))
+        return None
+
+
+def drop_entry(path: Path, why: str) -> None:
+    """A damaged cache entry goes (it is made again): said in the log only."""
+    LOG.warning("cache entry %s dropped and made again: %s", path.name, why)
+    try:
+        path.unlink()
+    except OSError:
+        pass
+
+
+def write_entry(path: Path, body: bytes) -> None:
+    """Keep body at path under its digest (see `read_entry`); the oldest files of its kind (the name
+    up to the first '-') beyond CACHE_KEPT are removed."""
+    save_quietly(path, entry_digest(path, body).encode() + b"\n" + body)
+    try:
+        kept = sorted(path.parent.glob(path.name.split("-")[0] + "-*"), key=lambda p: p.stat().st_mtime_ns)
+        for old in kept[:-CACHE_KEPT]:
+            if not old.name.endswith(TEMPORARY):
+                old.unlink()
+    except OSError:
+        pass  # another process removed it first
+
+
 def read_cache(path: Path | None) -> tuple[Any, str]:
     """The data and the text `write_cache` kept at path; (None, "") when the file is missing or
-    damaged (its first line, the digest of the rest, does not match): a cache is only a cache."""
-    try:
-        check, _, body = path.read_bytes().partition(b"\n") if path else (b"", b"", b"")
-        if check.decode() == hashlib.sha256(body).hexdigest():
+    damaged (see `read_entry`)."""
+    body = read_entry(path)
+    if body is not None and path is not None:
+        try:
             data, _, text = body.decode().partition("\n")
             return json.loads(data), text
-    except (OSError, ValueError):
-        pass
+        except ValueError as exc:
+            drop_entry(path, str(exc))
     return None, ""
 
 
@@ -735,17 +900,8 @@ CACHE_KEPT = 24  # files of one kind a cache folder keeps (a menu version has it
 
 
 def write_cache(path: Path, data: Any, text: str = "") -> None:
-    """Keep JSON data and a text (as it is: no JSON escapes to read back) at path, under the
-    digest of both; the oldest files of its kind (the name up to the first '-') beyond
-    CACHE_KEPT are removed."""
-    body = json.dumps(data, ensure_ascii=False) + "\n" + text
-    save_quietly(path, hashlib.sha256(body.encode()).hexdigest() + "\n" + body)
-    try:
-        kept = sorted(path.parent.glob(path.name.split("-")[0] + "-*"), key=lambda p: p.stat().st_mtime_ns)
-        for old in kept[:-CACHE_KEPT]:
-            old.unlink()
-    except OSError:
-        pass  # another process removed it first
+    """Keep JSON data and a text (as it is: no JSON escapes to read back) at path (`write_entry`)."""
+    write_entry(path, (json.dumps(data, ensure_ascii=False) + "\n" + text).encode())
 
 
 def atom_symbols(node: ast.AST) -> list[ast.AST]:

@@ -67,6 +67,7 @@ class Chat:
     def __init__(self, home: Home, session_id: str | None = None, llm: LLMConfig | None = None):
         self.home = home
         self.llm_config = llm
+        home.sweep()  # what a killed chat left half written
         self.saved = bool(session_id)  # a new session's first save must not replace another's file
         if session_id:
             data = home.load_session(session_id, self.role)

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from . import paths
+from .reasoner import remove_stale_temporary, replace_durably
 
 Result = TypeVar("Result")  # what a write transaction's work returns
 
@@ -48,21 +49,10 @@ def default_home() -> Path:
 
 
 def write_atomic(path: Path, text: str, exclusive: bool = False) -> None:
-    """Write a temporary file, fsync it, then put it in place in one step. `exclusive`: only if
-    no file is there yet (FileExistsError otherwise), so a new file never replaces another."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if exclusive:
-            os.link(tmp, path)  # atomic, and fails if the name is taken
-        else:
-            os.replace(tmp, path)
-    finally:
-        Path(tmp).unlink(missing_ok=True)
+    """Write a temporary file, fsync it, then put it in place in one step and fsync the folder.
+    `exclusive`: only if no file is there yet (FileExistsError otherwise), so a new file never
+    replaces another."""
+    replace_durably(path, text.encode("utf-8"), exclusive)
 
 
 class Home:
@@ -72,6 +62,12 @@ class Home:
         self.sessions = self.root / "sessions"
         self.schema_ready = False
         self._kept = threading.local()  # this thread's connection to shared.db, and what it was opened on
+
+    def sweep(self) -> None:
+        """Remove the temporary files killed writers left (sessions, menu versions, caches); a
+        live writer's, younger than a few seconds, is left alone."""
+        for folder in (self.sessions, self.root / "menu", self.root / "cache"):
+            remove_stale_temporary(folder)
 
     # -- sessions ------------------------------------------------------------------------
     def new_session_id(self) -> str:
