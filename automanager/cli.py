@@ -27,7 +27,7 @@ from .llm.openai_backend import ENABLE_HINT, ConfigError, LLMConfig, OpenAIBacke
 from .menu.check import check_kb, kb_stats
 from .menu.model import Menu
 from .names import Embedder
-from .reasoner import ReasonerError
+from .reasoner import ReasonerError, caches_written
 from .repl import run_chat
 from .star import MAX_INPUT, Chat, CustomerChat, ManagerChat
 from .store import Home, StateError
@@ -162,7 +162,9 @@ def chat_loop(kind: type[Chat], state_dir: Path | None, resume: str | None, as_j
     lane = (lambda: CustomerChat(home, None, config)) if kind is CustomerChat else None
     about = f"state dir {home.root}, backend " + (f"{config.model} (LLM)" if config else "offline (no LLM)")
     hint = resume_command(chat.role, state_dir, folder)
-    raise typer.Exit(run_chat(chat, read_line, out, err, as_json, next_chat=lane, resume=hint, about=about))
+    with caches_written():  # a chat that quits while its warm-up is inside clingo waits for it, never aborts
+        code = run_chat(chat, read_line, out, err, as_json, next_chat=lane, resume=hint, about=about)
+    raise typer.Exit(code)
 
 
 def program() -> list[str]:

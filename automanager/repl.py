@@ -136,8 +136,13 @@ def say(out: Console, speaker: str, reply: str) -> None:
 
 
 def record(chat: Chat, fields: dict) -> str:
-    """One line of the --json stream."""
-    return json.dumps({"session": chat.session_id, "role": chat.role, **fields}, ensure_ascii=False)
+    """One line of the --json stream: the characters some line readers take for a line break
+    (U+2028, U+2029, U+0085) are escaped, so a record is always one line."""
+    text = json.dumps({"session": chat.session_id, "role": chat.role, **fields}, ensure_ascii=False)
+    return text.translate(LINE_BREAKS)
+
+
+LINE_BREAKS = {ord(c): f"\\u{ord(c):04x}" for c in "\u2028\u2029\u0085"}
 
 
 def command(text: str, chat: Chat) -> dict:

@@ -51,3 +51,17 @@ def test_a_pack_dish_named_like_its_category_can_be_repriced(tmp_path, line, cen
     chat = ManagerChat(Home(tmp_path, paths.pack_dir("pizza")))
     chat.step(line)
     assert chat.staged() == [("edit", "Pizza", "price", 1399, cents)]
+
+
+def test_a_json_record_is_one_line_for_readers_that_split_on_unicode_breaks(tmp_path):
+    """U+2028, U+2029 and U+0085 (a pack's names may hold them) are escaped in --json records."""
+    import json
+
+    from automanager.repl import record
+    from automanager.star import CustomerChat
+
+    chat = CustomerChat(Home(tmp_path))
+    fields = {"reply": "Got it: a Taco\u2028Deluxe, a Nacho\u0085Box and a Pie\u2029.", "parsed": []}
+    line = record(chat, fields)
+    assert len(line.splitlines()) == 1  # str.splitlines() breaks at all three
+    assert json.loads(line)["reply"] == fields["reply"]

@@ -62,15 +62,28 @@ def read_split(data: Path, split: str) -> list[tuple[str, str]]:
             break
     else:
         raise DataError(f"no PIZZA_{split}.json in {data} or {data / 'data'}: point --data at the dataset folder")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{path.name}: not UTF-8 text (byte {exc.start}); is it the dataset's file?") from exc
+    except OSError as exc:
+        raise DataError(f"{path.name}: cannot be read ({exc.strerror or exc})") from exc
     pairs = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
             row = json.loads(line)
-            pairs.append((row[f"{split}.SRC"], row[f"{split}.EXR"]))
-        except (json.JSONDecodeError, KeyError, TypeError) as exc:
+            pair = (row[f"{split}.SRC"], row[f"{split}.EXR"])
+        except (json.JSONDecodeError, KeyError, TypeError, RecursionError) as exc:
             raise DataError(f"{path.name} line {number}: not a PIZZA row ({exc})") from exc
+        if not all(isinstance(field, str) for field in pair):
+            raise DataError(f"{path.name} line {number}: SRC and EXR must be text")
+        try:
+            parse_exr(pair[1])
+        except ValueError as exc:
+            raise DataError(f"{path.name} line {number}: the gold EXR is no tree ({exc})") from exc
+        pairs.append(pair)
     return pairs
 
 
@@ -85,7 +98,7 @@ class Entities:
             path = folder / f"{stem}.txt" if folder else None
             if not path or not path.is_file():
                 continue
-            for line in path.read_text(encoding="utf-8").splitlines():
+            for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
                 phrase, _, entity = line.partition("\t")
                 inside = re.search(r"\((.*)\)", entity)
                 if phrase.strip() and inside:
@@ -123,7 +136,13 @@ def parse_exr(text: str) -> Tree:
         kids = sorted((c for c in children if not isinstance(c, str)), key=repr)
         return (label, *([leaves] if leaves else []), *kids)
 
-    return node()
+    try:
+        tree = node()
+    except IndexError:
+        raise ValueError(f"unbalanced brackets in {text[:60]!r}") from None
+    if position != len(tokens):
+        raise ValueError(f"text after the tree in {text[:60]!r}")
+    return tree
 
 
 def show(tree: Tree) -> str:
