@@ -104,6 +104,9 @@ class Chat:
                 raise
             raise StateError(f"menu version {self.menu_version} ({files[0]}) is damaged: {exc}. Restore it from "
                              "a backup, or run `automanager state reset --yes` to start from the shipped menu.") from exc
+        if not self.menu.items:  # a pack whose facts do not reach the bots (a stray #show, a cut file)
+            raise StateError(f"the menu in {files[0].parent} has no dishes or combos the bots can read: check it with "
+                             f"`automanager kb check --kb {files[0].parent}` and rebuild it with `automanager kb build`.")
         self.names = NameMatcher(self.menu, self.home.root / "cache")
         self.llm = OpenAIBackend(self.llm_config, self.menu) if self.llm_config else None
 

@@ -65,3 +65,21 @@ def test_a_json_record_is_one_line_for_readers_that_split_on_unicode_breaks(tmp_
     line = record(chat, fields)
     assert len(line.splitlines()) == 1  # str.splitlines() breaks at all three
     assert json.loads(line)["reply"] == fields["reply"]
+
+
+def test_a_pack_whose_facts_do_not_reach_the_bots_is_refused_at_start(tmp_path):
+    """A menu.lp with a stray '#show.' crashed the first line (max() of an empty lexicon, exit 3)."""
+    import shutil
+
+    from typer.testing import CliRunner
+
+    from automanager import paths
+    from automanager.cli import app
+
+    pack = tmp_path / "pack"
+    shutil.copytree(paths.pack_dir("pizza"), pack)
+    with (pack / "menu.lp").open("a", encoding="utf-8") as menu:
+        menu.write("#show.\n")
+    result = CliRunner().invoke(app, ["customer", "--kb", str(pack), "--state-dir", str(tmp_path / "state")],
+                                input="a large pizza\n")
+    assert result.exit_code == 2 and "no dishes or combos" in result.stderr, result.output
