@@ -35,14 +35,15 @@ from .store import StateError
 
 CUSTOMER_HELP = """Talk as you would at the drive-through: "two {dishes} and a {size} {drink}",
 "no {ingredient} on the {dish}", "what do you recommend?", "how much is the {dish}?", "that's all".
-Commands: /order shows your order, /menu lists the menu, /help this text, /quit leaves."""
+Commands: /order shows your order, /menu lists the menu, /status what reads your lines, /help this text,
+/quit leaves."""
 MANAGER_HELP = """Tell me what ran out or came back: "we're out of {ingredient} and {other_ingredient}",
 "{ingredient} is back". Change the menu: "the {dish} now costs $1.99", "replace {ingredient} with
 {other_ingredient} in the {dish}",
 "take the {dish} off the menu", "add a new dish called Spicy Bean Wrap" (I ask for the rest),
 "add ingredient Pickled Radish". Menu changes are applied together when you say "save" or "bye".
 Commands: /stock the stock list, /pending changes not applied yet, /history applied changes,
-/help this text, /quit leaves (and applies pending changes)."""
+/status what reads your lines, /help this text, /quit leaves (and applies pending changes)."""
 
 
 def run_chat(chat: Chat, read_line: Callable[[], str | None], out: Console, err: Console,
@@ -164,6 +165,11 @@ def command(text: str, chat: Chat) -> dict:
         return {"command": name, "pending": [describe(*row) for row in chat.staged()]}
     if isinstance(chat, ManagerChat) and name == "/history":
         return {"command": name, "history": chat.home.history(20)}
+    if name == "/status":
+        llm = chat.llm
+        return {"command": name, "state_dir": str(chat.home.root), "menu_version": chat.menu_version,
+                "backend": llm.config.model if llm else "offline",
+                "llm": "none" if llm is None else "answering" if llm.breaker.allows() else "not answering"}
     help_text = CUSTOMER_HELP if isinstance(chat, CustomerChat) else MANAGER_HELP
     shown = {"command": "/help", "help": help_text.format(**menu_examples(chat.menu))}
     if name != "/help":
@@ -197,4 +203,9 @@ def as_text(shown: dict) -> RenderableType:
         return "\n".join(f"- {r['at']} {describe(r['action'], r['item'], r['property'], r['old'], r['new'])}"
                          + (f" (menu v{r['version']})" if r["version"] else "") for r in shown["history"]) or \
             "No changes applied yet."
+    if name == "/status":
+        reading = {"none": "the built-in parser (no LLM configured)", "answering": f"the LLM {shown['backend']}",
+                   "not answering": f"the built-in parser: the LLM {shown['backend']} is not answering (probed "
+                                    "in the background)"}[shown["llm"]]
+        return f"State dir {shown['state_dir']}, menu version {shown['menu_version']}; lines are read by {reading}."
     return (shown["error"] + " " if "error" in shown else "") + shown["help"]

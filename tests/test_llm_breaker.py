@@ -87,3 +87,18 @@ def test_within_bounds_a_step_and_passes_its_answer_and_errors():
         within(1.0, lambda: int("x"))
     with pytest.raises(Late):
         within(0.05, lambda: time.sleep(2))
+
+
+def test_status_says_what_reads_the_lines(tmp_path):
+    from automanager.repl import as_text, command
+
+    with FakeOpenAI() as fake:
+        fake.parses.append({"status": 500})
+        chat = CustomerChat(Home(tmp_path), None, config(fake.url, retries=0, cool_down=60))
+        assert command("/status", chat)["llm"] == "answering"
+        chat.step("a bean burrito")
+        shown = command("/status", chat)
+        assert shown["llm"] == "not answering" and shown["backend"] == "fake-model"
+        assert "built-in parser" in str(as_text(shown))
+    offline = CustomerChat(Home(tmp_path / "offline"))
+    assert command("/status", offline)["llm"] == "none" and command("/status", offline)["backend"] == "offline"
