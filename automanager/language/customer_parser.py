@@ -947,6 +947,8 @@ class CustomerParser:
                 self.updates(self.item_span(clause, m, after), m.name, line, ctx, result.preds)
             return
         dish = items[-1].name if items else self.context_dish(ctx, state["last"])
+        if not clause.items():  # no food named: "it" is the one that can take the change
+            dish = self.taking(clause, ctx, dish)
         line = state["line"] if items else 0
         units = None
         if not items and one:
@@ -1260,6 +1262,18 @@ class CustomerParser:
             if got and toks[i] not in ("a", "an", "one") and i > end:
                 return got[0]
         return default
+
+    def taking(self, clause: Clause, ctx: Context, dish: str | None) -> str | None:
+        """'no onions on it' after a burrito and a drink: "it" is the food that can take the change,
+        the last ordered one that comes with or offers every ingredient said, when the food the
+        context names takes none of them."""
+        names = {m.name for m in clause.toppings()}
+        if not names or not dish or any(self.takes(dish, t) for t in names):
+            return dish
+        return next((f for f in reversed(ctx.ordered) if all(self.takes(f, t) for t in names)), dish)
+
+    def takes(self, food: str, topping: str) -> bool:
+        return topping in self.menu.included(food) or (food, topping) in self.menu.topping_pairs
 
     def context_dish(self, ctx: Context, last_item: str | None) -> str | None:
         if last_item:
