@@ -190,6 +190,15 @@ class Staged(Term):
                 *(None if v is None else value(as_term(v)) for v in (self.old, self.new)))
 
 
+@predicate("seen")
+class Seen(Term):
+    """What the published menu said of an item when its delete was staged, so a change another
+    manager publishes before the save is noticed."""
+    id: tuple[Any, ...]
+    property: Const
+    value: Value
+
+
 @predicate("effect")
 class Create(Term):
     id: tuple[Any, ...]
@@ -214,7 +223,7 @@ class Remove(Term):
     item: str
 
 
-PENDING = (Staged, Create, Change, Remove)  # the staged menu changes and their effects
+PENDING = (Staged, Seen, Create, Change, Remove)  # the staged menu changes and their effects
 
 
 # Most of a state is the same from one turn to the next: each text is read once per process.

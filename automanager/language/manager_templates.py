@@ -78,6 +78,8 @@ class ManagerTemplates:
         for name, question in actions.get("ask", []):
             if question == "stale":
                 parts.append(self.stale_question(*actions["stale"][0]))
+            elif question == "stale_delete":
+                parts.append(self.stale_delete_question(name, actions.get("since", [])))
             elif question in ("confirm_price", "confirm_runout"):
                 parts += [self.readback(*args) for args in actions.get("readback", []) if args[0] == name]
             else:
@@ -102,6 +104,14 @@ class ManagerTemplates:
     def stale_question(name: str, prop: str, now: Any, new: Any) -> str:
         return str(REPLIES["question"]["stale"].format(name, PROPERTY_NAMES[prop], show_value(prop, now),
                                                        show_value(prop, new)))
+
+    @staticmethod
+    def stale_delete_question(name: str, since: list[tuple[Any, ...]]) -> str:
+        """Asked before deleting an item another manager changed since; names what moved."""
+        asked = REPLIES["question"]
+        moved = join([asked["stale_delete_value"].format(PROPERTY_NAMES[prop], show_value(prop, now))
+                      for item, prop, now in since if item == name])
+        return str(asked["stale_delete"].format(name, asked["stale_delete_what"].format(moved) if moved else ""))
 
     def rejection(self, reason: str, args: list[Any]) -> str:
         if reason in ("bad_price", "price_over_limit"):

@@ -368,6 +368,24 @@ class TakenOffSince(Term):
     item: str
 
 
+@admin("deleted_since")
+class DeletedSince(Term):
+    at: int
+    item: str
+
+
+@admin("already_since")
+class AlreadySince(Term):
+    at: int
+    item: str
+
+
+@admin("delete_withdrawn")
+class DeleteWithdrawn(Term):
+    at: int
+    item: str
+
+
 @admin("rebased")
 class Rebased(Term):
     at: int
@@ -449,5 +467,5 @@ class ValueIs(Term):
 MANAGER: dict[tuple[str | None, int], type[Term]] = {(cls.tag, len(cls.__annotations__)): cls for cls in (  # by kind and field count (added has two)
     RunOut, AlreadyOut, KeptStock, BackInStock, AsIngredient, ReadAs, AddCancelled, NothingToCancel, KeptPrice, Changed,
     AddedItem, AddedValue, Noted, Declined, Kept, Deleted, RemovedValue, StockUndone, Undone, NothingToUndo,
-    NothingPending, KeptTheirs, TakenOffSince, Rebased, AnswerFirst, NothingToSave, Abandoned, ManagerNotUnderstood, StockIs,
+    NothingPending, KeptTheirs, TakenOffSince, DeletedSince, AlreadySince, DeleteWithdrawn, Rebased, AnswerFirst, NothingToSave, Abandoned, ManagerNotUnderstood, StockIs,
     StockNone, StockOff, StockIn, PendingIs, PendingNone, ValueIs)}
