@@ -38,6 +38,8 @@ MAX_COMMIT_ATTEMPTS = 5  # a manager turn decided again when other managers publ
 MAX_INPUT = 2000  # characters of one turn that are read; the rest is ignored, and said so
 
 
+# What a last word to a closed order may say: no, that's all, goodbye, thanks (a "hello" is the next car)
+PARTING = {("decline", ""), ("complete", ""), ("quit", ""), ("greet", "thanks")}
 NOT_ANSWERING = "The language model is not answering; using the built-in parser until it is back."
 
 
@@ -264,8 +266,9 @@ class CustomerChat(Chat):
     def parting(self, text: str) -> bool:
         """Is this line only a last word ("nope, thanks!", "bye") to a closed order? It is answered
         in the same session; anything else after the close is a new customer."""
-        said = {pred.name for pred in self.parser.parse(text, context(self.state)).preds}
-        return bool(said) and said <= {"decline", "complete", "quit", "greet"}
+        said = {(pred.name, str(pred.args[0]) if pred.name == "greet" else "")
+                for pred in self.parser.parse(text, context(self.state)).preds}
+        return bool(said) and said <= PARTING
 
     def review(self) -> dict:
         """The order as it stands, priced (check/3, detail/3, total/1); the state is not changed."""

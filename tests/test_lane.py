@@ -193,3 +193,13 @@ def test_the_customer_help_teaches_the_lane_and_how_to_leave():
     assert result.exit_code == 0
     said = " ".join(result.output.split())
     assert "next car" in said and "new session" in said and "/quit" in said and "half-typed" in said
+
+
+def test_a_greeting_after_a_goodbye_is_the_next_car_and_thanks_is_still_the_last_one(tmp_path):
+    """'hello' after a goodbye went to the finished order ('Please pull forward to the window')."""
+    text = "a pepsi\nbye\nthank you\nhello\na bean burrito\n"
+    done = run(["customer", "--json", "--state-dir", str(tmp_path)], text)
+    records = [json.loads(line) for line in done.stdout.splitlines()]
+    first = records[0]["session"]
+    assert [r["session"] == first for r in records] == [True, True, True, False, False], records
+    assert "What can I get for you" in records[3]["reply"], records[3]
