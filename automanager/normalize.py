@@ -31,7 +31,17 @@ def fold(text: str) -> str:
 
 
 def _accented(letter: str) -> bool:
-    return letter.isascii() or unicodedata.name(letter, "").split(" ")[0] in ACCENTED_SCRIPTS
+    return letter.isascii() or _script(letter) in ACCENTED_SCRIPTS
+
+
+def _script(char: str) -> str:
+    return unicodedata.name(char, "").split(" ")[0]
+
+
+def latin(word: str) -> bool:
+    """Are all the letters of `word` Latin? English plurals and the typo tolerance of name matching
+    are for these: in kana or Han one sign changed is another word, never a typo to fix."""
+    return word.isascii() or all(_script(c) == "LATIN" for c in word if c.isalpha())
 
 
 @cache
@@ -56,9 +66,14 @@ def _word() -> re.Pattern[str]:
     return re.compile(rf"(?:\d|{letters()})+")
 
 
+def word_regex(text: str) -> re.Pattern[str]:
+    """The regex of a run of letters and digits (with the marks on them) for this folded text."""
+    return ASCII_WORD if text.isascii() else _word()
+
+
 def words(text: str) -> list[str]:
     """The runs of letters and digits of folded text: 'pizza2 ピザ' -> ['pizza2', 'ピザ']."""
-    return ASCII_WORD.findall(text) if text.isascii() else _word().findall(text)
+    return word_regex(text).findall(text)
 
 
 def normalize(text: str) -> str:

@@ -54,6 +54,17 @@ def tokenize(text: str) -> list[str]:
     return (ASCII_TOKEN if text.isascii() else _token()).findall(text)
 
 
+def is_word(token: str) -> bool:
+    """Is this token a word or a whole number (not punctuation, '-2' or '2.5')? `str.isalnum`
+    alone says no to 'पिज़्ज़ा', whose vowel signs are marks, not letters."""
+    return token.isalnum() or is_letters(token)
+
+
+def is_letters(token: str) -> bool:
+    """Is this token a word of letters (a run `tokenize` made, marks on its letters included)?"""
+    return token[:1].isalpha()
+
+
 def number_at(tokens: list[str], i: int) -> tuple[int, int] | None:
     """(value, tokens used) of a number starting at tokens[i]: '2', 'two', 'twenty five', 'forty',
     'a couple of', 'a dozen', '18 thousand'. Number words are read by text2num."""
