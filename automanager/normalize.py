@@ -1,5 +1,5 @@
 """One way to compare names: case, accents, trademark signs and punctuation do not count, and no
-letter of any script is lost ("ピザ", "بيتزا" and "Пицца" are names as much as "Pizza")."""
+letter of any script is lost ("ピザ", "بيتزا" and "Пицца" are names as much as Latin ones)."""
 
 from __future__ import annotations
 
@@ -72,7 +72,7 @@ def word_regex(text: str) -> re.Pattern[str]:
 
 
 def words(text: str) -> list[str]:
-    """The runs of letters and digits of folded text: 'pizza2 ピザ' -> ['pizza2', 'ピザ']."""
+    """The runs of letters and digits of folded text: 'x2 ピザ!' -> ['x2', 'ピザ']."""
     return word_regex(text).findall(text)
 
 
