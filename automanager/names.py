@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from rapidfuzz import fuzz, process
 
 from .menu.model import NUMBER_NAMES, Menu
-from .normalize import normalize
+from .normalize import latin, normalize
 from .reasoner import drop_entry, read_entry, write_entry
 
 if TYPE_CHECKING:
@@ -87,11 +87,12 @@ class Embedder:
 
 def word_alike(said: str, word: str) -> bool:
     """The same word, a plural, or a typo of it ('tako' for 'taco'; a typo keeps the first letter,
-    so 'tomatoes' is not 'potatoes')."""
+    so 'tomatoes' is not 'potatoes'). Typos and plurals are those of Latin words: in other
+    scripts only the word itself is it."""
     if said.isalpha() and word.isdigit() and int(word) < len(NUMBER_NAMES):
         return said == NUMBER_NAMES[int(word)]  # "five" is the 5 of "5 layer"
-    return said == word or said.rstrip("s") == word.rstrip("s") or \
-        (said[:1] == word[:1] and fuzz.ratio(said, word) >= WORD_MATCH)
+    return said == word or latin(said) and latin(word) and \
+        (said.rstrip("s") == word.rstrip("s") or (said[:1] == word[:1] and fuzz.ratio(said, word) >= WORD_MATCH))
 
 
 def covers(said: list[str], name: str) -> bool:

@@ -31,7 +31,7 @@ from ..vocab import Pred
 from .phrases import phrases
 from .reading import Context, Parse, asked_not_taken
 from .repair import Repairs
-from .text import Mention, find_mentions, number_at, tokenize
+from .text import Mention, find_mentions, is_letters, is_word, number_at, tokenize
 
 OPENERS = {"oh", "ok", "okay", "so", "um", "uh", "umm", "hmm", "well", "hi", "hey", "hello", "and", "but",
            "wait", "actually", "sorry", "yeah", "yes", "sure", "cool", "alright", "great", "sweet", "nah",
@@ -56,7 +56,7 @@ class Clause:
 
     @property
     def text(self) -> str:
-        return " ".join(t for t in self.tokens if t.isalnum())
+        return " ".join(t for t in self.tokens if is_word(t))
 
     def items(self) -> list[Mention]:
         return [m for m in self.mentions if m.kind == "item"]
@@ -82,7 +82,7 @@ class Seen:
 
 def first_word_at(text: str, clause: Clause, m: Mention) -> int:
     """Where in the clause's text the words of mention m begin."""
-    return len(" ".join(t for t in clause.tokens[:m.start] if t.isalnum()))
+    return len(" ".join(t for t in clause.tokens[:m.start] if is_word(t)))
 
 
 class CustomerParser:
@@ -108,13 +108,13 @@ class CustomerParser:
     # -- the whole line ------------------------------------------------------------------
     def parse(self, text: str, ctx: Context | None = None) -> Parse:
         ctx = ctx or Context()
-        said = " ".join(t for t in tokenize(text) if t.isalnum())
+        said = " ".join(t for t in tokenize(text) if is_word(t))
         tokens = self.heard_numbers(self.repairs(self.not_quantities(self.without_discourse(tokenize(text)))))
-        flat = " ".join(t for t in tokens if t.isalnum())
+        flat = " ".join(t for t in tokens if is_word(t))
         talk = self.small_talk(flat)
         if talk and not talk[1]:  # "hi how are you doing I want a X": the order after the small talk
             tokens = self.after_small_talk(tokens)
-            flat = " ".join(t for t in tokens if t.isalnum())
+            flat = " ".join(t for t in tokens if is_word(t))
         acts = self.p.acts
         if not flat and not said:
             return Parse([Pred("irrelevant")], [], [])
@@ -217,7 +217,7 @@ class CustomerParser:
         """'sounds good, but not the sausage' after toppings were suggested: the suggested toppings
         are added, except those the rest of the line says no to (never the whole suggestion)."""
         cut = next((i for i, t in enumerate(tokens) if t in (",", "but", ".", "!")), None)
-        if cut is None or self.p.reply(" ".join(t for t in tokens[:cut] if t.isalnum())) != "yes" or not mentions or \
+        if cut is None or self.p.reply(" ".join(t for t in tokens[:cut] if is_word(t))) != "yes" or not mentions or \
                 any(m.kind != "topping" or self.operator_before(tokens, m, mentions) != "no" for m in mentions):
             return None
         left_out = {m.name for m in mentions}
@@ -288,7 +288,7 @@ class CustomerParser:
                    all(n.kind == "option" for n in mentions if m.end <= n.start < first.start)]
             options = [m for m in mentions if m.kind == "option" and first.end <= m.start < second.start]
             between = [t for i, t in enumerate(tokens[first.end:second.start], first.end)
-                       if t.isalnum() and number_at(tokens, i) is None and not any(m.start <= i < m.end for m in options)]
+                       if is_word(t) and number_at(tokens, i) is None and not any(m.start <= i < m.end for m in options)]
             if between.count("or") != 1 or any(t != "or" and t not in self.p.filler and t not in self.p.or_hedges
                                                for t in between):
                 continue
@@ -322,7 +322,7 @@ class CustomerParser:
                     and tries < ADJACENT_TRIES:
                 tries += 1
                 start = last.start
-                while start > 0 and start > last.start - 2 and tokens[start - 1].isalpha() and \
+                while start > 0 and start > last.start - 2 and is_letters(tokens[start - 1]) and \
                         tokens[start - 1] not in self.p.filler and tokens[start - 1] not in ARTICLES and \
                         tokens[start - 1] not in self.p.splitters and not number_at(tokens, start - 1) and \
                         not any(x.start <= start - 1 < x.end for x in out):
@@ -371,7 +371,7 @@ class CustomerParser:
         """The tokens after the greetings and small talk a line opens with."""
         i = 0
         while True:
-            while i < len(tokens) and (tokens[i] in OPENERS or not tokens[i].isalnum()):
+            while i < len(tokens) and (tokens[i] in OPENERS or not is_word(tokens[i])):
                 i += 1
             rest = " ".join(tokens[i:])
             found = next((f for kind in ("how_are_you", "hello") if (f := self.p.acts[kind].search(rest))
@@ -434,7 +434,7 @@ class CustomerParser:
         cuts.append((start, len(tokens)))
         return [Clause(tokens[a:b], [replace(m, start=m.start - a, end=m.end - a) for m in mentions if a <= m.start < b],
                        asks="?" in tokens[b:b + 1])
-                for a, b in cuts if b > a and any(t.isalnum() for t in tokens[a:b])]
+                for a, b in cuts if b > a and any(is_word(t) for t in tokens[a:b])]
 
     def unit_follows(self, tokens: list[str], start: int, i: int, mentions: list[Mention]) -> bool:
         """'a large pepperoni a medium hawaiian': a counted run of options and ingredients with no
@@ -479,7 +479,7 @@ class CustomerParser:
         """Does a number at tokens[i] count what follows it ("2 burritos", not "pepsi x2")?"""
         got = number_at(tokens, i)
         after = tokens[i + got[1]:i + got[1] + 1] if got else []
-        return bool(after) and after[0].isalpha() and after[0] not in ("of", "please", "thanks", "more", "total")
+        return bool(after) and is_letters(after[0]) and after[0] not in ("of", "please", "thanks", "more", "total")
 
     # -- words that look like a name -------------------------------------------------------
     def off_menu_words(self, clause: Clause) -> list[str]:
@@ -491,7 +491,7 @@ class CustomerParser:
         runs, run = [], []
         for i, tok in enumerate(clause.tokens + [""]):
             named = i < after or any(m.start <= i < m.end for m in clause.mentions)
-            if tok.isalpha() and not named and not self.plain_word(tok):
+            if is_letters(tok) and not named and not self.plain_word(tok):
                 run.append(tok)
             elif run:
                 runs.append(" ".join(run))
@@ -502,7 +502,7 @@ class CustomerParser:
         """A word that is not part of a name: filler, a cue, an option word, a modifier."""
         p = self.p
         return (word in p.filler or word in p.cue_words or word in self.option_tokens
-                or word in p.operator_words or word in OPENERS or word in p.drink or not word.isalpha()
+                or word in p.operator_words or word in OPENERS or word in p.drink or not is_letters(word)
                 or word in self.category_words or word in p.unit_nouns or word in p.ordinals)
 
     def ordered_by_words(self, said: str, ctx: Context) -> str | None:
@@ -526,7 +526,7 @@ class CustomerParser:
         while end < len(toks) and (toks[end] in self.category_words or toks[end] in self.option_tokens):
             end += 1  # "... crunchwrap combo": the name goes on
         span = " ".join(t for i, t in enumerate(toks[content[0]:end], start=content[0])
-                        if t.isalnum() and (t not in self.p.filler or i in numbers))
+                        if is_word(t) and (t not in self.p.filler or i in numbers))
         start = content[0]
         trailing = next((m for m in clause.toppings() if m.start == end), None)  # "... burrito steak"
         leading = next((m for m in clause.mentions if m.end == start), None)  # "black bean cntina ..."
@@ -556,12 +556,12 @@ class CustomerParser:
         end = content[-1] + 1
         while end < len(toks) and (toks[end] in self.category_words or toks[end] in self.option_tokens):
             end += 1
-        after = [t for t in toks[last.end:end] if t.isalnum() and t not in self.p.filler]
+        after = [t for t in toks[last.end:end] if is_word(t) and t not in self.p.filler]
         if not after:
             return
         if set(toks[last.end:content[0]]) & (ARTICLES | LINKING) and self.p.acts["replace"].search(clause.text):
             # "switch the X to a beefy five layer": a name of its own
-            said = " ".join(t for t in toks[content[0]:end] if t.isalnum())
+            said = " ".join(t for t in toks[content[0]:end] if is_word(t))
             whole = self.names.lookup(said, "item", result.corrected)
             if whole:
                 clause.mentions = sorted(clause.mentions + [Mention(content[0], end, "item", whole, {"item": whole}, said)],
@@ -581,7 +581,7 @@ class CustomerParser:
             # part of that name, never an ingredient added to the dish before it
             joined = [m for m in clause.mentions if m.kind == "topping" and m.end == content[0]]
             if joined:
-                after = [t for t in toks[joined[0].start:end] if t.isalnum() and t not in self.p.filler]
+                after = [t for t in toks[joined[0].start:end] if is_word(t) and t not in self.p.filler]
                 clause.mentions = [m for m in clause.mentions if m not in joined]
             result.unknown.append(" ".join(after))  # "two tacos pronto": the name is whole; the words are said back
         else:  # "nacho fries": a name that goes on with words no name has is no dish of ours
@@ -672,17 +672,17 @@ class CustomerParser:
             return
         question = self.p.is_question(self.opened(clause.text)) or clause.asks
         first = content[0]  # the name may start with words that are not names alone ("big", "spicy")
-        while first > 0 and first - 1 not in numbers and toks[first - 1].isalpha() and \
+        while first > 0 and first - 1 not in numbers and is_letters(toks[first - 1]) and \
                 toks[first - 1] not in self.p.filler and toks[first - 1] not in OPENERS:
             first -= 1
         last = content[-1]  # and may end in words that are not names alone ("... combo", "... supreme")
-        while last + 1 < len(toks) and toks[last + 1].isalpha() and last + 1 not in numbers and \
+        while last + 1 < len(toks) and is_letters(toks[last + 1]) and last + 1 not in numbers and \
                 toks[last + 1] not in self.p.filler and toks[last + 1] not in self.p.operator_words and \
                 (toks[last + 1] in self.category_words or toks[last + 1] in self.option_tokens):
             last += 1
         content = content + list(range(content[-1] + 1, last + 1))
         span = [t for i, t in enumerate(toks[first:content[-1] + 1], start=first)
-                if t.isalnum() and (t not in self.p.filler or i in numbers)]
+                if is_word(t) and (t not in self.p.filler or i in numbers)]
         phrase = " ".join(span)
         if question and not (set(toks[max(0, first - 2):first]) & ARTICLES):
             return  # "what's the difference between ...": words of a question, not a name
@@ -700,7 +700,7 @@ class CustomerParser:
         options = [m for m in clause.options() if first <= m.start and m.end <= end]
         if not name and options and options[-1].end == end:  # "a beefy five layer grilled": the name, then its style
             end = options[-1].start
-            said = " ".join(t for t in toks[first:end] if t.isalnum() and t not in self.p.filler)
+            said = " ".join(t for t in toks[first:end] if is_word(t) and t not in self.p.filler)
             name = self.names.lookup(said, "item", result.corrected) if said else None
         if name:  # the option values said around the name stay ("a medium mango brisk")
             start = max([m.end for m in options if m.end <= content[0]], default=first)
@@ -1063,7 +1063,7 @@ class CustomerParser:
         """'another one of those', 'two more of the tacos', 'the same again for my wife': more made
         like what was ordered (ASP copies the last unit: size, options, changes)."""
         named = [f for m in clause.items() if (f := self.ordered_named(m, ctx))]
-        words = [t for t in clause.tokens if t.isalpha()]
+        words = [t for t in clause.tokens if is_letters(t)]
         n = next((got[0] for i in range(len(words)) if (got := number_at(words, i)) and
                   words[i] not in ("a", "an", "one") and words[i + got[1]:i + got[1] + 1] == ["more"]), 1)
         said_options = any(m.kind == "option" for m in clause.mentions)  # "the same again but large": on the copy
@@ -1147,7 +1147,7 @@ class CustomerParser:
             if tok in ("one", "ones") and i > 0:
                 words: list[str] = []
                 j = i - 1
-                while j >= 0 and toks[j].isalpha() and toks[j] not in ARTICLES and toks[j] not in LINKING and \
+                while j >= 0 and is_letters(toks[j]) and toks[j] not in ARTICLES and toks[j] not in LINKING and \
                         toks[j] not in self.p.splitters and toks[j] not in ("the", "my"):
                     words.insert(0, toks[j])
                     j -= 1

@@ -16,6 +16,7 @@ from typing import Any
 import inflect
 
 from ..menu.model import Menu
+from ..normalize import latin
 from ..reasoner import Atoms
 from ..terms import Term, read
 from ..vocab import MAX_NUMBER
@@ -61,8 +62,8 @@ def plural(name: str, n: int) -> str:
     head, rest = re.fullmatch(r"(.*?)((?: of | - ).*)?", name, re.S).groups()  # type: ignore[union-attr]  # matches any text
     before, _, last = head.rpartition(" ")
     word = last.rstrip("®™")
-    if not word.isalpha() or word.lower().endswith("s"):
-        return name
+    if not word.isalpha() or not latin(word) or word.lower().endswith("s"):
+        return name  # already plural, or a name of a script English plurals do not apply to
     many = ENGLISH.plural_noun(word.lower())
     many = many[:1].upper() + many[1:] if word[:1].isupper() else many
     return f"{before} " * bool(before) + many + last[len(word):] + (rest or "")

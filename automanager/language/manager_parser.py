@@ -27,7 +27,7 @@ from .reading import (
     new_name,
     three_decimals,
 )
-from .text import find_mentions, fold, number_at, number_words, tokenize
+from .text import find_mentions, fold, is_word, number_at, number_words, tokenize
 
 CUES = manager_phrases()  # the cue patterns and words of phrases_manager.toml
 P = CUES.patterns
@@ -311,7 +311,7 @@ class ManagerParser:
     def whole_names(self, phrase: str, kind: str) -> list[str]:
         """The names of `kind` in a phrase, when they account for every word of it (so that
         'unicorn meat' is not read as the meat it mentions)."""
-        tokens = [t for t in tokenize(phrase) if t.isalnum()]
+        tokens = [t for t in tokenize(phrase) if is_word(t)]
         mentions = [m for m in find_mentions(self.menu, tokens) if kind in m.alternatives]
         named = {i for m in mentions for i in range(m.start, m.end)}
         if any(t not in CUES.filler for i, t in enumerate(tokens) if i not in named):
@@ -444,7 +444,7 @@ class ManagerParser:
         if three_decimals(clause):
             result.hint = "A price has at most two decimals (like $3.49); nothing changed."
             return target
-        outside = " ".join(t for i, t in enumerate(toks) if t.isalnum() and
+        outside = " ".join(t for i, t in enumerate(toks) if is_word(t) and
                            not any(m.start <= i < m.end for m in mentions if m.kind == "item"))
         moved = self.price_move(clause, outside, result)  # "cheesy roll up" moves no price up
         if moved is not None and (dishes or result.last_edited):
@@ -572,7 +572,7 @@ class ManagerParser:
         first, so a list without commas ("tomatoes onions") is every name in it; a kitchen word
         after a name ("<dish> shells") goes with that name. Each is read as the kitchen knows it
         (`kitchen_reading`)."""
-        tokens = [t for t in tokenize(chunk) if t.isalnum()]
+        tokens = [t for t in tokenize(chunk) if is_word(t)]
         mentions = [m for m in find_mentions(self.menu, tokens) if m.kind in ("item", "topping")]
         named = {i: m for m in mentions for i in range(m.start, m.end)}
         if not mentions:

@@ -14,13 +14,11 @@ from functools import cache
 from itertools import pairwise
 from pathlib import Path
 
+from ..normalize import word_regex
 from .customer_templates import plural
 
 CUSTOMER_FILE = Path(__file__).with_name("phrases_customer.toml")
 MANAGER_FILE = Path(__file__).with_name("phrases_manager.toml")
-
-
-WORD = re.compile(r"[a-z0-9]+")
 
 
 @dataclass(frozen=True)
@@ -54,7 +52,7 @@ class Cue:
         return found is not None and found.start() == 0
 
     def whole(self, text: str) -> bool:
-        runs = list(WORD.finditer(text))
+        runs = list(word_regex(text).finditer(text))
         return bool(runs) and runs[0].start() == 0 and runs[-1].end() == len(text) and \
             all(text[a.end():b.start()].isspace() for a, b in pairwise(runs)) and \
             tuple(m.group() for m in runs) in _table(self.phrases)[1]
@@ -68,7 +66,7 @@ class Cue:
         return "".join(out) + text[at:]
 
     def _found(self, text: str):
-        runs = list(WORD.finditer(text))
+        runs = list(word_regex(text).finditer(text))
         by_first, _ = _table(self.phrases)
         i = 0
         while i < len(runs):

@@ -16,7 +16,7 @@ from ..menu.model import Menu
 from ..names import covers
 from ..normalize import normalize
 from .phrases import Phrases
-from .text import Mention, number_at
+from .text import Mention, is_letters, number_at
 
 MAX_REPAIRS = 3  # corrections read per line; a line of nothing but cues costs a bounded time
 Finder = Callable[[list[str]], list[Mention]]
@@ -102,7 +102,7 @@ class Repairs:
                    for k in range(got[1])}
         number = min(numbers, default=None)
         covered = {j for m in said for j in range(m.start, m.end)} | numbers
-        words = [t for j, t in enumerate(tokens[start:end], start) if j not in covered and t.isalpha()
+        words = [t for j, t in enumerate(tokens[start:end], start) if j not in covered and is_letters(t)
                  and not self.plain(t)]
         drops = tuple(tokens[cue:cue + n]) in self.p.repair_drop
         last = items[-1]

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from text_to_num import text2num
 
 from ..menu.model import Menu
+from ..normalize import fold as letters_folded
+from ..normalize import letters
 from ..vocab import bounded
 
 # Number words text2num does not read: articles and counting words of ordering.
@@ -28,15 +29,40 @@ class Mention:
     said: str = ""  # the words as said
 
 
+# The marks that end or split a clause in scripts NFKD leaves alone, as the parsers know them
+CLAUSE_MARKS = str.maketrans({"、": ",", "。": ".", "،": ",", "؛": ";", "؟": "?"})
+
+
 def fold(text: str) -> str:
-    text = unicodedata.normalize("NFKD", text)
-    text = "".join(c for c in text if not unicodedata.combining(c)).casefold()
+    text = letters_folded(text).translate(CLAUSE_MARKS)
     text = re.sub(r"(?<=\d),(?=\d{3})", "", text)
     return re.sub(r"['’`]", "", text).replace("&", " and ")
 
 
+ASCII_TOKEN = re.compile(r"-?\d+(?:\.\d+)?(?:e\d+)?|[a-z]+|[,.;!?]")
+
+
+@cache
+def _token() -> re.Pattern[str]:
+    return re.compile(rf"-?\d+(?:\.\d+)?(?:e\d+)?|{letters()}|[,.;!?]")
+
+
 def tokenize(text: str) -> list[str]:
-    return re.findall(r"-?\d+(?:\.\d+)?(?:e\d+)?|[a-z]+|[,.;!?]", fold(text))
+    """Numbers, words of letters of any script ('ピザ' is a word, as a name may be one) and the
+    punctuation that ends a clause."""
+    text = fold(text)
+    return (ASCII_TOKEN if text.isascii() else _token()).findall(text)
+
+
+def is_word(token: str) -> bool:
+    """Is this token a word or a whole number (not punctuation, '-2' or '2.5')? `str.isalnum`
+    alone says no to 'पिज़्ज़ा', whose vowel signs are marks, not letters."""
+    return token.isalnum() or is_letters(token)
+
+
+def is_letters(token: str) -> bool:
+    """Is this token a word of letters (a run `tokenize` made, marks on its letters included)?"""
+    return token[:1].isalpha()
 
 
 def number_at(tokens: list[str], i: int) -> tuple[int, int] | None:
