@@ -244,13 +244,13 @@ class CustomerTemplates:
     # -- the action ----------------------------------------------------------------------
     def action(self, actions: Atoms) -> str:
         mode = actions["mode"][0][0]
-        if mode == "quit":
+        if mode == "quit" and not actions.get("total"):
             return f"Thank you for choosing {self.menu.restaurant}. Have a great day! Goodbye!"
         if mode == "parting":
             return "Please pull forward to the window. Have a great day!"
-        if mode == "close":
+        if mode in ("close", "quit"):
             return (f"That's {dollars(actions['total'][0][0])} in total. Please pull forward to the window. "
-                    f"Thank you for choosing {self.menu.restaurant}!")
+                    f"Thank you for choosing {self.menu.restaurant}!" + (" Goodbye!" if mode == "quit" else ""))
         if mode == "ask":
             return self.question(actions)
         if mode == "recommend":
