@@ -197,10 +197,10 @@ def ground_within_budget(files: Sequence[Path]) -> None:
 
 
 def ground_in_child(megabytes: int, files: Sequence[str]) -> int:
-    """The child of `ground_within_budget`: ground the files with at most `megabytes` more address
-    space (where the system has the limit: not on Windows; macOS ignores it, the time budget still
-    holds), and solve them as a load does. Exits OUT_OF_MEMORY when they do not fit, 0 when they ground or have an error (the
-    parent reads them again and names the file and line)."""
+    """The child of `ground_within_budget`: ground and solve the files as a load does, with at most
+    `megabytes` more address space (where the system has the limit: not on Windows; macOS ignores
+    it, the time budget still holds). Returns OUT_OF_MEMORY when they do not fit; 0 when they load,
+    and also when they have an error: the parent loads them again and names its file and line."""
     try:
         import resource
 
