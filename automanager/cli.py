@@ -23,12 +23,13 @@ from rich.text import Text
 
 from . import paths
 from .language.manager_templates import describe
-from .llm.openai_backend import ENABLE_HINT, ConfigError, LLMConfig, OpenAIBackend
+from .llm.openai_backend import ENABLE_HINT, LLMConfig, OpenAIBackend
 from .menu.check import check_kb, kb_stats
 from .menu.model import Menu
 from .names import Embedder
-from .reasoner import ReasonerError, caches_written
+from .reasoner import OverBudget, ReasonerError, caches_written
 from .repl import run_chat
+from .settings import ConfigError
 from .star import MAX_INPUT, Chat, CustomerChat, ManagerChat
 from .store import Home, StateError
 
@@ -478,7 +479,10 @@ def kb_build(
             raise fail(f"out of date: {', '.join(stale)}", "Run `automanager kb build` to regenerate.", code=1)
         out.print("kb is up to date")
         return
-    problems = checked_before_writing(folder, menu)
+    try:
+        problems = checked_before_writing(folder, menu)
+    except OverBudget as exc:
+        raise fail(f"{exc}; menu.lp was not changed") from None
     if problems:
         raise fail(f"the built menu breaks {len(problems)} integrity rule(s); menu.lp was not changed:\n"
                    + "\n".join(f"- {p}" for p in problems[:20]), "Fix the menu file and run `automanager kb build` again.")
@@ -512,6 +516,8 @@ def checked_before_writing(folder: Path, menu: str) -> list[str]:
                 files[-1].write_text(other.read_text(encoding="utf-8"), encoding="utf-8")
         try:
             return check_kb(files)
+        except OverBudget:
+            raise  # said as it is, on one line: the fix is in the pack's rules, not in the menu file
         except ReasonerError as exc:
             return [f"the built menu does not load: {exc}"]
 
@@ -525,7 +531,7 @@ def kb_check(kb: KbOption = None, as_json: JsonOption = False) -> None:
     try:
         problems = check_kb(files)
     except ReasonerError as exc:
-        raise fail(f"the knowledge base does not load:\n{exc}") from None
+        raise does_not_load(exc) from None
     if as_json:
         out.print_json(json.dumps({"ok": not problems, "violations": problems}))
     elif problems:
@@ -538,6 +544,11 @@ def kb_check(kb: KbOption = None, as_json: JsonOption = False) -> None:
         raise typer.Exit(1)
 
 
+def does_not_load(exc: ReasonerError) -> typer.Exit:
+    """Why the KB does not load: clingo's messages on lines of their own, a budget's on one line."""
+    return fail(str(exc) if isinstance(exc, OverBudget) else f"the knowledge base does not load:\n{exc}")
+
+
 @kb_app.command("stats")
 def kb_stats_command(kb: KbOption = None, as_json: JsonOption = False) -> None:
     """Count the KB's facts per predicate."""
@@ -547,7 +558,7 @@ def kb_stats_command(kb: KbOption = None, as_json: JsonOption = False) -> None:
     try:
         counts = kb_stats(files)
     except ReasonerError as exc:
-        raise fail(f"the knowledge base does not load:\n{exc}") from None
+        raise does_not_load(exc) from None
     total = sum(counts.values())
     if as_json:
         out.print_json(json.dumps({"total": total, "predicates": dict(sorted(counts.items()))}))

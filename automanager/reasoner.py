@@ -12,8 +12,11 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import math
 import os
 import re
+import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -27,6 +30,8 @@ from typing import Any, ClassVar
 
 import clingo
 from clingo import ast
+
+from .settings import ConfigError, setting
 
 Value = str | int | tuple[Any, ...]  # a Python view of a clingo term: str for strings and constants
 WRITER = "state-writer:"  # the name of every thread that writes into a state dir begins so
@@ -149,6 +154,74 @@ def locate_error(paths: Sequence[Path], fallback: str) -> ReasonerError:
         except RuntimeError as exc:
             return ReasonerError("".join(messages).strip() or f"{path}: {exc}")
     return ReasonerError(fallback)
+
+
+GROUND_SECONDS, GROUND_MB = "AUTOMANAGER_GROUND_SECONDS", "AUTOMANAGER_GROUND_MB"
+OUT_OF_MEMORY = 3  # how the child of `ground_within_budget` says its grounding did not fit
+
+
+class OverBudget(ReasonerError):
+    """A KB did not finish grounding within its budget of time or memory."""
+
+
+def ground_within_budget(files: Sequence[Path]) -> None:
+    """Refuse a KB whose grounding would not end or not fit (a rule like `p(X+1) :- p(X).`, a
+    range like `n(1..1000000000).`, a cross product): clingo cannot be interrupted while it
+    grounds, and running out of memory ends the whole process, after a long wait. A KB of plain
+    facts grounds in time and memory linear in its text, so it passes at once; any other is
+    grounded first in a child process, limited to AUTOMANAGER_GROUND_SECONDS and
+    AUTOMANAGER_GROUND_MB of memory more than it starts with."""
+    texts = [program_text(path) for path in files]
+    if kb_facts(texts) is not None:
+        return
+    try:
+        seconds = setting(GROUND_SECONDS, float, 10.0, "a number of seconds above 0", lambda s: 0 < s < math.inf)
+        megabytes = setting(GROUND_MB, int, 1024, "a whole number of megabytes above 0", lambda mb: mb > 0)
+    except ConfigError as exc:
+        raise ReasonerError(str(exc)) from None
+    ruled = [path.name for path, text in zip(files, texts, strict=True) if kb_facts([text]) is None]
+    where = f"the pack's {' and '.join(ruled)}"
+    fix = "a menu is facts: look for rules, or ranges like n(1..1000000000), and remove them"
+    # the package is found where this process found it; nothing of the working folder is imported
+    found = os.pathsep.join([str(Path(__file__).parents[1]), *filter(None, [os.environ.get("PYTHONPATH")])])
+    try:
+        child = subprocess.run([sys.executable, "-P", "-m", __spec__.name, str(megabytes), *map(str, files)],
+                               capture_output=True, text=True, timeout=seconds, env={**os.environ, "PYTHONPATH": found})
+    except subprocess.TimeoutExpired:
+        raise OverBudget(f"{where} did not finish grounding within {seconds:g} s ({GROUND_SECONDS}); {fix}") from None
+    if child.returncode == OUT_OF_MEMORY or child.returncode < 0:  # < 0: killed, by the system for its memory
+        raise OverBudget(f"{where} needs more than {megabytes} MB to ground ({GROUND_MB}); {fix}")
+    if child.returncode:
+        said = child.stderr.strip().splitlines()
+        raise ReasonerError(f"cannot check that {where} grounds within its budget: {said[-1] if said else child.returncode}")
+
+
+def ground_in_child(megabytes: int, files: Sequence[str]) -> int:
+    """The child of `ground_within_budget`: ground and solve the files as a load does, with at most
+    `megabytes` more address space (where the system has the limit: not on Windows; macOS ignores
+    it, the time budget still holds). Returns OUT_OF_MEMORY when they do not fit; 0 when they load,
+    and also when they have an error: the parent loads them again and names its file and line."""
+    try:
+        import resource
+
+        with open("/proc/self/statm", encoding="ascii") as statm:
+            used = int(statm.read().split()[0]) * resource.getpagesize()
+        _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        wanted = used + megabytes * 2**20
+        resource.setrlimit(resource.RLIMIT_AS, (wanted if hard == resource.RLIM_INFINITY else min(wanted, hard), hard))
+    except (ImportError, OSError, ValueError):
+        pass
+    ctl = clingo.Control(["--warn=none"])
+    try:
+        for path in files:
+            ctl.load(path)
+        ctl.ground([("base", [])], context=_AnyFunction())
+        ctl.solve()
+    except MemoryError:
+        return OUT_OF_MEMORY
+    except RuntimeError:
+        pass
+    return 0
 
 
 class _AnyFunction:
@@ -942,3 +1015,7 @@ def static_predicates(rules: list[ast.AST], kb: set[tuple[str, int]]) -> set[tup
                 static -= heads(rule)
                 changed = True
     return static
+
+
+if __name__ == "__main__":  # the child of `ground_within_budget`
+    sys.exit(ground_in_child(int(sys.argv[1]), sys.argv[2:]))

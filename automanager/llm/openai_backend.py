@@ -18,15 +18,14 @@ import os
 import re
 import time
 import tomllib
-from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
-from typing import TypeVar
 
 from .. import paths
 from ..language.phrases import menu_examples, prompt_examples
 from ..language.text import find_mentions, tokenize
 from ..menu.model import Menu
+from ..settings import setting
 from ..vocab import VOCABULARIES, VocabError, describe, json_schema, validate
 from .breaker import Breaker
 
@@ -37,29 +36,6 @@ ENABLE_HINT = ("Set OPENAI_API_KEY (OpenAI), or OPENAI_BASE_URL for a local serv
 
 class LLMError(Exception):
     """The LLM could not give a usable answer this turn (server error, timeout, invalid twice)."""
-
-
-class ConfigError(ValueError):
-    """A setting in the environment cannot be used; the message names it and what to set."""
-
-
-Number = TypeVar("Number", int, float)  # a setting read from the environment
-
-
-def setting(name: str, kind: Callable[[str], Number], default: Number, wanted: str,
-            usable: Callable[[Number], bool]) -> Number:
-    """A number from the environment (unset or empty: `default`), refused when not `usable`."""
-    raw = os.environ.get(name, "").strip()
-    if not raw:
-        return default
-    number: Number | None
-    try:
-        number = kind(raw)
-    except ValueError:
-        number = None
-    if number is None or not usable(number):
-        raise ConfigError(f"{name}={raw!r} is not {wanted}: set it to one (the default is {default}), or unset it")
-    return number
 
 
 @dataclass

@@ -11,7 +11,7 @@ from pathlib import Path
 import clingo
 
 from ..normalize import normalize
-from ..reasoner import Reasoner
+from ..reasoner import Reasoner, ground_within_budget
 
 CHECK_RULES = Path(__file__).with_name("check.lp")
 
@@ -48,11 +48,13 @@ class _Functions:
 
 def check_kb(files: list[Path]) -> list[str]:
     """Every integrity violation of the KB made of `files`, in plain words, sorted."""
+    ground_within_budget(files)
     atoms = Reasoner([*files, CHECK_RULES], context=_Functions()).solve()
     return sorted(MESSAGES[kind].format(*args) for kind, *args in atoms.get("violation", []))
 
 
 def kb_stats(files: list[Path]) -> Counter[str]:
     """How many facts of each predicate/arity the KB holds."""
+    ground_within_budget(files)
     atoms = Reasoner(files).solve()
     return Counter(f"{name}/{len(args)}" for name, rows in atoms.items() for args in rows)

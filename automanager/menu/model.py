@@ -13,7 +13,16 @@ from pathlib import Path
 from typing import Any
 
 from ..normalize import normalize
-from ..reasoner import REWRITER, LazyAtoms, Reasoner, digest, program_text, read_cache, write_cache
+from ..reasoner import (
+    REWRITER,
+    LazyAtoms,
+    Reasoner,
+    digest,
+    ground_within_budget,
+    program_text,
+    read_cache,
+    write_cache,
+)
 from .commit import known_facts
 
 ITEM_KINDS = ("dish", "combo")
@@ -214,6 +223,7 @@ def _load(files: tuple[tuple[Path, int, int], ...], cache: Path | None) -> Menu:
         vars(menu)["lexicon"] = saved["lexicon"]  # as `Menu.lexicon` made it from these facts
         return menu
     except (LookupError, TypeError, AttributeError):
+        ground_within_budget(paths)  # only here: a menu kept in the cache was loaded within it
         menu = Menu(LazyAtoms(Reasoner(paths).shown()), paths)
     if stored:
         facts = {name: menu.facts[name] for name in menu.facts}
