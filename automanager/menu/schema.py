@@ -140,25 +140,26 @@ class Menu(Table):
 
 
 Loc = tuple[str | int, ...]
-TOKEN = re.compile(r'"""(?:[^\\]|\\.)*?"""|\'\'\'.*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\'|#[^\n]*|[\[\]{}]', re.S)
+PART = r'[A-Za-z0-9_-]++|"(?:[^"\\\n]|\\.)*+"|\'[^\'\n]*+\''  # one key of a dotted key, bare or quoted
+# what too_deep looks at: a dotted key of more than MAX_DEPTH keys, strings and comments (to skip
+# the brackets in them) and brackets
+TOKEN = re.compile(rf'(?P<dotted>(?<![A-Za-z0-9_.-])(?:{PART})(?:[ \t]*\.[ \t]*(?:{PART})){{{MAX_DEPTH},}})|'
+                   r'"""(?:[^\\]|\\.)*?"""|\'\'\'.*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\'|#[^\n]*|[\[\]{}]', re.S)
 
 
-def too_deep(text: str) -> int | None:
-    """The line where brackets nest deeper than MAX_DEPTH, or None: checked before tomllib, whose
-    parser recurses once per level and would run out of stack on a hostile file."""
+def too_deep(text: str) -> tuple[int, str] | None:
+    """The line where tables nest deeper than MAX_DEPTH, and how; or None. Checked before tomllib,
+    whose parser recurses once per bracket (a hostile file exhausts the stack) and takes time and
+    memory growing with the square of a dotted key's length."""
     depth = 0
     for match in TOKEN.finditer(text):
         token = match.group()
-        if token in "[{":
-            depth += 1
-            if depth > MAX_DEPTH:
-                return text.count("\n", 0, match.start()) + 1
-        elif token in "]}":
-            depth = max(depth - 1, 0)
+        depth += 1 if token in ("[", "{") else -1 if token in ("]", "}") and depth else 0
+        if match["dotted"] or depth > MAX_DEPTH:
+            return text.count("\n", 0, match.start()) + 1, "dotted keys" if match["dotted"] else "brackets"
     return None
 
 
-PART = r'[A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|\'[^\']*\''
 KEYS = rf"(?:{PART})(?:\s*\.\s*(?:{PART}))*"
 HEADER = re.compile(rf"\s*(\[\[?)\s*({KEYS})\s*\]")
 KEY_LINE = re.compile(rf"\s*({KEYS})\s*=")
@@ -189,7 +190,7 @@ class Lines:
                 self.mark((*table, *keys(key.group(1))), number, len(table) + 1)
 
     def mark(self, path: Loc, number: int, start: int) -> None:
-        for end in range(start, len(path) + 1):
+        for end in range(start, min(len(path), MAX_DEPTH) + 1):  # deeper keys are no field of the format
             self.at.setdefault(path[:end], number)
 
     def line(self, loc: Loc) -> int | None:
@@ -316,9 +317,9 @@ class MenuText:
         self.data: dict[str, Any] = {}
 
     def read(self) -> Menu:
-        if (line := too_deep(self.text)) is not None:
-            raise BuildError(f"{self.name}, line {line}: nested more than {MAX_DEPTH} brackets deep; a menu needs "
-                             "a few levels of tables at most")
+        if deep := too_deep(self.text):
+            raise BuildError(f"{self.name}, line {deep[0]}: {deep[1]} nested more than {MAX_DEPTH} deep; a menu "
+                             "needs a few levels of tables at most")
         try:
             self.data = tomllib.loads(self.text)
         except RecursionError as exc:  # too_deep misread the brackets: tomllib's own stack guard
