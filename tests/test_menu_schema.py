@@ -108,3 +108,16 @@ def test_the_readmes_example_is_a_menu_of_the_schema():
     assert example is not None
     menu = Menu.model_validate(tomllib.loads(example.group(1)))
     assert menu.item[0].name == "Pizza" and menu.categories["pizza"].toppings == "all"
+
+
+def test_a_bad_name_of_an_entry_is_named_as_its_name(tmp_path):
+    error, text = refused(tmp_path, "[options.size]\nexclusive = true\nbefore_name = true\n[options.size.values]",
+                          "[options.Size]\nexclusive = true\nbefore_name = true\n[options.Size.values]")
+    assert error.startswith(f'menu.toml, line {line_of(text, "[options.Size]")}, option group "Size" (its name): '
+                            '"Size": use lowercase letters')
+
+
+def test_a_line_of_a_multiline_string_that_looks_like_a_key_does_not_break_the_line_finder(tmp_path):
+    """'\\q' is no TOML escape; in a literal string it is text, and the line finder must not choke on it."""
+    error, text = refused(tmp_path, PIZZA, PIZZA + "labels = ['''\n\"\\q\" = 1\n''']\n")
+    assert "item \"Pizza\" field labels (entry 1): must be 1 to 200 characters" in error

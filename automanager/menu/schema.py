@@ -167,7 +167,14 @@ KEY_LINE = re.compile(rf"\s*({KEYS})\s*=")
 
 def keys(dotted: str) -> tuple[str, ...]:
     """The keys of a dotted TOML key (`options."extra large".words`), unquoted as TOML reads them."""
-    return tuple(tomllib.loads(f"k = {p}")["k"] if p[0] in "\"'" else p for p in re.findall(PART, dotted))
+    return tuple(unquoted(p) if p[0] in "\"'" else p for p in re.findall(PART, dotted))
+
+
+def unquoted(key: str) -> str:
+    try:
+        return str(tomllib.loads(f"k = {key}")["k"])
+    except tomllib.TOMLDecodeError:  # a line in a multi-line string that only looks like a key
+        return key
 
 
 class Lines:
@@ -251,7 +258,8 @@ def where(data: object, path: Loc) -> str:
         who = f"[{head}]"
     else:
         who, rest = "", path
-    return " field ".join(part for part in (who, field_name(rest)) if part)
+    field = field_name(rest)
+    return f"{who}{field}" if field.startswith(" (") else " field ".join(part for part in (who, field) if part)
 
 
 def shown(value: object) -> str:
@@ -296,6 +304,8 @@ def explain(error: ErrorDetails, path: Loc) -> str:
         return "is no field of this table (misspelled?)" + (f"; it may have {', '.join(known)}" if known else "")
     if kind == "too_long":
         return f"has {ctx['actual_length']:,} entries; at most {ctx['max_length']:,}"
+    if kind == "list_type" and path[-1:] == ("toppings",):
+        return f'must be "all" or a list [...], not {shown(value)}'
     if kind == "string_pattern_mismatch":
         return f"{shown(value)}: use lowercase letters, digits and _ only (it becomes a name in the rules)"
     messages = {"missing": "is missing", "string_type": f"must be text in quotes, not {shown(value)}",
@@ -313,7 +323,6 @@ class MenuText:
 
     def __init__(self, name: str, text: str):
         self.name, self.text = name, text
-        self.lines = Lines(text)
         self.data: dict[str, Any] = {}
 
     def read(self) -> Menu:
@@ -336,6 +345,6 @@ class MenuText:
 
     def mistake(self, message: str, loc: Loc) -> BuildError:
         """The error for a mistake at loc: `menu.toml, line 42, item "House Special" field price: message`."""
-        line = self.lines.line(loc)
+        line = Lines(self.text).line(loc)  # only for a mistake: a good menu is not read twice
         place = ", ".join(p for p in (self.name, f"line {line}" if line else "", where(self.data, loc)) if p)
         return BuildError(f"{place}: {message}", loc)
