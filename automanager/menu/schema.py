@@ -60,6 +60,7 @@ Toppings = Annotated[Annotated[Literal["all"], Tag("all")] | Annotated[Words, Ta
 
 
 class Table(BaseModel):
+    """A table of the file: no conversions (12.5 is no whole number, "no" no false), no unknown field."""
     model_config = ConfigDict(extra="forbid", strict=True)
 
 
