@@ -16,11 +16,24 @@ HEADER = """\
 
 
 class BuildError(Exception):
-    """The sources and the curation do not fit together; the message says where."""
+    """The sources and the curation do not fit together; the message says where. `loc` is the
+    path of keys to the mistake in a menu file (e.g. ("item", 0, "price")), so the menu file's
+    build can name its line and field; () when no single entry is to blame."""
+
+    def __init__(self, message: str, loc: tuple[str | int, ...] = ()):
+        super().__init__(message)
+        self.loc = loc
 
 
 MAX_TEXT = 200  # characters in a name, word or text of a menu
 MAX_INT = 2**31 - 1  # clingo's numbers are 32-bit
+TEXT_RULE = f"must be 1 to {MAX_TEXT} characters on one line, without control characters"
+
+
+def plain_text(value: str) -> bool:
+    """Whether a name, word or text is one a menu can mean (TEXT_RULE): the build's last guard and
+    the menu file's schema use this one test."""
+    return bool(value.strip()) and len(value) <= MAX_TEXT and not any(ord(c) < 32 or ord(c) == 127 for c in value)
 
 
 def fact(name: str, *args: str | int | Symbol) -> str:
@@ -35,9 +48,8 @@ def fact(name: str, *args: str | int | Symbol) -> str:
             if abs(value) > MAX_INT:
                 raise BuildError(f"{name}: {value} is too large (at most {MAX_INT:,})")
             return Number(value)
-        if not value.strip() or len(value) > MAX_TEXT or any(ord(c) < 32 or ord(c) == 127 for c in value):
-            raise BuildError(f"{name}: {value[:40]!r}{'...' if len(value) > 40 else ''} must be 1 to {MAX_TEXT} "
-                             "characters on one line, without control characters")
+        if not plain_text(value):
+            raise BuildError(f"{name}: {value[:40]!r}{'...' if len(value) > 40 else ''} {TEXT_RULE}")
         return String(value)
 
     return f"{Function(name, [term(a) for a in args])}."
@@ -64,10 +76,10 @@ def option_group_facts(groups: dict) -> list[str]:
         facts += [fact("option_group", g)]
         facts += [fact("option_exclusive", g)] if spec.get("exclusive") else []
         facts += [fact("option_before_name", g)] if spec.get("before_name") else []
-        for other in spec.get("settles", []):
+        for i, other in enumerate(spec.get("settles", [])):
             if other not in groups:
                 raise BuildError(f"option group {group!r} settles {other!r}, which is no option group of this menu "
-                                 f"({', '.join(sorted(groups))})")
+                                 f"({', '.join(sorted(groups))})", ("options", group, "settles", i))
             facts.append(fact("option_settles", g, constant(other, f"option group {group!r} settles")))
         for rank, (value, details) in enumerate(spec.get("values", {}).items(), start=1):
             facts.append(fact("option_text", g, value, details.get("text", value)))
@@ -80,9 +92,10 @@ def ask_facts(questions: list[str], groups: dict | None = None) -> list[str]:
     """Policy: the questions the assistant asks (ask_question/1), in the order listed (ask_order/2):
     option groups of this menu, "toppings" or "choice"."""
     known = (*QUESTIONS, *(groups or {}))
-    for q in questions:
+    for i, q in enumerate(questions):
         if q not in known:
-            raise BuildError(f"ask_questions {q!r}: ask about {', '.join(repr(k) for k in known)}")
+            raise BuildError(f"ask_questions {q!r}: ask about {', '.join(repr(k) for k in known)}",
+                             ("policy", "ask_questions", i))
     return [f for rank, q in enumerate(questions, start=1)
             for f in (fact("ask_question", constant(q, "ask_questions")), fact("ask_order", constant(q, "ask_questions"), rank))]
 

@@ -1,0 +1,123 @@
+"""The menu file's declared schema (automanager/menu/schema.py): a mistake is named by file, line
+and field, and what the old hand-written checks let through (a misspelled field, "no" for a
+yes/no, a price for a value the category does not offer) is refused."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from automanager.menu.build import BuildError, build_kb
+from automanager.menu.schema import MAX_DEPTH, Menu
+
+REPO = Path(__file__).resolve().parents[1]
+PACK = REPO / "kb" / "packs" / "pizza"
+MENU = (PACK / "menu.toml").read_text(encoding="utf-8")
+PIZZA = 'name = "Pizza"\ncategory = "pizza"\nprice = 1399\ncal = 2200\nbest_seller = true\n'
+
+
+def refused(tmp_path: Path, old: str, new: str) -> tuple[str, str]:
+    """The build's error for the shipped menu with old changed to new, and the changed text."""
+    assert old in MENU
+    text = MENU.replace(old, new, 1)
+    (tmp_path / "menu.toml").write_text(text, encoding="utf-8")
+    with pytest.raises(BuildError) as caught:
+        build_kb(tmp_path)
+    return str(caught.value), text
+
+
+def line_of(text: str, line: str, after: int = 0) -> int:
+    """The number of the first line of text that is exactly `line`, after line number `after`."""
+    lines = text.splitlines()
+    return next(n for n, s in enumerate(lines, start=1) if n > after and s == line)
+
+
+def test_a_wrong_type_price_names_line_item_and_field(tmp_path):
+    error, text = refused(tmp_path, PIZZA, PIZZA.replace("price = 1399", "price = 12.5"))
+    assert error == f'menu.toml, line {line_of(text, "price = 12.5")}, item "Pizza" field price: ' \
+                    "must be a whole number of cents, not 12.5"
+
+
+def test_an_unknown_field_is_named_with_the_fields_it_may_be(tmp_path):
+    error, text = refused(tmp_path, PIZZA, PIZZA.replace("best_seller", "bestseller"))
+    assert error.startswith(f'menu.toml, line {line_of(text, "bestseller = true")}, item "Pizza" field bestseller: ')
+    assert "best_seller" in error.split(":", 1)[1]  # what it should have been
+
+
+def test_a_missing_name_names_the_items_header_line(tmp_path):
+    error, text = refused(tmp_path, 'name = "Coke"\n', "")
+    first = line_of(text, "[[item]]")
+    assert error == f"menu.toml, line {line_of(text, '[[item]]', after=first)}, item 2 field name: is missing"
+
+
+def test_too_long_text_names_the_entry_and_which_word(tmp_path):
+    long = "x" * 201
+    error, text = refused(tmp_path, 'words = ["feta"]', f'words = ["feta", "{long}"]')
+    line = next(n for n, s in enumerate(text.splitlines(), start=1) if long in s)
+    assert error == (f'menu.toml, line {line}, ingredient "Feta Cheese" field words (entry 2): must be 1 to 200 '
+                     "characters on one line, without control characters")
+
+
+def test_too_deep_nesting_is_refused_before_parsing_with_its_line(tmp_path):
+    nest = "x = " + "[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1)
+    error, text = refused(tmp_path, "[policy]", f"[policy]\n{nest}")
+    assert error.startswith(f"menu.toml, line {line_of(text, nest)}: brackets nested more than {MAX_DEPTH} deep")
+    dotted = ".".join(["a"] * 100_000) + " = 1"  # tomllib takes time and memory by its length squared
+    error, text = refused(tmp_path, "[policy]", f"[policy]\n{dotted}")
+    assert error.startswith(f"menu.toml, line {line_of(text, dotted)}: dotted keys nested more than")
+
+
+def test_a_bad_default_names_its_line_and_the_values(tmp_path):
+    error, text = refused(tmp_path, 'default = "medium"\n[categories.pizza.options.crust]',
+                          'default = "jumbo"\n[categories.pizza.options.crust]')
+    line = line_of(text, 'default = "jumbo"')
+    assert error.startswith(f'menu.toml, line {line}, category "pizza" field options.size.default: '
+                            "default 'jumbo' is not one of its size values (personal, lunch")
+
+
+# mistakes the hand-written checks let through: each built a menu.lp that said something else
+LET_THROUGH = {
+    "a misspelled field": (PIZZA, PIZZA.replace("best_seller", "best_sellr"), "field best_sellr: is no field"),
+    "'no' for a yes/no": (PIZZA, PIZZA.replace("best_seller = true", 'best_seller = "no"'),
+                          'field best_seller: must be true or false, not "no"'),
+    "a misspelled table": ('[[item]]\nname = "Coke"', '[[items]]\nname = "Coke"', "items: is no field"),
+    "a price for a value not offered": ("prices = { bottle = 50 }", "prices = { botle = 50 }",
+                                        "options.container.prices.botle: 'botle' is not one of its container values"),
+    "a popular topping no ingredient declares": ('popular_toppings = ["Pepperoni"', 'popular_toppings = ["Peperoni"',
+                                                 "field popular_toppings (entry 1): 'Peperoni' is not in [ingredients]"),
+    "negative calories": (PIZZA, PIZZA.replace("cal = 2200", "cal = -5"), "field cal: must be at least 0 calories"),
+    "a text for yes/no of a group": ("[options.size]\nexclusive = true", '[options.size]\nexclusive = "false"',
+                                     'option group "size" field exclusive: must be true or false'),
+}
+
+
+@pytest.mark.parametrize("mistake", sorted(LET_THROUGH))
+def test_what_the_old_checks_let_through_is_refused_with_line_and_field(tmp_path, mistake):
+    old, new, problem = LET_THROUGH[mistake]
+    error, _ = refused(tmp_path, old, new)
+    assert re.match(r"menu\.toml, line \d+, ", error) and problem in error, error
+
+
+def test_the_readmes_example_is_a_menu_of_the_schema():
+    """kb/packs/README.md documents the format by example; the schema is its reference."""
+    readme = (REPO / "kb" / "packs" / "README.md").read_text(encoding="utf-8")
+    example = re.search(r"```toml\n(.*?)```", readme, re.S)
+    assert example is not None
+    menu = Menu.model_validate(tomllib.loads(example.group(1)))
+    assert menu.item[0].name == "Pizza" and menu.categories["pizza"].toppings == "all"
+
+
+def test_a_bad_name_of_an_entry_is_named_as_its_name(tmp_path):
+    error, text = refused(tmp_path, "[options.size]\nexclusive = true\nbefore_name = true\n[options.size.values]",
+                          "[options.Size]\nexclusive = true\nbefore_name = true\n[options.Size.values]")
+    assert error.startswith(f'menu.toml, line {line_of(text, "[options.Size]")}, option group "Size" (its name): '
+                            '"Size": use lowercase letters')
+
+
+def test_a_line_of_a_multiline_string_that_looks_like_a_key_does_not_break_the_line_finder(tmp_path):
+    """'\\q' is no TOML escape; in a literal string it is text, and the line finder must not choke on it."""
+    error, text = refused(tmp_path, PIZZA, PIZZA + "labels = ['''\n\"\\q\" = 1\n''']\n")
+    assert "item \"Pizza\" field labels (entry 1): must be 1 to 200 characters" in error
