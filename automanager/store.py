@@ -149,8 +149,8 @@ class Home:
                 raise ValueError("not a JSON object")
             if "journal" in data:
                 saved = Journal(**data.pop("journal"))
-                data["turns"] = read_turns(self.journal_path(session_id), saved)
-                self._journals[session_id] = Journal(len(data["turns"]), saved.size)
+                data["turns"], whole = read_turns(self.journal_path(session_id), saved)
+                self._journals[session_id] = Journal(len(data["turns"]), whole)
             else:  # saved before the journal: its turns are in the file, and the next save moves them
                 self._journals[session_id] = Journal(0, 0)
             return data
@@ -422,9 +422,10 @@ def append_turns(path: Path, turns: list[dict[str, Any]], done: Journal) -> Jour
     return Journal(done.turns + len(turns), at + len(lines))
 
 
-def read_turns(path: Path, saved: Journal) -> list[dict[str, Any]]:
-    """The turns in the first saved.size bytes of a journal. A damaged or cut line is skipped and
-    logged, never an error: every other turn is still read."""
+def read_turns(path: Path, saved: Journal) -> tuple[list[dict[str, Any]], int]:
+    """The turns in the first saved.size bytes of a journal, and where its last whole line ends
+    (the next save writes from there). A damaged or cut line is skipped and logged, never an
+    error: every other turn is still read."""
     try:
         with open(path, "rb") as handle:
             data = handle.read(saved.size)
@@ -447,4 +448,4 @@ def read_turns(path: Path, saved: Journal) -> list[dict[str, Any]]:
             LOG.warning("%s: line %d is damaged (%s); it was skipped", path, number, exc)
     if len(turns) < saved.turns:
         LOG.warning("%s: %d of %d saved turns could be read", path, len(turns), saved.turns)
-    return turns
+    return turns, len(data) - len(cut)
