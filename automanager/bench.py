@@ -11,7 +11,10 @@ Cases in fresh processes (each a new `python`, the state dir's rule cache alread
 `cold_turn` is the first turn right after a chat is made; `first_turn_after_greeting` the first
 turn after the background warm-up a chat starts with its greeting; `embedding_first_use` the first
 turn that needs the sentence embeddings (its extra memory is in `embedding_extra_mb`).
-`commit_turn` is the manager's "save" that publishes one price change. With an LLM configured
+`commit_turn` is the manager's "save" that publishes one price change. `long_session` is one
+customer session kept open for thousands of turns (questions about every item in turn, a dish
+ordered and taken off, small talk): ms per whole turn near turn 100 and near its last turn, and
+the bytes its files take; the two should be alike. With an LLM configured
 (OPENAI_BASE_URL or OPENAI_API_KEY: a real server, or the fake one a test starts), the figures
 `llm_calls_per_turn` and `parse_prompt_tokens` are measured over a few customer turns.
 """
@@ -237,6 +240,24 @@ def mixed_run(home: Home, menu: Menu, turns: int = 200) -> dict:
     return {"turns": turns, "p50": at(0.5), "p95": at(0.95), "p99": at(0.99), "max": round(times[-1], 2)}
 
 
+def long_session(home: Home, menu: Menu, turns: int) -> dict:
+    """One open customer session of `turns` whole turns (the save included): the p50 ms of turns
+    91-110 and of the last 20 (at_end), and the bytes of its files at the end."""
+    items, dish = sorted(menu.items), menu.example_dish
+    chat, times = CustomerChat(home), []
+    for n in range(turns):
+        food = items[(n // 6) % len(items)]
+        line = [f"how much is a {food}?", f"a {dish}", f"what's in the {food}?", f"remove the {dish}", "hello",
+                "what do you recommend?"][n % 6]
+        start = time.perf_counter()
+        chat.turn(line)
+        times.append((time.perf_counter() - start) * 1000)
+    path = home.session_path(chat.session_id)
+    return {"turns": turns, "p50_ms_near_100": round(statistics.median(times[90:110]), 2),
+            "p50_ms_at_end": round(statistics.median(times[-20:]), 2),
+            "session_bytes": path.stat().st_size + home.journal_path(chat.session_id).stat().st_size}
+
+
 def llm_figures(dish: str, kb: Path | None) -> dict | None:
     """LLM calls per customer turn and the parse prompt's size, against the configured server."""
     from .llm.openai_backend import LLMConfig
@@ -297,6 +318,8 @@ def run(quick: bool = False, progress: Callable[[str], None] = lambda _name: Non
         add("customer_turn_with_save", customer_turn_with_save)
         progress("mixed_run")
         mixed = mixed_run(Home(Path(tmp) / "mixed", kb), menu, 60 if quick else 200)
+        progress("long_session")
+        long = long_session(Home(Path(tmp) / "long", kb), menu, 300 if quick else 3000)
         progress("commit_turn")
         manager.warm()  # as the REPL does at start (it grounds the version for the next commit too)
         commits = []
@@ -325,7 +348,7 @@ def run(quick: bool = False, progress: Callable[[str], None] = lambda _name: Non
     return {"quick": quick, "cases": [{**asdict(c), "meets": c.meets} for c in cases],
             "peak_memory_mb": {"bench_process": round(peak, 1), "repl_process": round(max(mb for _, mb in prompts), 1),
                                "embedding_extra_mb": round(max(run["extra_mb"] for run in lookups), 1)},
-            "mixed_run": mixed, "llm": llm_figures(dish, kb),
+            "mixed_run": mixed, "long_session": long, "llm": llm_figures(dish, kb),
             "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0], "clingo": clingo.__version__}}
 
 

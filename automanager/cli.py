@@ -450,6 +450,9 @@ def bench_command(
                      Text.assemble(f"<= {case['target']} ", meets) if case["target"] else "",
                      str(case["paper"] or ""))
     out.print(grid)
+    long = result["long_session"]
+    out.print(f"long session: {long['p50_ms_near_100']} ms a turn near turn 100, {long['p50_ms_at_end']} ms near "
+              f"turn {long['turns']}; {long['session_bytes']} bytes saved", highlight=False)
     out.print(f"peak memory: {result['peak_memory_mb']['bench_process']} MB (bench), "
               f"{result['peak_memory_mb']['repl_process']} MB (REPL)", highlight=False)
 

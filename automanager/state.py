@@ -95,6 +95,14 @@ class AskStreak(Term):
 
 @predicate("mentioned")
 class Mentioned(Term):
+    """A food or topping talked about `turns_ago` turns ago (assistant.lp forgets it later)."""
+    food: str
+    turns_ago: int
+
+
+@predicate("mentioned")
+class MentionedEver(Term):
+    """A mention saved before mentions were forgotten (read as one turn old)."""
     food: str
 
 

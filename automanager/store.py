@@ -1,5 +1,12 @@
-"""Persistent state: sessions (atomic JSON files), and what the bots share (SQLite, WAL):
-the stock list, the menu versions and the audit log.
+"""Persistent state: sessions (a journal of turns and an atomic JSON file), and what the bots
+share (SQLite, WAL): the stock list, the menu versions and the audit log.
+
+A session is two files in sessions/: `<id>.jsonl`, its turns, one JSON line each, only ever
+appended to (fsynced), and `<id>.json`, its state and how far the journal goes, replaced whole
+after every turn. A turn thus writes what it added, never the whole transcript again, and costs
+the same at turn 3,000 as at turn 3. A turn is saved once the session file counts it: journal
+bytes after that (a save cut short) are not read, and the next save writes over them. Sessions
+saved before the journal keep their turns in the JSON file; their first save moves them over.
 
 A session file or a menu version is replaced in one `os.replace` after an fsync, so a crash
 leaves the old file or the new one, never half a file. One manager and many customers may run
@@ -14,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import secrets
 import sqlite3
@@ -24,12 +32,20 @@ from contextlib import closing
 from datetime import UTC, datetime
 from functools import cached_property
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from . import paths
-from .reasoner import remove_stale_temporary, replace_durably
+from .reasoner import fsync_dir, remove_stale_temporary, replace_durably
 
 Result = TypeVar("Result")  # what a write transaction's work returns
+LOG = logging.getLogger(__name__)
+LOG.addHandler(logging.NullHandler())
+
+
+class Journal(NamedTuple):
+    """How far a session's journal goes: its turns, and the bytes they take."""
+    turns: int
+    size: int
 
 
 class StateError(Exception):
@@ -62,6 +78,7 @@ class Home:
         self.sessions = self.root / "sessions"
         self.schema_ready = False
         self._kept = threading.local()  # this thread's connection to shared.db, and what it was opened on
+        self._journals: dict[str, Journal] = {}  # each session's journal as this Home last read or wrote it
 
     def sweep(self) -> None:
         """Remove the temporary files killed writers left (sessions, menu versions, caches); a
@@ -71,10 +88,10 @@ class Home:
 
     # -- sessions ------------------------------------------------------------------------
     def new_session_id(self) -> str:
-        """64 random bits, and never the id of a session already saved."""
+        """64 random bits, and never the id of a session already saved (or begun)."""
         while True:
             session_id = secrets.token_hex(8)
-            if not self.session_path(session_id).exists():
+            if not self.session_path(session_id).exists() and not self.journal_path(session_id).exists():
                 return session_id
 
     def history_path(self, role: str) -> Path:
@@ -87,27 +104,60 @@ class Home:
             raise StateError(f"'{session_id}' is not a session id (letters and digits only)")
         return self.sessions / f"{session_id}.json"
 
+    def journal_path(self, session_id: str) -> Path:
+        return self.session_path(session_id).with_suffix(".jsonl")
+
     def save_session(self, session_id: str, data: dict[str, Any], new: bool = False) -> None:
-        """Replace the session file atomically; a `new` session never replaces an existing file."""
+        """Append the turns of data["turns"] not saved yet to the journal, then replace the session
+        file (the rest of data, and the journal's new length) atomically. A `new` session never
+        replaces an existing file."""
+        turns = data.get("turns", [])
+        path, journal_path = self.session_path(session_id), self.journal_path(session_id)
+        made = False
         try:
-            write_atomic(self.session_path(session_id), json.dumps(data, ensure_ascii=False, indent=1),
-                         exclusive=new)
-        except FileExistsError as exc:
-            raise StateError(f"a session '{session_id}' already exists in {self.sessions}; it was left "
-                             "untouched. Start the chat again for a new session.") from exc
+            if new:  # the journal is made first, exclusively: another session's is never written to
+                self.sessions.mkdir(parents=True, exist_ok=True)
+                os.close(os.open(journal_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+                made = True
+            done = Journal(0, 0) if new else self._journal(session_id)
+            journal = append_turns(journal_path, turns[done.turns:], done)
+            snapshot = {key: value for key, value in data.items() if key != "turns"}
+            snapshot["journal"] = journal._asdict()
+            write_atomic(path, json.dumps(snapshot, ensure_ascii=False, indent=1), exclusive=new)
         except OSError as exc:
-            raise StateError(f"cannot save the session to {self.session_path(session_id)}: {exc.strerror}. "
+            if made:  # this save's own journal: a retry, or the session that has the id, finds none
+                journal_path.unlink(missing_ok=True)
+            if isinstance(exc, FileExistsError):
+                raise StateError(f"a session '{session_id}' already exists in {self.sessions}; it was left "
+                                 "untouched. Start the chat again for a new session.") from exc
+            raise StateError(f"cannot save the session to {path}: {exc.strerror}. "
                              "Check that the state dir is writable (--state-dir).") from exc
+        self._journals[session_id] = journal
+
+    def _journal(self, session_id: str) -> Journal:
+        """The journal as saved: as this Home last left it, else as the session file says."""
+        if session_id not in self._journals:
+            self.load_session(session_id)
+        return self._journals[session_id]
 
     def load_session(self, session_id: str, role: str = "customer") -> dict[str, Any]:
+        """The session file's data with its turns read from the journal, as far as the file counts."""
         path = self.session_path(session_id)
         try:
             data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(data, dict):
+                raise ValueError("not a JSON object")
+            if "journal" in data:
+                saved = Journal(**data.pop("journal"))
+                data["turns"], whole = read_turns(self.journal_path(session_id), saved)
+                self._journals[session_id] = Journal(len(data["turns"]), whole)
+            else:  # saved before the journal: its turns are in the file, and the next save moves them
+                self._journals[session_id] = Journal(0, 0)
             return data
         except FileNotFoundError as exc:
             raise StateError(f"no session '{session_id}' in {self.sessions}; `automanager {role}` without "
                              "--resume starts a new one") from exc
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, TypeError) as exc:
             raise StateError(f"session file {path} is damaged ({exc}). Move it away to start afresh; "
                              "nothing else was changed.") from exc
 
@@ -265,8 +315,8 @@ class Home:
         found = []
         for path in sorted(self.sessions.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True):
             try:
-                data = json.loads(path.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
+                data = self.load_session(path.stem, role)
+            except StateError:
                 continue
             if data.get("role", "customer") == role:
                 found.append((path.stem, data))
@@ -275,7 +325,8 @@ class Home:
     def reset(self) -> None:
         """Delete sessions, menu versions, stock list and audit log (on purpose only)."""
         self.close()
-        for path in [*self.sessions.glob("*.json"), *(self.root / "menu").glob("v*.lp"),
+        self._journals.clear()
+        for path in [*self.sessions.glob("*.json"), *self.sessions.glob("*.jsonl"), *(self.root / "menu").glob("v*.lp"),
                      *self.root.glob("shared.db*")]:
             path.unlink(missing_ok=True)
 
@@ -352,3 +403,49 @@ def log(conn: sqlite3.Connection, session: str, version: int | None, action: str
                  "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                  (now(), session, version, action, item, prop, None if old is None else str(old),
                   None if new is None else str(new)))
+
+
+def append_turns(path: Path, turns: list[dict[str, Any]], done: Journal) -> Journal:
+    """Write turns as JSON lines after the `done` part of the journal (cutting what a save cut
+    short left after it), and fsync."""
+    if not turns and done.size:
+        return done
+    lines = b"".join(json.dumps(turn, ensure_ascii=False).encode("utf-8") + b"\n" for turn in turns)
+    with os.fdopen(os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600), "wb") as handle:
+        at = min(done.size, os.fstat(handle.fileno()).st_size)
+        handle.truncate(at)
+        handle.write(lines)
+        handle.flush()
+        os.fsync(handle.fileno())
+    if at == 0:
+        fsync_dir(path.parent)  # a new journal's name survives a power loss too
+    return Journal(done.turns + len(turns), at + len(lines))
+
+
+def read_turns(path: Path, saved: Journal) -> tuple[list[dict[str, Any]], int]:
+    """The turns in the first saved.size bytes of a journal, and where its last whole line ends
+    (the next save writes from there). A damaged or cut line is skipped and logged, never an
+    error: every other turn is still read."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(saved.size)
+            after = os.fstat(handle.fileno()).st_size - len(data)
+    except FileNotFoundError:
+        data, after = b"", 0
+    if after > 0:
+        LOG.info("%s: %d bytes after the last saved turn not read (a save cut short)", path, after)
+    *lines, cut = data.split(b"\n")
+    if cut:
+        LOG.warning("%s: the last line is cut short (%d bytes); it was skipped", path, len(cut))
+    turns = []
+    for number, line in enumerate(lines, 1):
+        try:
+            turn = json.loads(line)
+            if not isinstance(turn, dict):
+                raise ValueError("not a JSON object")
+            turns.append(turn)
+        except ValueError as exc:
+            LOG.warning("%s: line %d is damaged (%s); it was skipped", path, number, exc)
+    if len(turns) < saved.turns:
+        LOG.warning("%s: %d of %d saved turns could be read", path, len(turns), saved.turns)
+    return turns, len(data) - len(cut)

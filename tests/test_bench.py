@@ -33,5 +33,8 @@ def test_bench_quick_json_has_every_figure(monkeypatch):
     memory = data["peak_memory_mb"]
     assert memory["bench_process"] > 0 and memory["repl_process"] > 0 and memory["embedding_extra_mb"] >= 0
     assert data["quick"] is True
+    long = data["long_session"]  # a figure, not a target: near turn 100 and at the end of one open session
+    assert long["turns"] == 300 and long["p50_ms_near_100"] > 0 and long["p50_ms_at_end"] > 0
+    assert long["session_bytes"] > 0
     # one LLM call a turn (the templates speak), and the parse prompt's size with its schema
     assert data["llm"]["llm_calls_per_turn"] == 1.0 and data["llm"]["parse_prompt_tokens"] > 500

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import json
 import os
 import shutil
 import time
@@ -211,7 +210,7 @@ def test_session_and_cache_files_are_fsynced_with_their_folder(tmp_path, monkeyp
     synced.clear()
     write_cache(tmp_path / "cache" / "kb-x.cache", [], "")
     assert len(synced) >= 2
-    assert json.loads((tmp_path / "sessions" / "abc.json").read_text(encoding="utf-8")) == {"turns": []}
+    assert home.load_session("abc") == {"turns": []}
     assert not list(tmp_path.rglob("*.tmp"))
 
 

@@ -60,8 +60,7 @@ def test_json_mode_prints_only_json_objects_and_text_as_typed(tmp_path):
     records = [json.loads(line) for line in result.stdout.splitlines()]
     assert [r.get("command") for r in records] == [None, "/order", "/menu", "/help", "/help", None]
     assert records[0]["text"] == ":taco: please"
-    session = json.loads((tmp_path / "sessions" / f"{records[0]['session']}.json").read_text(encoding="utf-8"))
-    assert session["turns"][0]["user"] == ":taco: please"
+    assert Home(tmp_path).load_session(records[0]["session"])["turns"][0]["user"] == ":taco: please"
     assert records[1]["order"] == records[0]["order"] == [{"item": "Crunchy Taco"}]
     assert {"item": "Crunchy Taco", "category": "taco", "price": 139} in records[2]["items"]
     assert "/order shows your order" in records[3]["help"]
