@@ -242,6 +242,36 @@ def manager(state_dir: StateDirOption = None, resume: ResumeOption = None, as_js
     chat_loop(ManagerChat, state_dir, resume, as_json, backend, model, kb)
 
 
+@app.command()
+def serve(host: Annotated[str, typer.Option(help="The address to listen on; 127.0.0.1 keeps it on this machine.")]
+          = "127.0.0.1",
+          port: Annotated[int, typer.Option(help="The port to listen on.", min=1, max=65535)] = 8000,
+          state_dir: StateDirOption = None, backend: BackendOption = "auto", model: ModelOption = None,
+          kb: KbOption = None) -> None:
+    """Serve the lanes and the manager's dashboard over HTTP (one process, many lanes).
+
+    Open http://127.0.0.1:8000/lane for a lane, and the dashboard at
+    http://127.0.0.1:8000/dashboard?token=<token>, with the token printed at start (it is kept
+    in the state dir's manager-token file, readable by you only). The API is documented at
+    http://127.0.0.1:8000/docs. The terminal chats may run on the same state dir at once.
+    """
+    import uvicorn
+
+    from .service.app import create_app
+
+    folder = use_kb(kb)
+    config = llm_config(backend, model)
+    try:
+        home = open_home(state_dir, folder)
+        service = create_app(home, config)
+    except (StateError, ReasonerError) as exc:
+        raise fail(str(exc)) from None
+    token = service.state.service.token
+    err.print(f"lanes: http://{host}:{port}/lane   dashboard: http://{host}:{port}/dashboard?token={token}   "
+              f"API: http://{host}:{port}/docs   (state dir {home.root}; Ctrl-C stops)", highlight=False)
+    uvicorn.run(service, host=host, port=port, log_level="warning")
+
+
 @state_app.command("stock")
 def state_stock(state_dir: StateDirOption = None, as_json: JsonOption = False, kb: KbOption = None) -> None:
     """What is out of stock now."""

@@ -150,11 +150,7 @@ def command(text: str, chat: Chat) -> dict:
     """What a slash command shows, as data: its --json object without session and role."""
     name = text.split()[0].lower()
     if isinstance(chat, CustomerChat) and name == "/order":
-        priced = chat.review()
-        lines = [{"quantity": line.quantity, "item": line.name, "modifiers": line.modifiers,
-                  "unit_price": line.unit_price, "line_price": line.quantity * line.unit_price}
-                 for line in chat.templates.groups(priced)]
-        return {"command": name, "order": chat.order(), "lines": lines, "total": priced["total"][0][0]}
+        return {"command": name, "order": chat.order(), **chat.board()}
     if isinstance(chat, CustomerChat) and name == "/menu":
         prices = dict(chat.menu.facts.get("original_price", []))
         return {"command": name, "items": [{"item": item, "category": chat.menu.category_of.get(item, "combo"),

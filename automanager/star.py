@@ -22,6 +22,7 @@ from .language.customer_parser import Context, CustomerParser
 from .language.customer_templates import CustomerTemplates
 from .language.manager_parser import MAX_LIST, ManagerContext, ManagerParser
 from .language.manager_templates import ManagerTemplates, describe
+from .language.reading import ManagerParse, Parse
 from .llm.breaker import Late, within
 from .llm.openai_backend import LLMConfig, LLMError, OpenAIBackend, Usage
 from .llm.structured import CustomerReader, ManagerReader
@@ -54,6 +55,7 @@ class Turn:
     order: list[dict] = field(default_factory=list)  # customer: the order so far
     pending: list[str] = field(default_factory=list)  # manager: menu changes not applied yet
     menu_version: int = 0
+    unheard: list[str] = field(default_factory=list)  # customer: what no name or act of the menu fits
     llm: dict = field(default_factory=dict)  # backend, calls, tokens, latency, fallback (Usage)
 
 
@@ -124,10 +126,14 @@ class Chat:
         except (ReasonerError, StateError):
             pass  # the first real turn meets the same problem and says it
 
-    def understand(self, text: str, ctx, usage: Usage):
+    def understand(self, text: str, ctx, usage: Usage, said: list[Pred] | None = None):
         """The LLM's predicates when an LLM is configured and answers usably within the turn's
         deadline, else the offline parser's. A failed or late LLM opens its breaker: the next turns
-        are read offline at once while the server is probed in the background."""
+        are read offline at once while the server is probed in the background. With `said` (a
+        click on a page: what was meant is known) nothing is read."""
+        if said is not None:
+            usage.answered_by = "said"
+            return self.known(said)
         llm = self.llm
         if llm and not llm.breaker.allows():
             usage.fallback = "offline parser used: the language model is not answering (probed in the background)"
@@ -146,10 +152,10 @@ class Chat:
                 usage.fallback = f"offline parser used: {exc}"
         return self.parser.parse(text, ctx)
 
-    def think(self, text: str, ctx, decide) -> tuple:
+    def think(self, text: str, ctx, decide, said: list[Pred] | None = None) -> tuple:
         """Parse (LLM or offline) and let the bot's ASP decide, timing each; the state moves on."""
         start, usage = time.perf_counter(), Usage()
-        parse = self.understand(text, ctx, usage)
+        parse = self.understand(text, ctx, usage, said)
         parse_ms = timed(start)
         decided_at = time.perf_counter()
         decision = decide(parse)
@@ -158,6 +164,10 @@ class Chat:
 
     def greeting(self) -> str:
         return self.templates.greeting()
+
+    def known(self, said: list[Pred]) -> Any:
+        """A line whose predicates are known (a page's button) as this role's parse of it."""
+        raise NotImplementedError
 
     def read(self, forms: list[Any], ctx: Any) -> Any:
         """The predicates of an LLM's answer, names checked (each role reads its own vocabulary)."""
@@ -179,15 +189,21 @@ class Chat:
     def ended(self) -> bool:
         return self.state.ended
 
-    def turn(self, text: str) -> Turn:
+    def turn(self, text: str, said: list[Pred] | None = None, turn_id: str | None = None) -> Turn:
+        """One turn, saved. `said`: the predicates of the line when they are known (a page's button),
+        so nothing is parsed; `text` is then what the transcript shows. `turn_id` is kept with the
+        turn, so a request sent again is known to be answered."""
         start = time.perf_counter()
         text = printable(text[:MAX_INPUT + 1])  # cut first: cleaning costs as much as the text is long
-        turn = self.step(text[:MAX_INPUT])
+        turn = self.step(text[:MAX_INPUT], said)
         if len(text) > MAX_INPUT:
             turn.reply = f"(I only read the first {MAX_INPUT} characters.) " + turn.reply
         turn.menu_version = self.menu_version
-        self.history.append({"user": turn.text, "bot": turn.reply, "at": datetime.now(UTC).isoformat()})
+        self.history.append({"user": turn.text, "bot": turn.reply, "at": datetime.now(UTC).isoformat(),
+                             **({"id": turn_id} if turn_id else {})})
         self.save()
+        if turn.unheard:
+            self.home.note_unheard(turn.unheard)
         turn.timings["total_ms"] = timed(start)  # the whole turn, the save included
         return turn
 
@@ -197,7 +213,7 @@ class Chat:
                                                  "turns": self.history}, new=not self.saved)
         self.saved = True
 
-    def step(self, text: str) -> Turn:
+    def step(self, text: str, said: list[Pred] | None = None) -> Turn:
         raise NotImplementedError
 
 
@@ -208,6 +224,14 @@ def batch(state: State) -> str:
     Staged ids carry their turn number, so one session never stages the same batch twice."""
     staged = sorted(state.only(PENDING).texts)
     return hashlib.sha256("\n".join(staged).encode()).hexdigest()[:16]
+
+
+MAX_PHRASE = 200  # characters of a phrase kept in the list of what no bot understood
+
+
+def said_as_phrase(text: str) -> str:
+    """One way to write a phrase, so 'Lava  Burrito' and 'lava burrito' count together."""
+    return " ".join(text.casefold().split())[:MAX_PHRASE]
 
 
 def printable(text: str) -> str:
@@ -235,6 +259,9 @@ class CustomerChat(Chat):
         self.reader = CustomerReader(self.names)
         self.templates = CustomerTemplates(self.menu)
 
+    def known(self, said: list[Pred]) -> Parse:
+        return Parse(said, [], [])
+
     def read(self, forms: list, ctx: Context):
         return self.reader.read(forms)
 
@@ -248,14 +275,17 @@ class CustomerChat(Chat):
                 ctx.recommended_items + [topping for _, topping in ctx.recommended_toppings]))
         return "; ".join(said)
 
-    def step(self, text: str) -> Turn:
+    def step(self, text: str, said: list[Pred] | None = None) -> Turn:
         parse, decision, usage, timings = self.think(text, context(self.state), lambda parse: self.assistant.decide(
-            parse.preds, self.state, self.home.stock_out(), len(parse.unknown)))
+            parse.preds, self.state, self.home.stock_out(), len(parse.unknown)), said)
         order = self.order()
         counts = Counter(unit["item"] for unit in order)
         reply = self.respond(self.templates.render(decision.actions, parse.unknown, counts), decision.actions, usage)
+        not_caught = [text] if text.strip() and not parse.unknown and {p.name for p in parse.preds} <= {"irrelevant"} \
+            else []
         return Turn(text=text, reply=reply, parsed=[str(p) for p in parse.preds], actions=decision.actions,
-                    corrected=parse.corrected, order=order, llm=usage.as_dict(), timings=timings)
+                    corrected=parse.corrected, order=order, llm=usage.as_dict(), timings=timings,
+                    unheard=list(dict.fromkeys(said_as_phrase(p) for p in [*parse.unknown, *not_caught])))
 
     def greeting(self) -> str:
         """A resumed session is welcomed back with its order so far, priced by the ASP."""
@@ -269,6 +299,23 @@ class CustomerChat(Chat):
         said = {(pred.name, str(pred.args[0]) if pred.name == "greet" else "")
                 for pred in self.parser.parse(text, context(self.state)).preds}
         return bool(said) and said <= PARTING
+
+    def board(self) -> dict:
+        """The order as a drive-through board shows it: lines of equal units with their changes and
+        prices, and the total (cents), priced by the ASP."""
+        priced = self.review()
+        lines = [{"quantity": line.quantity, "item": line.name, "modifiers": line.modifiers,
+                  "unit_price": line.unit_price, "line_price": line.quantity * line.unit_price}
+                 for line in self.templates.groups(priced)]
+        return {"lines": lines, "total": priced["total"][0][0]}
+
+    def catch_up(self) -> None:
+        """Before anything is ordered, the newest menu version is the one to order from; once an
+        order has begun it keeps the version its prices were quoted from."""
+        latest = self.home.latest_version()
+        if latest != self.menu_version and not self.state.all(Unit):
+            self.menu_version = latest
+            self.load_menu()
 
     def review(self) -> dict:
         """The order as it stands, priced (check/3, detail/3, total/1); the state is not changed."""
@@ -357,6 +404,9 @@ class ManagerChat(Chat):
         self.templates = ManagerTemplates(self.menu.categories, policy.get("max_item_price", 0),
                                           policy.get("max_item_calories", 0), self.menu.example_dish)
 
+    def known(self, said: list[Pred]) -> ManagerParse:
+        return ManagerParse(said)
+
     def read(self, forms: list, ctx: ManagerContext):
         return self.reader.read(forms, ctx)
 
@@ -393,13 +443,13 @@ class ManagerChat(Chat):
         """The pending changes as audit rows: (action, item, property, old, new)."""
         return [staged.row() for staged in sorted(self.state.all(Staged), key=encode)]
 
-    def step(self, text: str) -> Turn:
+    def step(self, text: str, said: list[Pred] | None = None) -> Turn:
         self.settle()
         before = self.state
         for _attempt in range(MAX_COMMIT_ATTEMPTS):
             self.sync_menu()
             parse, decision, usage, timings = self.think(text, self.context(), lambda parse: self.admin.decide(
-                parse.preds, self.state, self.home.stock_out()))
+                parse.preds, self.state, self.home.stock_out()), said)
             for change, name in decision.actions.get("stock", []):
                 self.home.set_stock(name, change == "out", self.session_id)
             try:

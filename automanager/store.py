@@ -322,6 +322,44 @@ class Home:
                 found.append((path.stem, data))
         return found
 
+    # -- the service's lanes ------------------------------------------------------------------
+    def open_lane(self, lane: str, token_hash: str, session: str) -> None:
+        self._write(lambda conn: conn.execute("INSERT INTO lane VALUES (?, ?, ?, ?, NULL)",
+                                              (lane, token_hash, session, now())))
+
+    def lane_session(self, lane: str, session: str) -> None:
+        """The lane serves its next car in `session`."""
+        self._write(lambda conn: conn.execute("UPDATE lane SET session = ? WHERE lane = ?", (session, lane)))
+
+    def close_lane(self, lane: str) -> None:
+        self._write(lambda conn: conn.execute("UPDATE lane SET closed_at = ? WHERE lane = ?", (now(), lane)))
+
+    def lanes(self) -> list[tuple[str, str, str]]:
+        """(lane, token hash, session) of every open lane, oldest first."""
+        return [(lane, token, session) for lane, token, session in self._read(
+            "SELECT lane, token_hash, session FROM lane WHERE closed_at IS NULL ORDER BY opened_at, lane")]
+
+    # -- what customers said that no bot understood ----------------------------------------------
+    def note_unheard(self, phrases: Iterable[str]) -> None:
+        """Count each phrase (a manager may teach it or mark it as not sold; a phrase marked so
+        is counted still)."""
+        def work(conn: sqlite3.Connection) -> None:
+            for phrase in phrases:
+                conn.execute("INSERT INTO unheard (phrase, count, last_at) VALUES (?, 1, ?) ON CONFLICT(phrase) "
+                             "DO UPDATE SET count = count + 1, last_at = excluded.last_at", (phrase, now()))
+
+        self._write(work)
+
+    def unheard(self, status: str = "open", limit: int = 100) -> list[dict[str, Any]]:
+        rows = self._read("SELECT phrase, count, last_at, status FROM unheard WHERE status = ? "
+                          "ORDER BY count DESC, last_at DESC LIMIT ?", (status, limit))
+        return [dict(zip(("phrase", "count", "last_at", "status"), row)) for row in rows]
+
+    def mark_unheard(self, phrase: str, status: str) -> bool:
+        """Set a phrase's status (taught, not_sold); False when no customer said it."""
+        return bool(self._write(lambda conn: conn.execute("UPDATE unheard SET status = ? WHERE phrase = ?",
+                                                          (status, phrase)).rowcount))
+
     def reset(self) -> None:
         """Delete sessions, menu versions, stock list and audit log (on purpose only)."""
         self.close()
@@ -340,11 +378,16 @@ CREATE TABLE IF NOT EXISTS menu_version (version INTEGER PRIMARY KEY, base TEXT 
 CREATE TABLE IF NOT EXISTS audit (id INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, session TEXT NOT NULL,
                                   version INTEGER, action TEXT NOT NULL, item TEXT NOT NULL, property TEXT,
                                   old TEXT, new TEXT);
+CREATE TABLE IF NOT EXISTS lane (lane TEXT PRIMARY KEY, token_hash TEXT NOT NULL, session TEXT NOT NULL,
+                                 opened_at TEXT NOT NULL, closed_at TEXT);
+CREATE TABLE IF NOT EXISTS unheard (phrase TEXT PRIMARY KEY, count INTEGER NOT NULL, last_at TEXT NOT NULL,
+                                    status TEXT NOT NULL DEFAULT 'open');
 """
 
 # The schema's version (PRAGMA user_version). 1: menu_version.batch, which staged batch of its
-# session a version published.
-SCHEMA_VERSION = 1
+# session a version published. 2: lanes of the service, and the phrases customers said that no
+# bot understood.
+SCHEMA_VERSION = 2
 
 
 def upgrade(conn: sqlite3.Connection) -> None:

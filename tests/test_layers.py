@@ -15,7 +15,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "automanager"
 # Top to bottom; a module may import its own layer or any layer below it. Names are relative to
 # the package; "menu.*" is the menu package and every module in it.
 LAYERS = [
-    ["cli", "__main__", "repl", "bench", "evaluation.*"],  # the commands and the chats' front ends
+    ["cli", "__main__", "repl", "bench", "evaluation.*", "service.*"],  # the commands and the chats' front ends
     ["star"],  # the two chats: understanding, deciding, replying, saving
     ["bots.*"],  # the two bots: a turn's facts in, the decision out
     ["llm.*"],  # the LLM path (reads the vocabularies and the phrase data of language)

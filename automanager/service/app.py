@@ -1,0 +1,321 @@
+"""The HTTP service: lanes (a customer chat each), the manager's chat, stock board, pending changes,
+menu versions, audit history and what customers said that no bot understood, with a live event
+stream and two pages. Every route answers JSON; every error is JSON with a status code and says
+what to do; nothing a lane may call changes the stock, the menu or the aliases.
+
+Turns run in FastAPI's worker threads (clingo holds the GIL while it grounds and solves: one turn
+at a time decides, and lanes interleave between turns); the event loop only streams events."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+import clingo
+from fastapi import Depends, FastAPI, Header, HTTPException, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, StreamingResponse
+from fastapi.staticfiles import StaticFiles
+from fastapi.templating import Jinja2Templates
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from .. import paths
+from ..language.manager_templates import describe
+from ..llm.openai_backend import LLMConfig
+from ..reasoner import ReasonerError, TurnReasoner
+from ..star import MAX_INPUT, ManagerChat
+from ..store import Home, StateError
+from ..vocab import Pred
+from . import auth
+from .events import Event, Events, Watcher
+from .lanes import Lane, LaneError, Lanes
+
+LOG = logging.getLogger(__name__)
+HERE = Path(__file__).parent
+MAX_BODY = 16_384  # bytes of a request body: a line is at most MAX_INPUT characters
+COOKIE = "automanager_manager"
+PAGES = Jinja2Templates(directory=str(HERE / "templates"))  # autoescaped: customer text is text, never HTML
+
+
+class Body(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class Line(Body):
+    text: str = Field(min_length=1, max_length=MAX_INPUT, description="What the customer or manager said.")
+    turn_id: str | None = Field(None, max_length=64, pattern=r"^[A-Za-z0-9_-]+$",
+                                description="Sent again with the same id, a turn is answered, never taken twice.")
+
+
+class StockChange(Body):
+    name: str = Field(min_length=1, max_length=200, description="An ingredient, sauce, dish or combo of the menu.")
+    out: bool = Field(description="true: ran out; false: back in stock.")
+
+
+class Answer(Body):
+    yes: bool = Field(description="The answer to the administrator's open question.")
+
+
+class Service:
+    """What every request shares: the store, the lanes, the manager's chat and the events."""
+
+    def __init__(self, home: Home, llm: LLMConfig | None = None):
+        self.home, self.llm = home, llm
+        self.token = auth.manager_token(home.root)
+        self.events = Events()
+        self.lanes = Lanes(home, llm, self.lane_changed)
+        self.manager_lock = threading.Lock()
+        self.manager = ManagerChat(home, llm=llm)
+        self.watcher = Watcher(home, self.events, self.dishes_out)
+
+    def lane_changed(self, lane: Lane) -> None:
+        self.events.publish("lane", **self.lanes.view(lane))
+
+    def dishes_out(self, stock: list[str]) -> dict[str, list[str]]:
+        """For each food out, the menu items it takes off (crs.lp decides, as for customers)."""
+        menu = self.manager.menu
+        reasoner = TurnReasoner.shared(menu.files, [paths.data_dir("crs") / "crs.lp", HERE / "board.lp"],
+                                       self.home.root / "cache")
+        atoms = reasoner.solve([clingo.Function("runout", [clingo.String(food)]) for food in stock])
+        off: dict[str, list[str]] = {food: [] for food in stock}
+        for food, item in sorted(atoms.get("takes_off", [])):
+            off[food].append(item)
+        return off
+
+    def manager_turn(self, text: str, said: list[Pred] | None = None) -> dict[str, Any]:
+        with self.manager_lock:
+            turn = self.manager.turn(text, said)
+            answer = {"text": turn.text, "reply": turn.reply, "pending": turn.pending,
+                      "asking": bool(turn.actions.get("ask")), "menu_version": self.manager.menu_version}
+        self.events.publish("manager", **answer)
+        return answer
+
+
+def bearer(authorization: Annotated[str | None, Header()] = None) -> str | None:
+    """The token of an 'Authorization: Bearer <token>' header."""
+    if authorization and authorization.lower().startswith("bearer "):
+        return authorization[7:].strip()
+    return None
+
+
+Token = Annotated[str | None, Depends(bearer)]
+
+
+def manager_only(request: Request, token: Token) -> None:
+    """The manager's token, as a header or as the dashboard's cookie; nothing else opens these routes."""
+    expected = request.app.state.service.token
+    if not (auth.same(token, expected) or auth.same(request.cookies.get(COOKIE), expected)):
+        raise HTTPException(401, "the manager token is needed: 'Authorization: Bearer <token>' with the token "
+                                 "in the state dir's manager-token file")
+
+
+Manager = Depends(manager_only)
+
+
+def create_app(home: Home, llm: LLMConfig | None = None) -> FastAPI:
+    service = Service(home, llm)
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        service.events.loop = asyncio.get_running_loop()
+        service.lanes.restore()
+        service.watcher.start()
+        yield
+        service.watcher.stop()
+
+    app = FastAPI(title="AutoManager", lifespan=lifespan,
+                  description="Drive-through lanes and the manager's dashboard over one menu knowledge base. "
+                              "Lane routes take the lane's token (from POST /api/lanes); manager routes take the "
+                              "manager token (the file `manager-token` in the state dir), each as "
+                              "'Authorization: Bearer <token>'.")
+    app.state.service = service
+    app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
+
+    @app.middleware("http")
+    async def limit_body(request: Request, call_next: Callable[[Request], Any]) -> Any:
+        size = request.headers.get("content-length")
+        if size is not None and (not size.isdigit() or int(size) > MAX_BODY):
+            return error(413, f"the request body is over {MAX_BODY:,} bytes; a line is at most {MAX_INPUT:,} characters")
+        if request.method in ("POST", "PUT", "PATCH") and size is None and request.headers.get("transfer-encoding"):
+            body = b""
+            async for chunk in request.stream():
+                body += chunk
+                if len(body) > MAX_BODY:
+                    return error(413, f"the request body is over {MAX_BODY:,} bytes")
+            request._body = body  # read once: the route reads it from here
+        return await call_next(request)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        return error(exc.status_code, str(exc.detail))
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_request(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        problems = [f"{'.'.join(str(p) for p in e['loc'] if p != 'body') or 'body'}: {e['msg']}" for e in exc.errors()]
+        return error(422, "; ".join(problems[:5]))
+
+    @app.exception_handler(LaneError)
+    async def lane_error(_request: Request, exc: LaneError) -> JSONResponse:
+        return error(exc.status, str(exc))
+
+    @app.exception_handler(StateError)
+    async def state_error(_request: Request, exc: StateError) -> JSONResponse:
+        return error(503, str(exc))
+
+    @app.exception_handler(ReasonerError)
+    async def reasoner_error(_request: Request, exc: ReasonerError) -> JSONResponse:
+        return error(503, f"the menu cannot be reasoned over: {exc}")
+
+    @app.exception_handler(Exception)
+    async def internal(_request: Request, exc: Exception) -> JSONResponse:
+        LOG.exception("internal error")
+        return error(500, f"internal error ({type(exc).__name__}); nothing of this request was changed "
+                          "unless its reply says so; see the service's log")
+
+    # -- lanes -------------------------------------------------------------------------------
+    @app.post("/api/lanes", status_code=201, tags=["lanes"])
+    def open_lane() -> dict[str, Any]:
+        """Open a lane: its id and token (keep it: every lane route needs it) and its greeting."""
+        lane, token = service.lanes.start()
+        view = service.lanes.view(lane)
+        service.events.publish("lane", **view)
+        return {"token": token, **view}
+
+    @app.post("/api/lanes/{lane_id}/turns", tags=["lanes"])
+    def lane_turn(lane_id: str, line: Line, token: Token) -> dict[str, Any]:
+        """A customer line: the reply, and the order board after it (lines and total in cents)."""
+        return service.lanes.turn(service.lanes.get(lane_id, token), line.text, line.turn_id)
+
+    @app.get("/api/lanes/{lane_id}", tags=["lanes"])
+    def lane_view(lane_id: str, token: Token) -> dict[str, Any]:
+        """The lane's car now: the conversation and the order board."""
+        return service.lanes.view(service.lanes.get(lane_id, token))
+
+    @app.delete("/api/lanes/{lane_id}", tags=["lanes"])
+    def close_lane(lane_id: str, token: Token) -> dict[str, Any]:
+        """Close the lane (its sessions stay saved)."""
+        lane = service.lanes.get(lane_id, token)
+        service.lanes.close(lane)
+        service.events.publish("lane_closed", lane=lane.id)
+        return {"lane": lane.id, "closed": True}
+
+    @app.get("/api/lanes/{lane_id}/events", tags=["lanes"])
+    async def lane_events(lane_id: str, header: Token, token: str | None = None) -> StreamingResponse:
+        """The lane's live events (server-sent): its order, runouts and restocks, menu versions. A
+        browser's EventSource sends no header: the token may come as ?token=."""
+        lane = service.lanes.get(lane_id, header or token)
+
+        def wants(event: Event) -> bool:
+            return event["kind"] in ("stock", "menu") or event.get("lane") == lane.id
+
+        return stream(wants, [])
+
+    # -- the manager -------------------------------------------------------------------------
+    @app.get("/api/lanes", tags=["manager"], dependencies=[Manager])
+    def all_lanes() -> list[dict[str, Any]]:
+        """Every open lane with its car's conversation and order."""
+        return [service.lanes.view(lane) for lane in list(service.lanes.open.values())]
+
+    @app.post("/api/manager/turns", tags=["manager"], dependencies=[Manager])
+    def manager_turn(line: Line) -> dict[str, Any]:
+        """A line to the administrator bot: stock, menu changes, questions; 'save' applies pending changes."""
+        return service.manager_turn(line.text)
+
+    @app.post("/api/manager/answer", tags=["manager"], dependencies=[Manager])
+    def manager_answer(answer: Answer) -> dict[str, Any]:
+        """Yes or no to the administrator's open question (a read-back before a large change)."""
+        return service.manager_turn("yes" if answer.yes else "no", [Pred("accept" if answer.yes else "decline")])
+
+    @app.get("/api/stock", tags=["manager"], dependencies=[Manager])
+    def stock() -> dict[str, Any]:
+        """What is out, since when, and the menu items each takes off."""
+        listed = home.stock_list()
+        off = service.dishes_out([name for name, _ in listed])
+        return {"out": [{"name": name, "since": since, "takes_off": off[name]} for name, since in listed],
+                "foods": sorted(service.manager.menu.toppings | service.manager.menu.items)}
+
+    @app.post("/api/stock", tags=["manager"], dependencies=[Manager])
+    def change_stock(change: StockChange) -> dict[str, Any]:
+        """Mark a food out or back, as the administrator bot decides (a large runout is read back first)."""
+        said = f"{change.name} is {'out' if change.out else 'back'}"
+        return service.manager_turn(said, [Pred("runout" if change.out else "restore", (change.name,))])
+
+    @app.get("/api/pending", tags=["manager"], dependencies=[Manager])
+    def pending() -> dict[str, Any]:
+        """The manager's staged menu changes, not applied yet."""
+        with service.manager_lock:
+            return {"pending": [describe(*row) for row in service.manager.staged()]}
+
+    @app.post("/api/save", tags=["manager"], dependencies=[Manager])
+    def save() -> dict[str, Any]:
+        """Apply the pending changes as the next menu version."""
+        return service.manager_turn("save", [Pred("save")])
+
+    @app.get("/api/versions", tags=["manager"], dependencies=[Manager])
+    def versions() -> dict[str, Any]:
+        """The newest menu version and the changes each version applied."""
+        history = home.history(500)
+        applied: dict[int, list[dict[str, Any]]] = {}
+        for row in history:
+            if row["version"] is not None:
+                applied.setdefault(row["version"], []).append(row)
+        return {"latest": home.latest_version(),
+                "versions": [{"version": v, "changes": rows} for v, rows in sorted(applied.items(), reverse=True)]}
+
+    @app.get("/api/history", tags=["manager"], dependencies=[Manager])
+    def history(limit: int = 50) -> list[dict[str, Any]]:
+        """The newest applied changes first: stock and menu, with old and new values."""
+        if not 1 <= limit <= 1000:
+            raise HTTPException(422, "limit: from 1 to 1000")
+        return home.history(limit)
+
+    @app.get("/api/unheard", tags=["manager"], dependencies=[Manager])
+    def unheard(status: str = "open") -> list[dict[str, Any]]:
+        """What customers said that no name or act of the menu fits, most often first."""
+        if status not in ("open", "taught", "not_sold"):
+            raise HTTPException(422, "status: open, taught or not_sold")
+        return home.unheard(status)
+
+    @app.get("/api/events", tags=["manager"], dependencies=[Manager])
+    async def events() -> StreamingResponse:
+        """Every event, live (server-sent): stock, menu, lane, lane_closed, manager."""
+        return stream(lambda _event: True, [])
+
+    def stream(wants: Callable[[Event], bool], first: list[Event]) -> StreamingResponse:
+        return StreamingResponse(service.events.stream(wants, first), media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+    # -- pages ---------------------------------------------------------------------------------
+    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    def index(request: Request) -> HTMLResponse:
+        return PAGES.TemplateResponse(request, "index.html", {"restaurant": service.manager.menu.restaurant})
+
+    @app.get("/lane", response_class=HTMLResponse, include_in_schema=False)
+    def lane_page(request: Request) -> HTMLResponse:
+        return PAGES.TemplateResponse(request, "lane.html", {"restaurant": service.manager.menu.restaurant})
+
+    @app.get("/dashboard", include_in_schema=False, response_model=None)
+    def dashboard(request: Request, token: str | None = None) -> HTMLResponse | RedirectResponse:
+        """The manager's page. Opened once as /dashboard?token=<token>, it keeps the token in an
+        HttpOnly cookie and drops it from the address bar."""
+        if token is not None:
+            if not auth.same(token, service.token):
+                return PAGES.TemplateResponse(request, "login.html", {"wrong": True}, status_code=401)
+            response = RedirectResponse("/dashboard", status_code=303)
+            response.set_cookie(COOKIE, token, httponly=True, samesite="strict")
+            return response
+        if not auth.same(request.cookies.get(COOKIE), service.token):
+            return PAGES.TemplateResponse(request, "login.html", {"wrong": False}, status_code=401)
+        return PAGES.TemplateResponse(request, "dashboard.html", {"restaurant": service.manager.menu.restaurant})
+
+    return app
+
+
+def error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message, "status": status}, status_code=status)

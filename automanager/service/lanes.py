@@ -1,0 +1,127 @@
+"""The lanes a service serves: each a customer chat that greets car after car, kept in memory and
+found again after a restart (the store keeps which session each lane is serving). A turn may carry
+an id: sent again (the page retried after a lost answer or a restart), it is answered from the
+transcript and never taken twice."""
+
+from __future__ import annotations
+
+import secrets
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..llm.openai_backend import LLMConfig
+from ..star import CustomerChat
+from ..store import Home, StateError
+from . import auth
+
+MAX_LANES = 64  # open at once: a restaurant runs a few; a runaway client cannot fill memory
+
+
+class LaneError(Exception):
+    """A request about a lane that cannot be served; status is the HTTP status it answers with."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass
+class Lane:
+    id: str
+    token_hash: str
+    chat: CustomerChat
+    finished: CustomerChat | None = None  # the car served last, while the next one has said nothing
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+class Lanes:
+    def __init__(self, home: Home, llm: LLMConfig | None, changed: Callable[[Lane], None]):
+        self.home, self.llm, self.changed = home, llm, changed
+        self.open: dict[str, Lane] = {}
+        self.lock = threading.Lock()
+
+    def restore(self) -> None:
+        """The lanes open when the service stopped, each in the session it was serving."""
+        for lane_id, token_hash, session in self.home.lanes():
+            try:
+                chat = CustomerChat(self.home, session, self.llm)
+            except StateError:  # its first turn never landed (or the file is gone): a new car
+                chat = self.new_chat(lane_id)
+            self.open[lane_id] = Lane(lane_id, token_hash, chat)
+
+    def new_chat(self, lane_id: str) -> CustomerChat:
+        chat = CustomerChat(self.home, llm=self.llm)
+        self.home.lane_session(lane_id, chat.session_id)
+        return chat
+
+    def start(self) -> tuple[Lane, str]:
+        """A new lane and its token (shown once: the store keeps only its digest)."""
+        with self.lock:
+            if len(self.open) >= MAX_LANES:
+                raise LaneError(429, f"{MAX_LANES} lanes are open already; close one first")
+            token, token_hash = auth.new_lane_token()
+            lane_id = secrets.token_hex(6)
+            chat = CustomerChat(self.home, llm=self.llm)
+            self.home.open_lane(lane_id, token_hash, chat.session_id)
+            lane = self.open[lane_id] = Lane(lane_id, token_hash, chat)
+        return lane, token
+
+    def get(self, lane_id: str, token: str | None) -> Lane:
+        """The lane, for its own token only (another lane's token is no key to it)."""
+        lane = self.open.get(lane_id)
+        if lane is None:
+            raise LaneError(404, f"no open lane '{lane_id[:40]}'; open one with POST /api/lanes")
+        if not auth.same(auth.digest(token) if token else None, lane.token_hash):
+            raise LaneError(403, "this lane's token is needed (the one POST /api/lanes gave), as 'Authorization: "
+                                 "Bearer <token>'")
+        return lane
+
+    def turn(self, lane: Lane, text: str, turn_id: str | None) -> dict[str, Any]:
+        """One customer line on a lane: its reply and the order board after it."""
+        with lane.lock:
+            done = self.answered(lane, turn_id)
+            if done is not None:
+                return done
+            chat = lane.chat
+            if chat.ended:  # the car before has left: a last word still belongs to it
+                if lane.finished is chat or not chat.parting(text):
+                    lane.finished, lane.chat = chat, self.new_chat(lane.id)
+                    chat = lane.chat
+            elif lane.finished is not None and not chat.saved and lane.finished.parting(text):
+                chat = lane.finished
+            chat.catch_up()
+            turn = chat.turn(text, turn_id=turn_id)
+            if chat is lane.chat and lane.finished is not None and chat.saved:
+                lane.finished = None
+            answer = self.answer(lane, chat, turn.reply, turn.text)
+        self.changed(lane)
+        return answer
+
+    def answered(self, lane: Lane, turn_id: str | None) -> dict[str, Any] | None:
+        """A turn already taken under this id, in the car now or the one before."""
+        if not turn_id:
+            return None
+        for chat in filter(None, (lane.chat, lane.finished)):
+            for said in reversed(chat.history):
+                if said.get("id") == turn_id:
+                    return {**self.answer(lane, chat, said["bot"], said["user"]), "repeated": True}
+        return None
+
+    def answer(self, lane: Lane, chat: CustomerChat, reply: str, text: str) -> dict[str, Any]:
+        return {"lane": lane.id, "session": chat.session_id, "text": text, "reply": reply, "ended": chat.ended,
+                "menu_version": chat.menu_version, **chat.board()}
+
+    def view(self, lane: Lane) -> dict[str, Any]:
+        """What a lane shows now: its car's conversation and order board."""
+        with lane.lock:
+            chat = lane.chat
+            return {"lane": lane.id, "session": chat.session_id, "greeting": chat.greeting(), "ended": chat.ended,
+                    "menu_version": chat.menu_version, "turns": [{"user": t["user"], "bot": t["bot"]}
+                                                                  for t in chat.history], **chat.board()}
+
+    def close(self, lane: Lane) -> None:
+        with self.lock:
+            self.open.pop(lane.id, None)
+            self.home.close_lane(lane.id)
