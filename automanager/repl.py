@@ -30,7 +30,7 @@ from .language.customer_templates import dollars
 from .language.manager_templates import describe
 from .language.phrases import menu_examples
 from .reasoner import ReasonerError
-from .star import Chat, CustomerChat, ManagerChat
+from .star import Chat, CustomerChat, ManagerChat, addressed
 from .store import StateError
 
 CUSTOMER_HELP = """Talk as you would at the drive-through: "two {dishes} and a {size} {drink}",
@@ -101,9 +101,7 @@ def run_chat(chat: Chat, read_line: Callable[[], str | None], out: Console, err:
                 else:
                     show(out, as_text(shown))
                 continue
-            elif finished is not None and not chat.saved and isinstance(finished, CustomerChat) \
-                    and finished.parting(text):
-                talking = finished  # "thanks, bye" still belongs to the order just served
+            talking = addressed(chat, finished, text)  # "thanks, bye" still belongs to the order just served
             turn = talking.turn(text)
         except KeyboardInterrupt:
             show(err, Text(f"Stopped. Everything up to the last reply is saved: {hint(talking.session_id)}",

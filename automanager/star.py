@@ -14,7 +14,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from .bots.admin import Administrator
 from .bots.assistant import Assistant, context
@@ -224,6 +224,17 @@ def batch(state: State) -> str:
     Staged ids carry their turn number, so one session never stages the same batch twice."""
     staged = sorted(state.only(PENDING).texts)
     return hashlib.sha256("\n".join(staged).encode()).hexdigest()[:16]
+
+
+ChatT = TypeVar("ChatT", bound=Chat)
+
+
+def addressed(current: ChatT, finished: ChatT | None, text: str) -> ChatT:
+    """Which order a lane's line belongs to: a last word ("thanks, bye") to the car served last,
+    while the next car has said nothing, is still that car's; anything else is the current car's."""
+    if finished is not None and not current.saved and isinstance(finished, CustomerChat) and finished.parting(text):
+        return finished
+    return current
 
 
 MAX_PHRASE = 200  # characters of a phrase kept in the list of what no bot understood

@@ -34,7 +34,7 @@ from ..store import Home, StateError
 from ..vocab import Pred
 from . import auth
 from .events import Event, Events, Watcher
-from .lanes import Lane, LaneError, Lanes
+from .lanes import LaneError, Lanes
 
 LOG = logging.getLogger(__name__)
 HERE = Path(__file__).parent
@@ -74,8 +74,8 @@ class Service:
         self.manager = ManagerChat(home, llm=llm)
         self.watcher = Watcher(home, self.events, self.dishes_out)
 
-    def lane_changed(self, lane: Lane) -> None:
-        self.events.publish("lane", **self.lanes.view(lane))
+    def lane_changed(self, answer: dict[str, Any]) -> None:
+        self.events.publish("lane", **answer)
 
     def dishes_out(self, stock: list[str]) -> dict[str, list[str]]:
         """For each food out, the menu items it takes off (crs.lp decides, as for customers)."""

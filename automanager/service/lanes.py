@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..llm.openai_backend import LLMConfig
-from ..star import CustomerChat
+from ..star import CustomerChat, addressed
 from ..store import Home, StateError
 from . import auth
 
@@ -37,7 +37,7 @@ class Lane:
 
 
 class Lanes:
-    def __init__(self, home: Home, llm: LLMConfig | None, changed: Callable[[Lane], None]):
+    def __init__(self, home: Home, llm: LLMConfig | None, changed: Callable[[dict[str, Any]], None]):
         self.home, self.llm, self.changed = home, llm, changed
         self.open: dict[str, Lane] = {}
         self.lock = threading.Lock()
@@ -49,7 +49,9 @@ class Lanes:
                 chat = CustomerChat(self.home, session, self.llm)
             except StateError:  # its first turn never landed (or the file is gone): a new car
                 chat = self.new_chat(lane_id)
-            self.open[lane_id] = Lane(lane_id, token_hash, chat)
+            lane = self.open[lane_id] = Lane(lane_id, token_hash, chat)
+            if chat.ended:
+                lane.finished, lane.chat = chat, self.new_chat(lane_id)
 
     def new_chat(self, lane_id: str) -> CustomerChat:
         chat = CustomerChat(self.home, llm=self.llm)
@@ -84,19 +86,13 @@ class Lanes:
             done = self.answered(lane, turn_id)
             if done is not None:
                 return done
-            chat = lane.chat
-            if chat.ended:  # the car before has left: a last word still belongs to it
-                if lane.finished is chat or not chat.parting(text):
-                    lane.finished, lane.chat = chat, self.new_chat(lane.id)
-                    chat = lane.chat
-            elif lane.finished is not None and not chat.saved and lane.finished.parting(text):
-                chat = lane.finished
+            chat = addressed(lane.chat, lane.finished, text)
             chat.catch_up()
             turn = chat.turn(text, turn_id=turn_id)
-            if chat is lane.chat and lane.finished is not None and chat.saved:
-                lane.finished = None
             answer = self.answer(lane, chat, turn.reply, turn.text)
-        self.changed(lane)
+            if lane.chat.ended:  # the car has left: the next one is greeted in a new session
+                lane.finished, lane.chat = lane.chat, self.new_chat(lane.id)
+        self.changed(answer)  # the car as this line left it (its board, and whether it has left)
         return answer
 
     def answered(self, lane: Lane, turn_id: str | None) -> dict[str, Any] | None:
