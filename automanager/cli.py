@@ -11,6 +11,7 @@ import json
 import os
 import shlex
 import shutil
+import socket
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -260,6 +261,11 @@ def serve(host: Annotated[str, typer.Option(help="The address to listen on; 127.
     from .service.app import create_app
 
     folder = use_kb(kb)
+    try:
+        socket.create_server((host, port)).close()
+    except OSError as exc:
+        raise fail(f"cannot listen on {host}:{port}: {exc.strerror}", "Pick another port with --port (or stop what "
+                   "uses it), or another address with --host.") from None
     config = llm_config(backend, model)
     try:
         home = open_home(state_dir, folder)
@@ -267,8 +273,9 @@ def serve(host: Annotated[str, typer.Option(help="The address to listen on; 127.
     except (StateError, ReasonerError) as exc:
         raise fail(str(exc)) from None
     token = service.state.service.token
-    err.print(f"lanes: http://{host}:{port}/lane   dashboard: http://{host}:{port}/dashboard?token={token}   "
-              f"API: http://{host}:{port}/docs   (state dir {home.root}; Ctrl-C stops)", highlight=False)
+    for line in (f"lane page:  http://{host}:{port}/lane", f"dashboard:  http://{host}:{port}/dashboard?token={token}",
+                 f"API docs:   http://{host}:{port}/docs", f"state dir {home.root}; Ctrl-C stops the service"):
+        err.print(line, highlight=False, soft_wrap=True)  # an address is never broken across lines
     uvicorn.run(service, host=host, port=port, log_level="warning")
 
 

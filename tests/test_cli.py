@@ -176,3 +176,13 @@ def test_without_an_llm_the_chat_is_offline_and_says_how_to_enable_one(tmp_path)
     assert "no LLM configured" in result.stderr and "OPENAI_API_KEY" in result.stderr
     forced = run(["manager", "--backend", "openai"], "", tmp_path)
     assert forced.returncode == 2 and "OPENAI_BASE_URL" in forced.stderr
+
+
+def test_serve_refuses_a_port_in_use_in_one_line(tmp_path):
+    import socket
+
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        done = run(["serve", "--port", str(port), "--state-dir", str(tmp_path)], "", tmp_path)
+    assert done.returncode == 2 and "cannot listen on" in done.stderr and "--port" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr
