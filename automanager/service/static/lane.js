@@ -158,8 +158,8 @@
         const off = unavailable[food] || [];
         const mine = off.filter((item) => ordered.has(item));
         notice("out", `Sorry, ${food} just ran out` +
-          (off.length ? ` — ${off.length} menu item${off.length === 1 ? "" : "s"} can't be made right now` : "") +
-          (mine.length ? `, including your ${mine.join(", ")}.` : "."));
+          (mine.length ? `: your ${mine.join(", ")} can't be made right now.` :
+            off.length ? `: some menu items can't be made right now.` : "."));
       }
       for (const food of stock.back || []) notice("back", `${food} is back in stock.`);
       render();
