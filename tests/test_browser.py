@@ -341,3 +341,23 @@ def test_a_phrase_taught_on_the_dashboard_is_understood_on_a_lane(browser, conte
     say(fresh, "a frobnozzle wrap please")
     expect(fresh.locator("#order-lines tr")).to_have_count(1)
     expect(fresh.locator("#order-lines")).to_contain_text("Beef Burrito")
+
+
+def test_a_line_lost_on_the_network_is_sent_again_with_the_same_turn_id(browser, contexts, service):
+    lane = new_page(browser, contexts, service)
+    open_lane(lane)
+    sent: list[str] = []
+
+    def drop_the_first(route: sync_api.Route) -> None:
+        sent.append(json.loads(route.request.post_data or "{}")["turn_id"])
+        if len(sent) == 1:
+            route.abort("connectionreset")
+        else:
+            route.continue_()
+
+    lane.route("**/api/lanes/*/turns", drop_the_first)
+    say(lane, "two pepsis")
+    expect(lane.locator("#order-lines tr")).to_have_count(1)
+    assert len(sent) == 2 and sent[0] == sent[1] and re.fullmatch(r"[A-Za-z0-9-]{8,64}", sent[0])
+    expect(lane.locator("#conversation li.customer")).to_have_text(["two pepsis"])
+    assert lane.errors == []
