@@ -1,0 +1,363 @@
+"""The service's pages in a real browser (Playwright driving Debian's Chromium, headless): an order
+on the lane page from greeting to total, a runout clicked on the dashboard reaching an open lane
+page live, the manager token guarding the dashboard and the API, hostile customer text shown as
+text, and a phrase taught from the dashboard then understood on a lane.
+
+No browser is downloaded: without a `chromium` on the PATH (or /usr/bin/chromium) the module is
+skipped, saying so. One `automanager serve` runs for the module, on a free port and a fresh state
+dir. With AUTOMANAGER_SCREENSHOTS=<folder> the runout test saves lane.png and dashboard.png there
+(the README's docs/screenshots)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
+if CHROMIUM is None:
+    pytest.skip("no Chromium: browser tests skipped (install Debian's chromium; .ci/run does when run as root)",
+                allow_module_level=True)
+
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed: browser tests skipped")
+expect = sync_api.expect
+
+REPO = Path(__file__).resolve().parents[1]
+WAIT = 10_000  # ms: expect()'s patience for what the page shows (a slow, shared machine)
+TURN = 30_000  # ms: a turn's reply (parsing and solving; the first turn of a process loads more)
+HOSTILE = ['<script>window.pwned=1</script>', '<img src=x onerror="window.pwned=1">']
+
+expect.set_options(timeout=WAIT)
+
+
+@dataclass
+class Served:
+    base: str
+    token: str
+    state: Path
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    """`automanager serve` in its own process, with no OpenAI or AutoManager setting of ours."""
+    state = tmp_path_factory.mktemp("served")
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "AUTOMANAGER_"))}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
+    log = (state / "serve.log").open("w")
+    process = subprocess.Popen([sys.executable, "-m", "automanager", "serve", "--port", str(port),
+                                "--state-dir", str(state / "home")], stdout=log, stderr=subprocess.STDOUT,
+                               env=env, cwd=REPO)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            if process.poll() is not None:
+                pytest.fail(f"automanager serve exited ({process.returncode}): {(state / 'serve.log').read_text()}")
+            try:
+                with urllib.request.urlopen(base + "/", timeout=5) as answer:
+                    if answer.status == 200:
+                        break
+            except (urllib.error.URLError, OSError):
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"automanager serve did not answer in 120 s: {(state / 'serve.log').read_text()}")
+            time.sleep(0.3)
+        token = (state / "home" / "manager-token").read_text(encoding="utf-8").strip()
+        yield Served(base, token, state / "home")
+    finally:
+        process.terminate()
+        try:
+            process.wait(15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[sync_api.Browser]:
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def contexts(browser: sync_api.Browser, service: Served) -> Iterator[list[sync_api.BrowserContext]]:
+    """Browser contexts (separate cookie jars and session storage), closed after the test."""
+    made: list[sync_api.BrowserContext] = []
+    yield made
+    for context in made:
+        context.close()
+
+
+def new_page(browser: sync_api.Browser, contexts: list[sync_api.BrowserContext], service: Served,
+             width: int = 1280, height: int = 860) -> sync_api.Page:
+    context = browser.new_context(base_url=service.base, viewport={"width": width, "height": height})
+    contexts.append(context)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.errors = errors  # type: ignore[attr-defined]
+    return page
+
+
+def open_lane(page: sync_api.Page) -> None:
+    page.goto("/lane")
+    expect(page.locator("#conversation li.bot").first).to_contain_text("Welcome")
+    expect(page.locator("#live")).to_have_text("live")
+
+
+def say(page: sync_api.Page, text: str) -> None:
+    """Type a line, press Enter, and wait for its reply."""
+    page.locator("#line").fill(text)
+    page.locator("#line").press("Enter")
+    expect(page.locator("#conversation li.waiting")).to_have_count(0, timeout=TURN)
+    expect(page.locator("#error")).to_be_hidden()
+
+
+def open_dashboard(page: sync_api.Page, service: Served) -> None:
+    page.goto(f"/dashboard?token={service.token}")
+    expect(page).to_have_url(re.compile(r"/dashboard$"))  # the token left the address bar for a cookie
+    expect(page.locator("#live")).to_have_text("live")
+    expect(page.locator("#foods li").first).to_be_visible()
+
+
+def mark(dashboard: sync_api.Page, food: str, out: bool) -> None:
+    """Click a food's Out (or Back) button; a read-back question is answered yes."""
+    dashboard.locator("#food-filter").fill(food)
+    button = f"Mark {food} {'out' if out else 'back'}"
+    dashboard.locator("#foods").get_by_role("button", name=button, exact=True).click()
+    listed = dashboard.locator(f'#outs li[data-out="{food}"]')
+    if out:
+        expect(listed.or_(dashboard.locator("#question:visible")).first).to_be_visible()
+        if dashboard.locator("#question").is_visible():
+            dashboard.locator("#answer-yes").click()
+        expect(listed).to_be_visible()
+    else:
+        expect(listed).to_have_count(0)
+    dashboard.locator("#food-filter").fill("")
+
+
+def shots() -> Path | None:
+    folder = os.environ.get("AUTOMANAGER_SCREENSHOTS")
+    if not folder:
+        return None
+    path = Path(folder)
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def test_the_manager_token_guards_the_dashboard_and_the_api(browser, contexts, service):
+    page = new_page(browser, contexts, service)
+    answer = page.goto("/dashboard")
+    assert answer is not None and answer.status == 401
+    expect(page.locator("h1")).to_have_text("Manager token needed")
+    expect(page.locator("body")).to_contain_text("manager-token")
+    expect(page.locator("#stock")).to_have_count(0)
+
+    answer = page.goto("/dashboard?token=not-the-token")
+    assert answer is not None and answer.status == 401
+    expect(page.locator(".error")).to_contain_text("not this service's manager token")
+
+    api = page.request
+    lane = api.post("/api/lanes").json()
+    for method, path in [("get", "/api/stock"), ("get", "/api/lanes"), ("get", "/api/events"),
+                         ("get", "/api/unheard"), ("post", "/api/save")]:
+        for headers in [{}, {"Authorization": f"Bearer {lane['token']}"}]:  # a lane's token is no manager's
+            answer = getattr(api, method)(path, headers=headers)
+            assert answer.status == 401, (method, path, headers)
+            assert answer.json()["status"] == 401 and "manager token" in answer.json()["error"]
+    answer = api.post(f"/api/lanes/{lane['lane']}/turns", data=json.dumps({"text": "a pepsi"}),
+                      headers={"Content-Type": "application/json"})
+    assert answer.status == 403 and "token" in answer.json()["error"]
+
+    open_dashboard(page, service)  # with the token once, the cookie opens the page and its API calls
+    expect(page.locator("#stock-title")).to_contain_text("Stock")
+    assert api.get("/api/stock").status == 200
+    assert page.errors == []
+
+
+def test_an_order_on_the_lane_page_from_greeting_to_total(browser, contexts, service):
+    page = new_page(browser, contexts, service)
+    open_lane(page)
+    lane_id = page.locator("#lane-id").inner_text()
+    expect(page.locator("#total")).to_have_text("$0.00")
+    expect(page.locator("#empty")).to_be_visible()
+
+    say(page, "two pepsis and a bean burrito")
+    lines = page.locator("#order-lines tr")
+    expect(lines).to_have_count(2)
+    expect(lines.filter(has_text="Pepsi")).to_contain_text("2")
+    expect(lines.filter(has_text="Bean Burrito")).to_be_visible()
+    expect(page.locator("#total")).not_to_have_text("$0.00")
+    expect(page.locator("#conversation li.customer")).to_have_text(["two pepsis and a bean burrito"])
+
+    page.reload()  # the same lane, the same car: kept in the tab's session storage
+    expect(page.locator("#lane-id")).to_have_text(lane_id)
+    expect(lines).to_have_count(2)
+    expect(page.locator("#conversation li.customer")).to_have_text(["two pepsis and a bean burrito"])
+
+    say(page, "fresco style")
+    expect(lines.filter(has_text="Bean Burrito")).to_contain_text("fresco style")
+
+    for line in ["that's all", "no thanks", "that's it", "no", "bye"]:  # the bot may ask about sizes first
+        if page.locator("#farewell").is_visible():
+            break
+        say(page, line)
+    farewell = page.locator("#farewell")
+    expect(farewell).to_be_visible()
+    total = page.locator("#total").inner_text()
+    prices = [int(re.sub(r"\D", "", price)) for price in page.locator("#order-lines td.price").all_inner_texts()]
+    assert re.fullmatch(r"\$\d+\.\d\d", total) and int(re.sub(r"\D", "", total)) == sum(prices)
+    expect(farewell).to_contain_text(total)
+    expect(page.locator("#conversation li.bot").last).to_contain_text(total)
+    assert page.errors == []
+
+
+def test_a_runout_clicked_on_the_dashboard_reaches_an_open_lane_page_live(browser, contexts, service):
+    lane = new_page(browser, contexts, service)
+    open_lane(lane)
+    say(lane, "a beef burrito and two pepsis")
+    say(lane, "a bean burrito fresco style")
+    say(lane, "and a mango smoothie")  # not on the menu: the dashboard lists it
+    expect(lane.locator("#order-lines tr")).to_have_count(3)
+    lane_id = lane.locator("#lane-id").inner_text().removeprefix("Lane ")
+
+    dashboard = new_page(browser, contexts, service, width=1440, height=1000)
+    open_dashboard(dashboard, service)
+    card = dashboard.locator(f'.lane-card[data-lane="{lane_id}"]')
+    expect(card).to_contain_text("Beef Burrito")
+    expect(card).to_contain_text(lane.locator("#total").inner_text())
+    expect(dashboard.locator('#unheard li[data-phrase="mango smoothie"]')).to_be_visible()
+
+    mark(dashboard, "Seasoned Beef", out=True)
+    out = dashboard.locator('#outs li[data-out="Seasoned Beef"]')
+    expect(out).to_contain_text("since")
+    out.locator("summary").click()
+    expect(out).to_contain_text("Beef Burrito")
+    expect(dashboard.locator("#history")).to_contain_text("Seasoned Beef")
+
+    notice = lane.locator(".notice.out")  # no reload: the lane's event stream brought it
+    expect(notice).to_contain_text("Seasoned Beef just ran out")
+    expect(notice).to_contain_text("Beef Burrito")
+    expect(lane.locator("#order-lines tr.off")).to_contain_text("Beef Burrito")
+    expect(lane.locator("#order-lines tr.off")).to_contain_text("just ran out")
+    folder = shots()
+    if folder is not None:
+        lane.screenshot(path=str(folder / "lane.png"))
+
+    say(lane, "and another beef burrito")  # a customer who asks anyway is told
+    expect(lane.locator("#conversation li.bot").last).to_contain_text("Seasoned Beef")
+
+    dashboard.locator("#chat-line").fill("what is out?")
+    dashboard.locator("#chat-line").press("Enter")
+    expect(dashboard.locator("#chat li.me").last).to_have_text("what is out?", timeout=TURN)
+    expect(dashboard.locator("#chat li.bot").last).not_to_be_empty()
+
+    if folder is not None:
+        dashboard.screenshot(path=str(folder / "dashboard.png"), full_page=True)
+
+    mark(dashboard, "Seasoned Beef", out=False)
+    expect(lane.locator(".notice.back")).to_contain_text("Seasoned Beef is back")
+    assert lane.errors == [] and dashboard.errors == []
+
+
+def test_a_large_runout_is_read_back_and_no_leaves_it(browser, contexts, service):
+    dashboard = new_page(browser, contexts, service, width=1440, height=1000)
+    open_dashboard(dashboard, service)
+    dashboard.locator("#food-filter").fill("Flour Tortilla")
+    dashboard.locator("#foods").get_by_role("button", name="Mark Flour Tortilla out", exact=True).click()
+    question = dashboard.locator("#question")
+    expect(question).to_be_visible(timeout=TURN)
+    expect(question).to_contain_text("Flour Tortilla")
+    dashboard.locator("#answer-no").click()
+    expect(question).to_be_hidden()
+    expect(dashboard.locator("#stock-status")).not_to_be_empty()
+    expect(dashboard.locator('#outs li[data-out="Flour Tortilla"]')).to_have_count(0)
+    assert dashboard.errors == []
+
+
+def test_hostile_customer_text_is_shown_as_text(browser, contexts, service):
+    lane = new_page(browser, contexts, service)
+    open_lane(lane)
+    for line in HOSTILE:
+        say(lane, line)
+    expect(lane.locator("#conversation li.customer")).to_have_text(HOSTILE)
+    assert lane.evaluate("typeof window.pwned") == "undefined"
+    expect(lane.locator("img")).to_have_count(0)
+    expect(lane.locator("#conversation script")).to_have_count(0)
+
+    dashboard = new_page(browser, contexts, service, width=1440, height=1000)
+    open_dashboard(dashboard, service)  # the manager sees the lane's last line, as text too
+    lane_id = lane.locator("#lane-id").inner_text().removeprefix("Lane ")
+    expect(dashboard.locator(f'.lane-card[data-lane="{lane_id}"] .said')).to_have_text(f"“{HOSTILE[1]}”")
+    expect(dashboard.locator("#unheard li").first).to_be_visible()
+    assert dashboard.evaluate("typeof window.pwned") == "undefined"
+    expect(dashboard.locator("img")).to_have_count(0)
+    assert lane.errors == [] and dashboard.errors == []
+
+
+@pytest.mark.xfail(reason="teach endpoint arrives on another branch", strict=False)
+def test_a_phrase_taught_on_the_dashboard_is_understood_on_a_lane(browser, contexts, service):
+    lane = new_page(browser, contexts, service)
+    open_lane(lane)
+    say(lane, "a frobnozzle wrap please")
+    expect(lane.locator("#conversation li.bot").last).to_contain_text("frobnozzle wrap")
+    expect(lane.locator("#order-lines tr")).to_have_count(0)
+
+    dashboard = new_page(browser, contexts, service, width=1440, height=1000)
+    open_dashboard(dashboard, service)
+    row = dashboard.locator('#unheard li[data-phrase="frobnozzle wrap"]')
+    expect(row).to_contain_text("1×")
+    row.locator("select").select_option("Beef Burrito")
+    row.get_by_role("button", name="Teach frobnozzle wrap").click()
+    status = dashboard.locator("#unheard-status")
+    expect(status).not_to_be_empty(timeout=TURN)
+    assert "bad" not in (status.get_attribute("class") or ""), status.inner_text()
+    expect(row).to_have_count(0)
+
+    fresh = new_page(browser, contexts, service)  # a new car orders by the taught name
+    open_lane(fresh)
+    say(fresh, "a frobnozzle wrap please")
+    expect(fresh.locator("#order-lines tr")).to_have_count(1)
+    expect(fresh.locator("#order-lines")).to_contain_text("Beef Burrito")
+
+
+def test_a_line_lost_on_the_network_is_sent_again_with_the_same_turn_id(browser, contexts, service):
+    lane = new_page(browser, contexts, service)
+    open_lane(lane)
+    sent: list[str] = []
+
+    def drop_the_first(route: sync_api.Route) -> None:
+        sent.append(json.loads(route.request.post_data or "{}")["turn_id"])
+        if len(sent) == 1:
+            route.abort("connectionreset")
+        else:
+            route.continue_()
+
+    lane.route("**/api/lanes/*/turns", drop_the_first)
+    say(lane, "two pepsis")
+    expect(lane.locator("#order-lines tr")).to_have_count(1)
+    assert len(sent) == 2 and sent[0] == sent[1] and re.fullmatch(r"[A-Za-z0-9-]{8,64}", sent[0])
+    expect(lane.locator("#conversation li.customer")).to_have_text(["two pepsis"])
+    assert lane.errors == []
