@@ -56,6 +56,7 @@ class Turn:
     pending: list[str] = field(default_factory=list)  # manager: menu changes not applied yet
     menu_version: int = 0
     unheard: list[str] = field(default_factory=list)  # customer: what no name or act of the menu fits
+    board: dict = field(default_factory=dict)  # customer: the order board after the turn (lines, total)
     llm: dict = field(default_factory=dict)  # backend, calls, tokens, latency, fallback (Usage)
 
 
@@ -296,7 +297,7 @@ class CustomerChat(Chat):
             else []
         return Turn(text=text, reply=reply, parsed=[str(p) for p in parse.preds], actions=decision.actions,
                     corrected=parse.corrected, order=order, llm=usage.as_dict(), timings=timings,
-                    unheard=list(dict.fromkeys(said_as_phrase(p) for p in [*parse.unknown, *not_caught])))
+                    board=self.board(decision.actions), unheard=list(dict.fromkeys(said_as_phrase(p) for p in [*parse.unknown, *not_caught])))
 
     def greeting(self) -> str:
         """A resumed session is welcomed back with its order so far, priced by the ASP."""
@@ -311,14 +312,16 @@ class CustomerChat(Chat):
                 for pred in self.parser.parse(text, context(self.state)).preds}
         return bool(said) and said <= PARTING
 
-    def board(self) -> dict:
+    def board(self, actions: dict | None = None) -> dict:
         """The order as a drive-through board shows it: lines of equal units with their changes and
-        prices, and the total (cents), priced by the ASP."""
-        priced = self.review()
+        prices, and the total (cents), priced by the ASP: as a turn's decision left it
+        (board/3, board_detail/3, board_total/1), else priced now."""
+        actions = self.review() if actions is None else actions
+        units = {"check": actions.get("board", []), "detail": actions.get("board_detail", [])}
         lines = [{"quantity": line.quantity, "item": line.name, "modifiers": line.modifiers,
                   "unit_price": line.unit_price, "line_price": line.quantity * line.unit_price}
-                 for line in self.templates.groups(priced)]
-        return {"lines": lines, "total": priced["total"][0][0]}
+                 for line in self.templates.groups(units)]
+        return {"lines": lines, "total": actions["board_total"][0][0]}
 
     def catch_up(self) -> None:
         """Before anything is ordered, the newest menu version is the one to order from; once an

@@ -277,3 +277,21 @@ def test_two_names_said_back_to_back_are_first_read_as_one_misspelled_name(home,
     assert [u["item"] for u in t[0].order] == ["Spicy Potato Soft Taco"]
     _, t = converse(home, menu, ["two bean burritos pepsi"])  # no single name: two items, as said
     assert [u["item"] for u in t[0].order] == ["Bean Burrito", "Bean Burrito", "Pepsi®"]
+
+
+@pytest.mark.parametrize("pack, lines", [
+    (None, ["two soft tacos and a large pepsi", "no onions on the tacos", "guacamole on one of them",
+            "a 3 crunchy tacos combo with a mountain dew", "make the pepsi a sprite", "take off the sprite", "that's all"]),
+    ("pizza", ["a large pepperoni pizza on thin crust", "extra cheese on it", "two cokes in cans", "make that three"]),
+])
+def test_the_board_a_turn_leaves_is_the_order_priced_again(tmp_path, pack, lines):
+    """A lane shows the board from the turn's own decision (board/3): it must be what pricing the
+    order afresh gives, line for line and to the cent."""
+    from automanager import paths
+    from automanager.star import CustomerChat
+    from automanager.store import Home
+
+    chat = CustomerChat(Home(tmp_path, paths.pack_dir(pack) if pack else None))
+    for line in lines:
+        turn = chat.turn(line)
+        assert turn.board == chat.board() and turn.board["lines"], line

@@ -260,8 +260,10 @@ def test_a_runout_clicked_on_the_dashboard_reaches_an_open_lane_page_live(browse
     notice = lane.locator(".notice.out")  # no reload: the lane's event stream brought it
     expect(notice).to_contain_text("Seasoned Beef just ran out")
     expect(notice).to_contain_text("Beef Burrito")
-    expect(lane.locator("#order-lines tr.off")).to_contain_text("Beef Burrito")
-    expect(lane.locator("#order-lines tr.off")).to_contain_text("just ran out")
+    # the board as the service prices it now: the item that cannot be made is off it and off the total
+    expect(lane.locator("#order-lines tr")).to_have_count(2)
+    expect(lane.locator("#order-lines")).not_to_contain_text("Beef Burrito")
+    expect(lane.locator("#total")).to_have_text("$3.39")
     folder = shots()
     if folder is not None:
         lane.screenshot(path=str(folder / "lane.png"))

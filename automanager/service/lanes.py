@@ -89,7 +89,7 @@ class Lanes:
             chat = addressed(lane.chat, lane.finished, text)
             chat.catch_up()
             turn = chat.turn(text, turn_id=turn_id)
-            answer = self.answer(lane, chat, turn.reply, turn.text)
+            answer = {**car(lane, chat, turn.board), "text": turn.text, "reply": turn.reply}
             if lane.chat.ended:  # the car has left: the next one is greeted in a new session
                 lane.finished, lane.chat = lane.chat, self.new_chat(lane.id)
         self.changed(answer)  # the car as this line left it (its board, and whether it has left)
@@ -102,22 +102,23 @@ class Lanes:
         for chat in filter(None, (lane.chat, lane.finished)):
             for said in reversed(chat.history):
                 if said.get("id") == turn_id:
-                    return {**self.answer(lane, chat, said["bot"], said["user"]), "repeated": True}
+                    return {**car(lane, chat), "text": said["user"], "reply": said["bot"], "repeated": True}
         return None
-
-    def answer(self, lane: Lane, chat: CustomerChat, reply: str, text: str) -> dict[str, Any]:
-        return {"lane": lane.id, "session": chat.session_id, "text": text, "reply": reply, "ended": chat.ended,
-                "menu_version": chat.menu_version, **chat.board()}
 
     def view(self, lane: Lane) -> dict[str, Any]:
         """What a lane shows now: its car's conversation and order board."""
         with lane.lock:
-            chat = lane.chat
-            return {"lane": lane.id, "session": chat.session_id, "greeting": chat.greeting(), "ended": chat.ended,
-                    "menu_version": chat.menu_version, "turns": [{"user": t["user"], "bot": t["bot"]}
-                                                                  for t in chat.history], **chat.board()}
+            return car(lane, lane.chat)
 
     def close(self, lane: Lane) -> None:
         with self.lock:
             self.open.pop(lane.id, None)
             self.home.close_lane(lane.id)
+
+
+def car(lane: Lane, chat: CustomerChat, board: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A car at a lane: its session, the greeting it had, its conversation and its priced order
+    board (`board`: as its last turn's decision left it, else priced now)."""
+    return {"lane": lane.id, "session": chat.session_id, "greeting": chat.templates.greeting(), "ended": chat.ended,
+            "menu_version": chat.menu_version, "turns": [{"user": t["user"], "bot": t["bot"]} for t in chat.history],
+            **(board or chat.board())}

@@ -278,7 +278,7 @@
       }
     };
     const on = (kind, handle) => source.addEventListener(kind, (message) => handle(JSON.parse(message.data)));
-    on("stock", () => { loadStock(); loadHistory(); });
+    on("stock", () => { loadStock(); loadHistory(); loadLanes(); });  // a runout takes items off open orders
     on("menu", (menu) => { setVersion(menu.version); loadVersions(); loadHistory(); loadPending(); loadStock(); });
     on("lane", (lane) => { state.lanes.set(lane.lane, lane); renderLanes(); loadUnheard(); });
     on("lane_closed", (closed) => { state.lanes.delete(closed.lane); renderLanes(); });

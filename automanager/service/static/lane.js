@@ -163,6 +163,8 @@
       }
       for (const food of stock.back || []) notice("back", `${food} is back in stock.`);
       render();
+      // the order as the service prices it now: what ran out is off the board and the total
+      api("GET", laneUrl(), { token: lane.token }).then((now) => { if (now.ok) show(now.data); });
     });
     source.addEventListener("menu", (message) => {
       const menu = JSON.parse(message.data);
