@@ -21,16 +21,21 @@ the bytes its files take; the two should be alike. With an LLM configured
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
+import random
 import resource
+import socket
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from functools import partial
 from pathlib import Path
@@ -350,6 +355,178 @@ def run(quick: bool = False, progress: Callable[[str], None] = lambda _name: Non
                                "embedding_extra_mb": round(max(run["extra_mb"] for run in lookups), 1)},
             "mixed_run": mixed, "long_session": long, "llm": llm_figures(dish, kb),
             "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0], "clingo": clingo.__version__}}
+
+
+SERVED_TARGET_P95 = 100  # ms a lane turn over loopback, at the 95th percentile, on a 2-core machine
+
+
+def customer_lines(menu: Menu) -> list[str]:
+    """What cars say at a lane, from the menu: orders, a change, questions, a typo, the close."""
+    dish, drink = menu.example_dish, menu_examples(menu)["drink"]
+    ingredient = sorted(menu.included(dish))[0]
+    other = next((d for d in sorted(menu.names("dish")) if d != dish), dish)
+    return ["hi there", f"two {plural(dish, 2)} and a large {drink}", f"no {ingredient} on the {dish}",
+            f"how much is the {other}?", "what do you recommend?", f"a {dish[:3] + dish[4:]}", f"add a {other}",
+            f"take off the {drink}", "that's all", "no thanks"]
+
+
+class Served:
+    """`automanager serve` in a child process on 127.0.0.1 (a free port, a fresh state dir, the
+    offline backend), with a keep-alive connection a caller thread."""
+
+    def __init__(self, state_dir: Path, kb: Path | None):
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        self.log = tempfile.TemporaryFile()
+        self.proc = subprocess.Popen([sys.executable, "-m", "automanager", "serve", "--host", "127.0.0.1", "--port",
+                                      str(self.port), "--state-dir", str(state_dir), "--backend", "offline"],
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self.log,
+                                     env=offline_env(kb))
+        self.local = threading.local()
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                self.call("GET", "/openapi.json")
+                break
+            except OSError:
+                if self.proc.poll() is not None or time.monotonic() > deadline:
+                    self.stop()
+                    raise RuntimeError(f"the service did not start: {self.stderr()[-2000:]}") from None
+                self.local.__dict__.clear()
+                time.sleep(0.1)
+        self.manager = (state_dir / "manager-token").read_text(encoding="utf-8").strip()
+
+    def call(self, method: str, path: str, body: dict | None = None, token: str | None = None,
+             fresh: bool = False) -> tuple[int, dict]:
+        """(status, JSON answer) of one request on this thread's kept connection (`fresh`: on a new
+        one). A request that may be sent again (a read, or a turn with its id) is, once, if the
+        server had closed an idle connection."""
+        headers = {"Content-Type": "application/json"} | ({"Authorization": f"Bearer {token}"} if token else {})
+        payload = json.dumps(body).encode() if body is not None else None
+        if fresh and getattr(self.local, "conn", None) is not None:
+            self.local.conn.close()
+            self.local.conn = None
+        for attempt in (1, 2):
+            conn = getattr(self.local, "conn", None)
+            if conn is None:
+                conn = self.local.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+            try:
+                conn.request(method, path, payload, headers)
+                answer = conn.getresponse()
+                return answer.status, json.loads(answer.read() or b"null")
+            except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+                conn.close()
+                self.local.conn = None
+                if attempt == 2 or not (method == "GET" or (body or {}).get("turn_id")):
+                    raise
+        raise AssertionError("unreachable")
+
+    def stderr(self) -> str:
+        self.log.seek(0)
+        return self.log.read().decode("utf-8", "replace")
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(timeout=30)
+
+
+def served_run(lanes: int = 32, turns: int = 20, kb: Path | None = None, think: float = 0.0,
+               seed: int = 28) -> dict:
+    """`lanes` lanes of `turns` customer turns each over loopback from a thread pool (a thread a
+    lane), while the manager changes a price and saves twice (at a third and at two thirds of the
+    turns). Every turn has an id; at the end the transcripts are read back from the store: a turn
+    acknowledged but missing is lost, one there twice is doubled. Latencies are the client's, in ms,
+    one warm-up turn before (not counted). `think`: seconds a car takes between its turns (0: each
+    lane sends its next turn as soon as it has the answer, which saturates the service and measures
+    its throughput; its latency is then mostly the queue, lanes / turns per second)."""
+    menu = Menu.load(paths.kb_files(kb))
+    lines, dish = customer_lines(menu), menu.example_dish
+    rng = random.Random(seed)
+    prices = [round(rng.uniform(2, 4), 2) for _ in range(2)]
+    total = lanes * turns
+    done, errors, acked = [0], list[str](), list[str]()
+    times: list[float] = []
+    lock = threading.Lock()
+    saves_at = [total // 3, 2 * total // 3]
+    reached = [threading.Event() for _ in saves_at]
+    saves: list[dict] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        state = Path(tmp) / "state"
+        server = Served(state, kb)
+        try:
+            warm = server.call("POST", "/api/lanes")[1]
+            server.call("POST", f"/api/lanes/{warm['lane']}/turns", {"text": lines[1]}, warm["token"])
+            opened = [server.call("POST", "/api/lanes")[1] for _ in range(lanes)]
+
+            def lane(k: int) -> None:
+                me, pace = opened[k], random.Random(seed + k)
+                for i in range(turns):
+                    if think and i:
+                        time.sleep(pace.uniform(0.5, 1.5) * think)
+                    turn_id, text = f"l{k}t{i}", lines[(k + i) % len(lines)]
+                    start = time.perf_counter()
+                    try:
+                        status, answer = server.call("POST", f"/api/lanes/{me['lane']}/turns",
+                                                     {"text": text, "turn_id": turn_id}, me["token"])
+                    except OSError as exc:
+                        status, answer = 0, {"error": str(exc)}
+                    ms = (time.perf_counter() - start) * 1000
+                    with lock:
+                        if status == 200:
+                            times.append(ms)
+                            acked.append(turn_id)
+                        else:
+                            errors.append(f"{status}: {answer.get('error') if isinstance(answer, dict) else answer}")
+                        done[0] += 1
+                        for at, event in zip(saves_at, reached, strict=True):
+                            if done[0] >= at:
+                                event.set()
+
+            def manager() -> None:
+                for event, price in zip(reached, prices, strict=True):
+                    if not event.wait(600):
+                        return
+                    start = time.perf_counter()
+                    staged = server.call("POST", "/api/manager/turns", {"text": f"the {dish} now costs ${price:.2f}"},
+                                         server.manager, fresh=True)  # idle for a while: a new connection
+                    saved = server.call("POST", "/api/save", None, server.manager)
+                    saves.append({"ms": round((time.perf_counter() - start) * 1000, 2), "price": price,
+                                  "ok": staged[0] == saved[0] == 200, "menu_version": saved[1].get("menu_version")})
+
+            watcher = threading.Thread(target=manager, name="bench-manager")
+            watcher.start()
+            began = time.perf_counter()
+            with ThreadPoolExecutor(lanes) as pool:  # a thread a lane
+                list(pool.map(lane, range(lanes)))
+            elapsed = time.perf_counter() - began
+            for event in reached:
+                event.set()
+            watcher.join(120)
+            versions = server.call("GET", "/api/versions", None, server.manager)[1]
+        finally:
+            server.stop()
+        if "Traceback" in server.stderr():
+            errors.append("a traceback in the service's log")
+        kept = Counter(turn["id"] for _, data in Home(state, kb).sessions_of("customer")
+                       for turn in data["turns"] if "id" in turn)
+    times.sort()
+
+    def at(q: float) -> float:
+        return round(times[min(len(times) - 1, round(q * (len(times) - 1)))], 2) if times else 0.0
+
+    p95 = at(0.95)
+    return {"lanes": lanes, "turns_per_lane": turns, "think_s": think, "turns": total, "acknowledged": len(acked),
+            "seconds": round(elapsed, 2), "turns_per_second": round(len(acked) / elapsed, 1) if elapsed else 0.0,
+            "p50": at(0.5), "p95": p95, "p99": at(0.99), "max": at(1.0), "errors": len(errors),
+            "error_samples": sorted(set(errors))[:5], "lost": sum(1 for t in acked if kept[t] == 0),
+            "doubled": sum(1 for t in acked if kept[t] > 1), "manager_saves": saves,
+            "menu_version": versions.get("latest"), "target_p95": SERVED_TARGET_P95,
+            "meets": p95 <= SERVED_TARGET_P95, "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]}}
 
 
 def plot(result: dict, path: Path) -> None:

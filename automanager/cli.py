@@ -456,17 +456,40 @@ def bench_command(
     plot_file: Annotated[Path | None, typer.Option("--plot", help="Also draw the curves into this PNG "
                                                                      "(needs matplotlib).")] = None,
     kb: KbOption = None,
+    served: Annotated[bool, typer.Option("--served", help="Instead: `automanager serve` on 127.0.0.1 under --lanes "
+                                                            "lanes of --turns turns each over loopback, the manager "
+                                                            "saving twice; turns/s, latency, errors, lost turns.")]
+    = False,
+    lanes: Annotated[int, typer.Option(help="--served: lanes at once (a thread each).", min=1, max=64)] = 32,
+    turns: Annotated[int, typer.Option(help="--served: turns each lane sends.", min=1, max=1000)] = 20,
+    think: Annotated[float, typer.Option(help="--served: seconds a car takes between turns (0: saturate).",
+                                         min=0, max=60)] = 0.0,
 ) -> None:
     """Time reasoning and whole turns against the paper's Table 1 (p50/p95/max in ms).
 
     Cases: administrator reasoning; assistant reasoning with 1, 10, 30 and 100 requirements in
     the order; the menu cloned x1, x4, x10; whole offline turns; REPL start to first prompt.
+    With --served: the HTTP service under load instead (see docs/service-load.md).
     """
     from rich.progress import Progress
 
     from . import bench
 
     folder = use_kb(kb)
+    if served:
+        figures = bench.served_run(lanes, turns, folder, think)
+        if as_json:
+            out.print(json.dumps(figures), soft_wrap=True, highlight=False, markup=False)
+        else:
+            out.print(f"served: {figures['lanes']} lanes x {figures['turns_per_lane']} turns (think "
+                      f"{figures['think_s']} s): {figures['turns_per_second']} turns/s; p50 {figures['p50']} ms, "
+                      f"p95 {figures['p95']} ms (target <= {figures['target_p95']}), p99 {figures['p99']} ms; "
+                      f"{figures['errors']} errors, {figures['lost']} lost, {figures['doubled']} doubled; menu "
+                      f"version {figures['menu_version']} after {len(figures['manager_saves'])} saves",
+                      highlight=False)
+        if figures["errors"] or figures["lost"] or figures["doubled"]:
+            raise typer.Exit(1)
+        return
     with Progress(console=err, disable=not err.is_terminal, transient=True) as progress:
         task = progress.add_task("bench", total=None)
         result = bench.run(quick, lambda name: progress.update(task, description=name), folder)

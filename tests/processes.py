@@ -1,12 +1,17 @@
-"""Real `automanager` chat processes for crash and concurrency tests: one JSON record a turn."""
+"""Real `automanager` processes for crash and concurrency tests: chats (one JSON record a turn) and
+the HTTP service."""
 
 from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
+
+import httpx
 
 
 class ChatProcess:
@@ -37,3 +42,52 @@ class ChatProcess:
         self.proc.stdin.close()
         self.proc.wait(timeout=60)
         return self.proc.stderr.read()
+
+
+class ServeProcess:
+    """`automanager serve` on 127.0.0.1 (a free port) over a state dir, without an LLM or any
+    AUTOMANAGER_* setting of the machine; `kill` is SIGKILL."""
+
+    def __init__(self, state_dir: Path):
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "AUTOMANAGER_"))}
+        self.proc = subprocess.Popen([sys.executable, "-m", "automanager", "serve", "--port", str(self.port),
+                                      "--state-dir", str(state_dir), "--backend", "offline"],
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                     text=True, env=env)
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.http = httpx.Client(base_url=self.url, timeout=60)
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                self.http.get("/openapi.json")
+                break
+            except httpx.TransportError:
+                if self.proc.poll() is not None or time.monotonic() > deadline:
+                    self.kill()
+                    raise AssertionError(f"the service did not start: {self.proc.stderr.read()}") from None
+                time.sleep(0.1)
+        self.manager = {"Authorization": "Bearer " + (state_dir / "manager-token").read_text().strip()}
+
+    def turn(self, lane: dict, text: str, turn_id: str) -> dict:
+        answer = self.http.post(f"/api/lanes/{lane['lane']}/turns", json={"text": text, "turn_id": turn_id},
+                                headers={"Authorization": f"Bearer {lane['token']}"})
+        assert answer.status_code == 200, answer.text
+        return answer.json()
+
+    def kill(self) -> None:
+        self.http.close()
+        self.proc.kill()
+        self.proc.wait(timeout=30)
+
+    def close(self) -> str:
+        """Stop it (SIGTERM), return its stderr."""
+        self.http.close()
+        self.proc.terminate()
+        try:
+            return self.proc.communicate(timeout=30)[1]
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            return self.proc.communicate(timeout=30)[1]

@@ -38,3 +38,18 @@ def test_bench_quick_json_has_every_figure(monkeypatch):
     assert long["session_bytes"] > 0
     # one LLM call a turn (the templates speak), and the parse prompt's size with its schema
     assert data["llm"]["llm_calls_per_turn"] == 1.0 and data["llm"]["parse_prompt_tokens"] > 500
+
+
+def test_bench_served_tiny_run_loses_nothing():
+    """`automanager bench --served` in a tiny configuration: a real server process, every figure
+    there, no error, no lost or doubled turn, both saves published (no timing is asserted)."""
+    result = CliRunner().invoke(app, ["bench", "--served", "--lanes", "4", "--turns", "3", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert set(data) == {"lanes", "turns_per_lane", "think_s", "turns", "acknowledged", "seconds",
+                         "turns_per_second", "p50", "p95", "p99", "max", "errors", "error_samples", "lost",
+                         "doubled", "manager_saves", "menu_version", "target_p95", "meets", "machine"}
+    assert data["lanes"] == 4 and data["turns"] == data["acknowledged"] == 12
+    assert data["errors"] == data["lost"] == data["doubled"] == 0 and data["error_samples"] == []
+    assert 0 < data["p50"] <= data["p95"] <= data["p99"] <= data["max"] and data["turns_per_second"] > 0
+    assert [save["ok"] for save in data["manager_saves"]] == [True, True] and data["menu_version"] == 2

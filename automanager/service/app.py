@@ -140,7 +140,9 @@ def create_app(home: Home, llm: LLMConfig | None = None) -> FastAPI:
     @app.middleware("http")
     async def limit_body(request: Request, call_next: Callable[[Request], Any]) -> Any:
         size = request.headers.get("content-length")
-        if size is not None and (not size.isdigit() or int(size) > MAX_BODY):
+        if size is not None and not size.isdigit():
+            return error(400, "the Content-Length header is not a number of bytes")
+        if size is not None and int(size) > MAX_BODY:
             return error(413, f"the request body is over {MAX_BODY:,} bytes; a line is at most {MAX_INPUT:,} characters")
         if request.method in ("POST", "PUT", "PATCH") and size is None and request.headers.get("transfer-encoding"):
             body = b""
