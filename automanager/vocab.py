@@ -108,6 +108,7 @@ CUSTOMER: dict[str, Form] = {
     "irrelevant": form("irrelevant", "nothing to act on"),
 }
 
+# alias: a phrase customers say for the item (the prompt stays within its token budget: no gloss)
 PROPERTIES = "category|price|calories|ingredient|popular|contains|alias"
 
 # The manager vocabulary: the paper's administrator predicates (add/1,2,3, edit/3,4,
@@ -119,7 +120,7 @@ MANAGER: dict[str, Form] = {
                     type="dish|combo|ingredient|sauce?", name="string"),
     "add": form("add", "name (new or on the menu) gets a value: a category; price in dollars; calories; "
                 "an ingredient; popular: a topping people like on it, or none; contains: a dish or option "
-                "group of a combo, with count; alias: a phrase customers say for the item ('X means Y')",
+                "group of a combo, with count",
                 name="string", property=PROPERTIES, value="string", count="integer?"),
     "edit": form("edit", "the price (dollars), calories or category of name becomes value; price_by: the price "
                  "moves by value dollars ('50 cents off': -0.50)",
@@ -127,8 +128,8 @@ MANAGER: dict[str, Form] = {
     "edit_swap": form("edit", "new instead of old among the ingredients, popular toppings or contents of name",
                       name="string", property="ingredient|popular|contains", old="string", new="string"),
     "delete": form("delete", "take name off the menu", name="string"),
-    "delete_value": form("delete", "remove one value from a property of name ('X no longer means Y': "
-                         "alias X of Y)", name="string", property="ingredient|popular|contains|alias", value="string"),
+    "delete_value": form("delete", "remove one value from a property of name", name="string",
+                         property="ingredient|popular|contains", value="string"),
     "delete_all": form("delete", "remove every value of a property of name (popular toppings)",
                        name="string", property="popular"),
     "save": form("save", "apply the pending menu changes now"),
