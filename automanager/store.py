@@ -355,6 +355,11 @@ class Home:
                           "ORDER BY count DESC, last_at DESC LIMIT ?", (status, limit))
         return [dict(zip(("phrase", "count", "last_at", "status"), row)) for row in rows]
 
+    def heard(self, phrase: str) -> dict[str, Any] | None:
+        """The row of a phrase customers said that no bot understood, or None."""
+        rows = self._read("SELECT phrase, count, last_at, status FROM unheard WHERE phrase = ?", (phrase,))
+        return dict(zip(("phrase", "count", "last_at", "status"), rows[0])) if rows else None
+
     def mark_unheard(self, phrase: str, status: str) -> bool:
         """Set a phrase's status (taught, not_sold); False when no customer said it."""
         return bool(self._write(lambda conn: conn.execute("UPDATE unheard SET status = ? WHERE phrase = ?",

@@ -108,7 +108,8 @@ CUSTOMER: dict[str, Form] = {
     "irrelevant": form("irrelevant", "nothing to act on"),
 }
 
-PROPERTIES = "category|price|calories|ingredient|popular|contains"
+# alias: a phrase customers say for the item (the prompt stays within its token budget: no gloss)
+PROPERTIES = "category|price|calories|ingredient|popular|contains|alias"
 
 # The manager vocabulary: the paper's administrator predicates (add/1,2,3, edit/3,4,
 # delete/1,2,3 as separate JSON forms) plus save, cancel and the answers to the bot's questions.

@@ -11,8 +11,10 @@ from pathlib import Path
 
 from .. import paths
 from ..menu.commit import VIEW
-from ..reasoner import TurnReasoner, atom
-from ..state import State
+from ..menu.model import Menu, word_means
+from ..normalize import normalize
+from ..reasoner import Const, TurnReasoner, atom
+from ..state import Create, State
 from ..vocab import MANAGER_FACTS, Pred
 from .base import Decision, new_facts, split_next
 
@@ -21,10 +23,36 @@ PROGRAM = Path(__file__).with_name("admin.lp")
 
 class Administrator:
     def __init__(self, kb_files: list[Path], cache: Path | None = None):
+        self.kb_files, self.cache = kb_files, cache
         self.reasoner = TurnReasoner.shared(kb_files, [paths.data_dir("crs") / "crs.lp", VIEW, PROGRAM], cache)
 
     def decide(self, preds: list[Pred], state: State, runout: list[str]) -> Decision:
+        preds = [as_alias(pred) for pred in preds]
         facts = [atom("runout", name) for name in runout]
         facts += state.holds()
         facts += new_facts(MANAGER_FACTS, preds)
+        facts += self.word_facts(preds, state)
         return split_next(self.reasoner.solve(facts))
+
+    def word_facts(self, preds: list[Pred], state: State) -> list:
+        """word_means(Word, Name) for each alias said: the items customers saying it already get."""
+        said = {pred.args[2] for pred in preds if is_alias(pred)}
+        if not said:
+            return []
+        menu = Menu.load(self.kb_files, self.cache)
+        created = [create.item for create in state.all(Create)]
+        return [atom("word_means", word, name) for word in sorted(said) for name in sorted(word_means(menu, word, created))]
+
+
+def is_alias(pred: Pred) -> bool:
+    """An alias added or taken off: add(Name, alias, Word), delete(Name, alias, Word)."""
+    return pred.name in ("add", "delete") and len(pred.args) == 3 and str(pred.args[1]) == "alias" \
+        and isinstance(pred.args[2], str)
+
+
+def as_alias(pred: Pred) -> Pred:
+    """An alias is kept normalized, as names are compared ('Lava  Crunch!' is 'lava crunch'); its
+    property is the constant alias however it was given."""
+    if not is_alias(pred):
+        return pred
+    return Pred(pred.name, (pred.args[0], Const("alias"), normalize(pred.args[2])), pred.line)

@@ -116,6 +116,30 @@ class ManagerParser:
         return result
 
     # -- whole-line readings: one small recognizer each, tried in the order the phrase file declares
+    def line_teach(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
+        """'<phrase> means <item>', 'when guests ask for <phrase> they want <item>': customers saying
+        the phrase get the item (an alias of it)."""
+        return self.taught(flat, ("teach_when", "teach_verb", "teach_means"), "add")
+
+    def line_untaught(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
+        """'<phrase> no longer means <item>': the alias comes off."""
+        return self.taught(flat, ("untaught_no", "untaught_stop"), "delete")
+
+    def taught(self, flat: str, cues: tuple[str, ...], act: str) -> ManagerParse | None:
+        """add|delete(Item, alias, Phrase) for the first cue that reads the line; the item is a menu
+        item's name, alias or close spelling (else as said: the bot says it is not on the menu).
+        A phrase that is only 'it' or 'that' ('that means ...') is no phrase."""
+        for cue in cues:
+            said = getattr(P, cue).match(flat)
+            if not said or P.pronoun_name.fullmatch(said.group("phrase")) or not normalize(said.group("phrase")):
+                continue
+            result = ManagerParse([])
+            item = said.group("item")
+            name = self.names.spelled(item, "item")
+            result.preds = [Pred(act, (name.name if name else item, Const("alias"), said.group("phrase")))]
+            return result
+        return None
+
     def line_save(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
         return ManagerParse([Pred("save")]) if P.save.match(flat) else None
 

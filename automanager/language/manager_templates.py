@@ -158,6 +158,8 @@ def describe(action: str, item: str, prop: str, old, new) -> str:
         return f"{action} {prop} {item}"
     if prop == "item":
         return f"{action} {item}"
+    if prop == "alias":
+        return f"{action} {item}: customers say \"{new if action == 'add' else old}\""
     if action == "edit":
         return f"edit {item}: {PROPERTY_NAMES.get(prop, prop)} {show_value(prop, old)} -> {show_value(prop, new)}"
     shown = show_value(prop, new if action == "add" else old)

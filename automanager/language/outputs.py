@@ -296,6 +296,20 @@ class AddedValue(Term):
     value: Any
 
 
+@admin("alias_added")
+class AliasAdded(Term):
+    at: int
+    item: str
+    word: str  # what customers say for it, normalized
+
+
+@admin("alias_removed")
+class AliasRemoved(Term):
+    at: int
+    item: str
+    word: str
+
+
 @admin("noted")
 class Noted(Term):
     at: int
@@ -466,6 +480,6 @@ class ValueIs(Term):
 
 MANAGER: dict[tuple[str | None, int], type[Term]] = {(cls.tag, len(cls.__annotations__)): cls for cls in (  # by kind and field count (added has two)
     RunOut, AlreadyOut, KeptStock, BackInStock, AsIngredient, ReadAs, AddCancelled, NothingToCancel, KeptPrice, Changed,
-    AddedItem, AddedValue, Noted, Declined, Kept, Deleted, RemovedValue, StockUndone, Undone, NothingToUndo,
+    AddedItem, AddedValue, AliasAdded, AliasRemoved, Noted, Declined, Kept, Deleted, RemovedValue, StockUndone, Undone, NothingToUndo,
     NothingPending, KeptTheirs, TakenOffSince, DeletedSince, AlreadySince, DeleteWithdrawn, Rebased, AnswerFirst, NothingToSave, Abandoned, ManagerNotUnderstood, StockIs,
     StockNone, StockOff, StockIn, PendingIs, PendingNone, ValueIs)}

@@ -209,6 +209,8 @@ class ManagerReader:
             return category.rstrip("s") if category.rstrip("s") in self.menu.categories else category
         if prop == "popular" and normalize(said) in ("none", "nothing", "no"):
             return Const("none")
+        if prop == "alias":  # the phrase customers say, as said (the administrator normalizes it)
+            return str(said)
         if prop == "contains":
             item = self.groups.get(normalize(said)) or self.groups.get(normalize(said).rstrip("s")) or \
                 self.known(said, "item", result) or tidy(said)

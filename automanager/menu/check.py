@@ -31,6 +31,8 @@ MESSAGES = {
     "several_values": "{0} has more than one {1}",
     "dish_and_combo": "{0} is both a dish and a combo",
     "bad_alias": "alias '{0}' points to {1}, which is not on the menu",
+    "alias_twice": "alias '{0}' of {1} also means another item",
+    "alias_is_name": "alias '{0}' of {1} is how another item is written",
     "similar_names": "'{0}' and '{1}' differ only by case or punctuation",
     "bad_option_price": "option {1} of {0} would make it cost nothing or less",
     "undeclared_option": "{0} offers option {1}, which no option group declares",

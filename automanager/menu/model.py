@@ -158,14 +158,8 @@ class Menu:
         table: dict[str, dict[str, str]] = {}
 
         def put(phrase: str, kind: str, name: str) -> None:
-            key = normalize(phrase)
-            if not key:
-                return
-            table.setdefault(key, {}).setdefault(kind, name)
-            if not key.endswith("s"):
-                table.setdefault(key + "s", {}).setdefault(kind, name)
-            elif len(key) > 3:
-                table.setdefault(key[:-1], {}).setdefault(kind, name)
+            for key in said_keys(phrase):
+                table.setdefault(key, {}).setdefault(kind, name)
 
         for name in sorted(self.items):
             for said in name_variants(name):
@@ -175,6 +169,23 @@ class Menu:
         for said, name in self.facts.get("alias", []):
             put(said, "item" if name in self.items else "topping", name)
         return table
+
+
+def said_keys(phrase: str) -> list[str]:
+    """The lexicon keys a phrase is found by: normalized, and its plural (or singular)."""
+    key = normalize(phrase)
+    if not key:
+        return []
+    if not key.endswith("s"):
+        return [key, key + "s"]
+    return [key, key[:-1]] if len(key) > 3 else [key]
+
+
+def word_means(menu: Menu, word: str, created: list[str]) -> set[str]:
+    """The items customers saying `word` (normalized) already get: the lexicon's (a name, a variant
+    or plural of one, an alias or its plural), or a name staged for adding (`created`)."""
+    found = {menu.lexicon.get(word, {}).get("item")} | {name for name in created if word in said_keys(name)}
+    return {name for name in found if name}
 
 
 NUMBER_NAMES = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "

@@ -28,8 +28,10 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from .. import paths
 from ..language.manager_templates import describe
 from ..llm.openai_backend import LLMConfig
-from ..reasoner import ReasonerError, TurnReasoner
-from ..star import MAX_INPUT, ManagerChat
+from ..menu.model import Menu
+from ..normalize import normalize
+from ..reasoner import Const, ReasonerError, TurnReasoner
+from ..star import MAX_INPUT, MAX_PHRASE, ManagerChat, said_as_phrase
 from ..store import Home, StateError
 from ..vocab import Pred
 from . import auth
@@ -56,6 +58,12 @@ class Line(Body):
 class StockChange(Body):
     name: str = Field(min_length=1, max_length=200, description="An ingredient, sauce, dish or combo of the menu.")
     out: bool = Field(description="true: ran out; false: back in stock.")
+
+
+class Teach(Body):
+    phrase: str = Field(min_length=1, max_length=MAX_PHRASE, description="A phrase customers said (GET /api/unheard).")
+    item: str | None = Field(None, min_length=1, max_length=200,
+                             description="The menu item it means; null: we don't sell that.")
 
 
 class Answer(Body):
@@ -95,6 +103,34 @@ class Service:
                       "asking": bool(turn.actions.get("ask")), "menu_version": self.manager.menu_version}
         self.events.publish("manager", **answer)
         return answer
+
+    def teach(self, phrase: str, item: str) -> dict[str, Any]:
+        """Teach a phrase customers said as an alias of a menu item: the administrator stages it
+        (and refuses it as it would in the chat), then a save publishes it with the manager's
+        other pending changes, under the same read-back and lost-update rules. The phrase is
+        marked taught only when the published menu has it; a refusal is a LaneError (409)."""
+        with self.manager_lock:
+            chat = self.manager
+            items = chat.menu.items  # (waits for a menu a save is loading)
+            named = chat.names.spelled(item, "item")
+            if named is None or named.name not in items:
+                raise LaneError(404, f"'{item}' is not an item on the menu")
+            item = named.name
+            added = chat.turn(f'"{phrase}" means {item}', [Pred("add", (item, Const("alias"), phrase))])
+            self.events.publish("manager", text=added.text, reply=added.reply, pending=added.pending,
+                                asking=bool(added.actions.get("ask")), menu_version=chat.menu_version)
+            if not any(kind == "alias_added" for _at, kind, *_ in added.actions.get("confirm", [])):
+                raise LaneError(409, added.reply)
+            saved = chat.turn("save", [Pred("save")])
+            version = chat.menu_version
+            self.events.publish("manager", text=saved.text, reply=saved.reply, pending=saved.pending,
+                                asking=bool(saved.actions.get("ask")), menu_version=version)
+            facts = Menu.load(self.home.menu_files(version), self.home.root / "cache").facts
+            taught = (normalize(phrase), item) in set(facts.get("alias", []))
+        if taught:
+            self.home.mark_unheard(phrase, "taught")
+        return {"reply": f"{added.reply} {saved.reply}", "menu_version": version,
+                "status": "taught" if taught else "open"}
 
 
 def bearer(authorization: Annotated[str | None, Header()] = None) -> str | None:
@@ -283,6 +319,20 @@ def create_app(home: Home, llm: LLMConfig | None = None) -> FastAPI:
         if status not in ("open", "taught", "not_sold"):
             raise HTTPException(422, "status: open, taught or not_sold")
         return home.unheard(status)
+
+    @app.post("/api/unheard/teach", tags=["manager"], dependencies=[Manager])
+    def teach(body: Teach) -> dict[str, Any]:
+        """A phrase customers said that no bot understood: with item, taught as another name of that
+        menu item and published as a new menu version at once (with any other pending change);
+        without, marked as something we don't sell."""
+        phrase = said_as_phrase(body.phrase)
+        if home.heard(phrase) is None:
+            raise HTTPException(404, f"no customer said '{phrase}' (GET /api/unheard lists what they said)")
+        if body.item is not None:
+            return service.teach(phrase, body.item)
+        home.mark_unheard(phrase, "not_sold")
+        return {"reply": f"Noted: we don't sell '{phrase}'.", "menu_version": home.latest_version(),
+                "status": "not_sold"}
 
     @app.get("/api/events", tags=["manager"], dependencies=[Manager])
     async def events() -> StreamingResponse:
