@@ -462,8 +462,9 @@ def bench_command(
     = False,
     lanes: Annotated[int, typer.Option(help="--served: lanes at once (a thread each).", min=1, max=64)] = 32,
     turns: Annotated[int, typer.Option(help="--served: turns each lane sends.", min=1, max=1000)] = 20,
-    think: Annotated[float, typer.Option(help="--served: seconds a car takes between turns (0: saturate).",
-                                         min=0, max=60)] = 0.0,
+    think: Annotated[float, typer.Option(help="--served: seconds a car takes between its lines (hearing the reply, "
+                                              "saying the next; 0: the next line at once, which saturates).",
+                                         min=0, max=60)] = 2.0,
 ) -> None:
     """Time reasoning and whole turns against the paper's Table 1 (p50/p95/max in ms).
 

@@ -319,7 +319,6 @@ def test_hostile_customer_text_is_shown_as_text(browser, contexts, service):
     assert lane.errors == [] and dashboard.errors == []
 
 
-@pytest.mark.xfail(reason="teach endpoint arrives on another branch", strict=False)
 def test_a_phrase_taught_on_the_dashboard_is_understood_on_a_lane(browser, contexts, service):
     lane = new_page(browser, contexts, service)
     open_lane(lane)

@@ -272,11 +272,13 @@ def create_app(home: Home, llm: LLMConfig | None = None) -> FastAPI:
 
     @app.get("/api/stock", tags=["manager"], dependencies=[Manager])
     def stock() -> dict[str, Any]:
-        """What is out, since when, and the menu items each takes off."""
+        """What is out, since when, and the menu items each takes off; every food that can run out,
+        and the menu items (what a phrase can be taught as)."""
         listed = home.stock_list()
         off = service.dishes_out([name for name, _ in listed])
         return {"out": [{"name": name, "since": since, "takes_off": off[name]} for name, since in listed],
-                "foods": sorted(service.manager.menu.toppings | service.manager.menu.items)}
+                "foods": sorted(service.manager.menu.toppings | service.manager.menu.items),
+                "items": sorted(service.manager.menu.items)}
 
     @app.post("/api/stock", tags=["manager"], dependencies=[Manager])
     def change_stock(change: StockChange) -> dict[str, Any]:

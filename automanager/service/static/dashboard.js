@@ -8,7 +8,7 @@
   const { el, fill, api, money, when } = AM;
 
   const state = {
-    out: [], foods: [], lanes: new Map(), unheard: [], pending: [], versions: [], latest: null, history: [],
+    out: [], foods: [], items: [], lanes: new Map(), unheard: [], pending: [], versions: [], latest: null, history: [],
   };
   const echoes = { event: new Map(), reply: new Map() };  // manager turns shown once, from whichever comes first
 
@@ -81,6 +81,7 @@
     if (!result.ok) return;
     state.out = result.data.out;
     state.foods = result.data.foods;
+    state.items = result.data.items;
     renderStock();
     renderUnheard();
   }
@@ -244,7 +245,7 @@
     fill($("unheard"), open.map((row) => {
       const select = el("select", { "aria-label": `Menu item for ${row.phrase}` },
         el("option", { value: "" }, "select a menu item…"),
-        state.foods.map((name) => el("option", { value: name }, name)));
+        state.items.map((name) => el("option", { value: name }, name)));
       select.value = chosen.get(row.phrase) || "";
       const teachButton = el("button", {
         type: "button", "aria-label": `Teach ${row.phrase}`,
