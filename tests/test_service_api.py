@@ -329,3 +329,22 @@ def test_the_same_turn_id_is_answered_never_taken_twice(tmp_path):
         theirs = client.post(f"/api/lanes/{other['lane']}/turns", headers={"Authorization": f"Bearer {other['token']}"},
                              json={"text": "a bean burrito", "turn_id": "t-1"}).json()
         assert "repeated" not in theirs
+
+
+def test_a_full_service_closes_the_lane_idle_longest_to_open_another(tmp_path, monkeypatch):
+    """Tabs closed without closing their lanes must not lock the next lane out; a lane in use is
+    never closed for another."""
+    from automanager.service import lanes
+
+    monkeypatch.setattr(lanes, "MAX_LANES", 2)
+    with TestClient(create_app(Home(tmp_path)), raise_server_exceptions=False) as client:
+        first, second = client.post("/api/lanes").json(), client.post("/api/lanes").json()
+        refused = client.post("/api/lanes")
+        assert refused.status_code == 429 and "close one first" in refused.json()["error"]
+        monkeypatch.setattr(lanes, "IDLE", 0)
+        third = client.post("/api/lanes")
+        assert third.status_code == 201, third.text
+        gone = client.get(f"/api/lanes/{first['lane']}", headers={"Authorization": f"Bearer {first['token']}"})
+        assert gone.status_code == 404
+        kept = client.get(f"/api/lanes/{second['lane']}", headers={"Authorization": f"Bearer {second['token']}"})
+        assert kept.status_code == 200

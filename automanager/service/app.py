@@ -77,13 +77,10 @@ class Service:
         self.home, self.llm = home, llm
         self.token = auth.manager_token(home.root)
         self.events = Events()
-        self.lanes = Lanes(home, llm, self.lane_changed)
+        self.lanes = Lanes(home, llm, self.events.publish)
         self.manager_lock = threading.Lock()
         self.manager = ManagerChat(home, llm=llm)
         self.watcher = Watcher(home, self.events, self.dishes_out)
-
-    def lane_changed(self, answer: dict[str, Any]) -> None:
-        self.events.publish("lane", **answer)
 
     def dishes_out(self, stock: list[str]) -> dict[str, list[str]]:
         """For each food out, the menu items it takes off (crs.lp decides, as for customers)."""
@@ -221,9 +218,7 @@ def create_app(home: Home, llm: LLMConfig | None = None) -> FastAPI:
     def open_lane() -> dict[str, Any]:
         """Open a lane: its id and token (keep it: every lane route needs it) and its greeting."""
         lane, token = service.lanes.start()
-        view = service.lanes.view(lane)
-        service.events.publish("lane", **view)
-        return {"token": token, **view}
+        return {"token": token, **service.lanes.view(lane)}
 
     @app.post("/api/lanes/{lane_id}/turns", tags=["lanes"])
     def lane_turn(lane_id: str, line: Line, token: Token) -> dict[str, Any]:
@@ -240,7 +235,6 @@ def create_app(home: Home, llm: LLMConfig | None = None) -> FastAPI:
         """Close the lane (its sessions stay saved)."""
         lane = service.lanes.get(lane_id, token)
         service.lanes.close(lane)
-        service.events.publish("lane_closed", lane=lane.id)
         return {"lane": lane.id, "closed": True}
 
     @app.get("/api/lanes/{lane_id}/events", tags=["lanes"])

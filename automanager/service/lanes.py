@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import secrets
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,6 +18,7 @@ from ..store import Home, StateError
 from . import auth
 
 MAX_LANES = 64  # open at once: a restaurant runs a few; a runaway client cannot fill memory
+IDLE = 30 * 60  # seconds without a line after which a lane may be closed to open another (a page left open)
 
 
 class LaneError(Exception):
@@ -34,11 +36,12 @@ class Lane:
     chat: CustomerChat
     finished: CustomerChat | None = None  # the car served last, while the next one has said nothing
     lock: threading.Lock = field(default_factory=threading.Lock)
+    heard: float = field(default_factory=time.monotonic)  # when its last line came
 
 
 class Lanes:
-    def __init__(self, home: Home, llm: LLMConfig | None, changed: Callable[[dict[str, Any]], None]):
-        self.home, self.llm, self.changed = home, llm, changed
+    def __init__(self, home: Home, llm: LLMConfig | None, publish: Callable[..., None]):
+        self.home, self.llm, self.publish = home, llm, publish  # publish(kind, **data): the event stream
         self.open: dict[str, Lane] = {}
         self.lock = threading.Lock()
 
@@ -62,13 +65,27 @@ class Lanes:
         """A new lane and its token (shown once: the store keeps only its digest)."""
         with self.lock:
             if len(self.open) >= MAX_LANES:
-                raise LaneError(429, f"{MAX_LANES} lanes are open already; close one first")
+                self.close_idle()
+            if len(self.open) >= MAX_LANES:
+                raise LaneError(429, f"{MAX_LANES} lanes are open already and none has been idle for "
+                                     f"{IDLE // 60} minutes; close one first (DELETE /api/lanes/<lane>)")
             token, token_hash = auth.new_lane_token()
             lane_id = secrets.token_hex(6)
             chat = CustomerChat(self.home, llm=self.llm)
             self.home.open_lane(lane_id, token_hash, chat.session_id)
             lane = self.open[lane_id] = Lane(lane_id, token_hash, chat)
+        self.publish("lane", **self.view(lane))
         return lane, token
+
+    def close_idle(self) -> None:
+        """Close the lane idle longest, if it has been idle long enough (a tab closed without
+        closing its lane must not keep the next one from opening)."""
+        idle = min(self.open.values(), key=lambda lane: lane.heard)
+        if time.monotonic() - idle.heard >= IDLE and idle.lock.acquire(blocking=False):
+            try:
+                self.forget(idle)
+            finally:
+                idle.lock.release()
 
     def get(self, lane_id: str, token: str | None) -> Lane:
         """The lane, for its own token only (another lane's token is no key to it)."""
@@ -86,13 +103,14 @@ class Lanes:
             done = self.answered(lane, turn_id)
             if done is not None:
                 return done
+            lane.heard = time.monotonic()
             chat = addressed(lane.chat, lane.finished, text)
             chat.catch_up()
             turn = chat.turn(text, turn_id=turn_id)
             answer = {**car(lane, chat, turn.board), "text": turn.text, "reply": turn.reply}
             if lane.chat.ended:  # the car has left: the next one is greeted in a new session
                 lane.finished, lane.chat = lane.chat, self.new_chat(lane.id)
-        self.changed(answer)  # the car as this line left it (its board, and whether it has left)
+        self.publish("lane", **answer)  # the car as this line left it (its board, and whether it has left)
         return answer
 
     def answered(self, lane: Lane, turn_id: str | None) -> dict[str, Any] | None:
@@ -112,8 +130,13 @@ class Lanes:
 
     def close(self, lane: Lane) -> None:
         with self.lock:
-            self.open.pop(lane.id, None)
-            self.home.close_lane(lane.id)
+            self.forget(lane)
+
+    def forget(self, lane: Lane) -> None:
+        """The lane is closed (its sessions stay saved)."""
+        self.open.pop(lane.id, None)
+        self.home.close_lane(lane.id)
+        self.publish("lane_closed", lane=lane.id)
 
 
 def car(lane: Lane, chat: CustomerChat, board: dict[str, Any] | None = None) -> dict[str, Any]:
