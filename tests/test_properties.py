@@ -81,9 +81,13 @@ def test_random_conversations_keep_every_invariant(conversation):
         # quantities never exceed the caps, and every unit has its own number
         assert len(items) <= POLICY["max_order_quantity"]
         assert len([s for s in state.texts if s.startswith("unit(")]) == len(items)
-        # an order never holds an item or a topping that ran out
-        for item in items.values():
-            assert not (INCLUDED.get(item, set()) & set(runout)), (item, runout)
+        # an order never holds an item or a topping that ran out (a unit made without the
+        # ingredient that ran out, or with it swapped for another, does not need it)
+        for unit, item in items.items():
+            without = {value.strip('"') for u, kind, value in details if u == unit and kind == "no"}
+            without |= {value.strip("()").split(",")[0].strip().strip('"')
+                        for u, kind, value in details if u == unit and kind == "change"}
+            assert not (INCLUDED.get(item, set()) & set(runout)) - without, (item, runout, without)
             assert item not in runout
         assert not (topping_names(details) & set(runout))
         # a priced total is the sum of its parts
