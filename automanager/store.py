@@ -24,17 +24,14 @@ import json
 import logging
 import os
 import secrets
-import sqlite3
-import tempfile
-import threading
 from collections.abc import Callable, Iterable
-from contextlib import closing
 from datetime import UTC, datetime
 from functools import cached_property
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
 from . import paths
+from .database import Database, DatabaseError, Transaction, open_database
 from .reasoner import fsync_dir, remove_stale_temporary, replace_durably
 
 Result = TypeVar("Result")  # what a write transaction's work returns
@@ -76,8 +73,6 @@ class Home:
         self.root = Path(root) if root else default_home()
         self.kb = kb  # the menu pack's folder; None: paths.kb_dir()
         self.sessions = self.root / "sessions"
-        self.schema_ready = False
-        self._kept = threading.local()  # this thread's connection to shared.db, and what it was opened on
         self._journals: dict[str, Journal] = {}  # each session's journal as this Home last read or wrote it
 
     def sweep(self) -> None:
@@ -162,65 +157,31 @@ class Home:
                              "nothing else was changed.") from exc
 
     # -- the shared database ----------------------------------------------------------------
-    def db(self) -> sqlite3.Connection:
-        """This thread's connection to shared.db, kept from one read or write to the next. It is
-        opened again when the file is no longer the one it was opened on (replaced, restored or
-        overwritten: another inode, size or time) and in a forked child. A new database is made
-        complete (WAL mode, schema) under a temporary name and then linked into place, so
-        processes starting at once on a new state dir never race to switch its journal mode
-        (which fails with "database is locked")."""
-        path = self.root / "shared.db"
-        opened_on = file_mark(path), os.getpid()
-        if getattr(self._kept, "on", None) == opened_on:
-            kept: sqlite3.Connection = self._kept.conn
-            return kept
-        self.close()
-        if opened_on[0] is None:
-            create_db(path)
-        conn = sqlite3.connect(path, timeout=30, isolation_level=None)
+    @cached_property
+    def database(self) -> Database:
+        """SQLite in the state dir, or the PostgreSQL server AUTOMANAGER_DATABASE_URL names."""
         try:
-            if not self.schema_ready:
-                upgrade(conn)
-                self.schema_ready = True
-        except BaseException:
-            conn.close()
-            raise
-        self._kept.conn, self._kept.on = conn, (file_mark(path), os.getpid())
-        return conn
+            return open_database(self.root)
+        except DatabaseError as exc:
+            raise StateError(str(exc)) from exc
 
     def close(self) -> None:
-        """Close this thread's kept connection (a later read opens a new one). A forked child
-        never closes its parent's connection: it only drops it."""
-        if getattr(self._kept, "on", (None, None))[1] == os.getpid():
-            self._kept.conn.close()
-        self._kept.on = None
+        """Close this thread's kept connection (a later read opens a new one)."""
+        if "database" in self.__dict__:
+            self.database.close()
 
     def _read(self, query: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         try:
-            return self.db().execute(query, params).fetchall()
-        except sqlite3.Error as exc:
-            self.close()
-            raise StateError(f"cannot read {self.root / 'shared.db'}: {exc}. {DB_HINT}") from exc
-        except OSError as exc:
-            raise StateError(f"cannot open the state dir {self.root}: {exc.strerror}. Check that it is a "
-                             "writable folder (--state-dir or $AUTOMANAGER_HOME).") from exc
+            return self.database.read(query, params)
+        except DatabaseError as exc:
+            raise StateError(str(exc)) from exc
 
-    def _write(self, work: Callable[[sqlite3.Connection], Result]) -> Result:
-        """Run `work` in one write transaction (BEGIN IMMEDIATE): all of it lands, or none."""
+    def _write(self, work: Callable[[Transaction], Result]) -> Result:
+        """Run `work` in one write transaction: all of it lands, or none."""
         try:
-            conn = self.db()
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                result = work(conn)
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            conn.execute("COMMIT")
-            return result
-        except sqlite3.Error as exc:
-            self.close()  # a connection left inside a failed transaction is not used again
-            raise StateError(f"cannot write {self.root / 'shared.db'}: {exc}. Check that the state dir is "
-                             f"writable and has free space. {DB_HINT}") from exc
+            return self.database.write(work)
+        except DatabaseError as exc:
+            raise StateError(str(exc)) from exc
         except OSError as exc:  # a menu version file: nothing was published
             raise StateError(f"cannot write in {self.root}: {exc.strerror}. Check that the state dir is writable "
                              "and has free space; nothing was changed.") from exc
@@ -235,9 +196,10 @@ class Home:
         return self._read("SELECT ingredient, since FROM stock_out ORDER BY ingredient")
 
     def set_stock(self, ingredient: str, out: bool, session: str = "") -> None:
-        def work(conn: sqlite3.Connection) -> None:
+        def work(conn: Transaction) -> None:
             if out:
-                changed = conn.execute("INSERT OR IGNORE INTO stock_out VALUES (?, ?)", (ingredient, now())).rowcount
+                changed = conn.execute("INSERT INTO stock_out (ingredient, since) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                                       (ingredient, now())).rowcount
             else:
                 changed = conn.execute("DELETE FROM stock_out WHERE ingredient = ?", (ingredient,)).rowcount
             if changed:
@@ -267,9 +229,12 @@ class Home:
         if version == 0:
             return self.base_files
         path = self.root / "menu" / f"v{version}.lp"
-        if not path.is_file():
-            raise StateError(f"menu version {version} is missing ({path}). Restore the file from a backup, "
-                             "or run `automanager state reset` to start from the shipped menu.")
+        if not path.is_file():  # made on another machine of the chain, or lost: made from its text
+            rows = self._read("SELECT menu_text FROM menu_version WHERE version = ?", (version,))
+            if not rows or rows[0][0] is None:
+                raise StateError(f"menu version {version} is missing ({path}). Restore the file from a backup, "
+                                 "or run `automanager state reset` to start from the shipped menu.")
+            write_atomic(path, rows[0][0])
         return [path]
 
     def published(self, session: str, batch: str) -> int | None:
@@ -287,7 +252,7 @@ class Home:
         raised. Returns the new version.
         """
 
-        def work(conn: sqlite3.Connection) -> int:
+        def work(conn: Transaction) -> int:
             latest = conn.execute("SELECT max(version) FROM menu_version WHERE base = ?",
                                   (self.base_digest,)).fetchone()[0] or 0
             if latest != based_on:
@@ -295,8 +260,8 @@ class Home:
             text = make(self.menu_files(latest))
             version = (conn.execute("SELECT max(version) FROM menu_version").fetchone()[0] or 0) + 1
             write_atomic(self.root / "menu" / f"v{version}.lp", text)
-            conn.execute("INSERT INTO menu_version (version, base, at, session, batch) VALUES (?, ?, ?, ?, ?)",
-                         (version, self.base_digest, now(), session, batch))
+            conn.execute("INSERT INTO menu_version (version, base, at, session, batch, menu_text) "
+                         "VALUES (?, ?, ?, ?, ?, ?)", (version, self.base_digest, now(), session, batch, text))
             for record in records:
                 log(conn, session, version, *record)
             return version
@@ -343,10 +308,10 @@ class Home:
     def note_unheard(self, phrases: Iterable[str]) -> None:
         """Count each phrase (a manager may teach it or mark it as not sold; a phrase marked so
         is counted still)."""
-        def work(conn: sqlite3.Connection) -> None:
+        def work(conn: Transaction) -> None:
             for phrase in phrases:
                 conn.execute("INSERT INTO unheard (phrase, count, last_at) VALUES (?, 1, ?) ON CONFLICT(phrase) "
-                             "DO UPDATE SET count = count + 1, last_at = excluded.last_at", (phrase, now()))
+                             "DO UPDATE SET count = unheard.count + 1, last_at = excluded.last_at", (phrase, now()))
 
         self._write(work)
 
@@ -366,7 +331,10 @@ class Home:
                                                           (status, phrase)).rowcount))
 
     def reset(self) -> None:
-        """Delete sessions, menu versions, stock list and audit log (on purpose only)."""
+        """Delete sessions, menu versions, stock list and audit log (on purpose only); on a shared
+        server, its rows: every machine of the chain starts afresh."""
+        if self.database.engine != "sqlite":
+            self._write(lambda conn: [conn.execute(f"DELETE FROM {table}") for table in SHARED_TABLES])
         self.close()
         self._journals.clear()
         for path in [*self.sessions.glob("*.json"), *self.sessions.glob("*.jsonl"), *(self.root / "menu").glob("v*.lp"),
@@ -374,78 +342,14 @@ class Home:
             path.unlink(missing_ok=True)
 
 
-DB_HINT = ("If the file is damaged, move it (and shared.db-wal, shared.db-shm) away: the stock list, menu "
-           "versions and audit log then start afresh; sessions are kept.")
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS stock_out (ingredient TEXT PRIMARY KEY, since TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS menu_version (version INTEGER PRIMARY KEY, base TEXT NOT NULL, at TEXT NOT NULL,
-                                         session TEXT NOT NULL, batch TEXT);
-CREATE TABLE IF NOT EXISTS audit (id INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, session TEXT NOT NULL,
-                                  version INTEGER, action TEXT NOT NULL, item TEXT NOT NULL, property TEXT,
-                                  old TEXT, new TEXT);
-CREATE TABLE IF NOT EXISTS lane (lane TEXT PRIMARY KEY, token_hash TEXT NOT NULL, session TEXT NOT NULL,
-                                 opened_at TEXT NOT NULL, closed_at TEXT);
-CREATE TABLE IF NOT EXISTS unheard (phrase TEXT PRIMARY KEY, count INTEGER NOT NULL, last_at TEXT NOT NULL,
-                                    status TEXT NOT NULL DEFAULT 'open');
-"""
-
-# The schema's version (PRAGMA user_version). 1: menu_version.batch, which staged batch of its
-# session a version published. 2: lanes of the service, and the phrases customers said that no
-# bot understood.
-SCHEMA_VERSION = 2
-
-
-def upgrade(conn: sqlite3.Connection) -> None:
-    """Bring a shared.db made by an older release up to SCHEMA_VERSION, under the write lock."""
-    if conn.execute("PRAGMA user_version").fetchone()[0] >= SCHEMA_VERSION:
-        return
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        for statement in filter(str.strip, SCHEMA.split(";")):
-            conn.execute(statement)
-        if "batch" not in {row[1] for row in conn.execute("PRAGMA table_info(menu_version)")}:
-            conn.execute("ALTER TABLE menu_version ADD COLUMN batch TEXT")
-        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
-
-
-def create_db(path: Path) -> None:
-    """Make shared.db complete under a temporary name, then link it into place (a process that
-    loses the race keeps the winner's file)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix="shared.db.", suffix=".new")
-    os.close(fd)
-    try:
-        with closing(sqlite3.connect(tmp, isolation_level=None)) as conn:
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.executescript(SCHEMA)
-            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-        try:
-            os.link(tmp, path)
-        except FileExistsError:
-            pass
-    finally:
-        for leftover in (tmp, tmp + "-wal", tmp + "-shm"):
-            Path(leftover).unlink(missing_ok=True)
-
-
-def file_mark(path: Path) -> tuple[int, int, int] | None:
-    """What tells one file from another at the same path, or the same file rewritten."""
-    try:
-        stat = path.stat()
-    except FileNotFoundError:
-        return None
-    return stat.st_ino, stat.st_size, stat.st_mtime_ns
+SHARED_TABLES = ("stock_out", "menu_version", "audit", "lane", "unheard")
 
 
 def now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def log(conn: sqlite3.Connection, session: str, version: int | None, action: str, item: str, prop: str | None,
+def log(conn: Transaction, session: str, version: int | None, action: str, item: str, prop: str | None,
         old: object, new: object) -> None:
     conn.execute("INSERT INTO audit (at, session, version, action, item, property, old, new) "
                  "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",

@@ -12,9 +12,38 @@ def isolated_home(tmp_path, monkeypatch):
     """Every test gets its own AUTOMANAGER_HOME and the shipped menu."""
     monkeypatch.setenv("AUTOMANAGER_HOME", str(tmp_path / "home"))
     monkeypatch.delenv("AUTOMANAGER_KB", raising=False)
+    monkeypatch.delenv("AUTOMANAGER_DATABASE_URL", raising=False)
     return tmp_path / "home"
 
 
 @pytest.fixture
 def kb_files():
     return paths.kb_files()
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """A real PostgreSQL server for this test session (skipped, with the reason, where none starts)."""
+    from postgres import Server
+
+    server = Server()
+    reason = server.why_not()
+    if reason:
+        pytest.skip(reason)
+    try:
+        server.start()
+    except Exception as exc:  # the binaries are there but the server does not come up: say why
+        pytest.skip(f"PostgreSQL did not start: {getattr(exc, 'stderr', '') or exc}".strip()[:300])
+    yield server
+    server.remove()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def engine(request, monkeypatch):
+    """Run the test on both database engines: SQLite in the state dir, and a fresh database on a
+    real PostgreSQL server (AUTOMANAGER_DATABASE_URL)."""
+    if request.param == "postgresql":
+        monkeypatch.setenv("AUTOMANAGER_DATABASE_URL", request.getfixturevalue("postgres_server").new_database())
+    else:
+        monkeypatch.delenv("AUTOMANAGER_DATABASE_URL", raising=False)
+    return request.param

@@ -69,12 +69,17 @@ def test_a_damaged_menu_version_is_named_and_never_silently_replaced(home):
     manager.turn("the soft taco now costs $1.99")
     manager.turn("bye")
     version_file = home.root / "menu" / "v1.lp"
+    published = version_file.read_text(encoding="utf-8")
     version_file.write_text('dish("Soft Taco"\n', encoding="utf-8")  # cut off mid-fact
     with pytest.raises(StateError) as caught:
         CustomerChat(home)
     message = str(caught.value)
     assert "v1.lp" in message and "state reset" in message
+    version_file.unlink()  # a file lost (or a version made on another machine): made from its published text
+    CustomerChat(home)
+    assert version_file.read_text(encoding="utf-8") == published
     version_file.unlink()
+    home._write(lambda conn: conn.execute("UPDATE menu_version SET menu_text = NULL"))  # a release before the text
     with pytest.raises(StateError, match="menu version 1 is missing"):
         CustomerChat(home)
 

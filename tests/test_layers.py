@@ -24,7 +24,7 @@ LAYERS = [
     ["menu.*"],  # the menu pack: build, check, commit, read
     ["store", "state", "vocab"],  # the state on disk; the session state as typed facts; the vocabularies
     ["terms"],  # the typed predicates: the one encoder and decoder
-    ["reasoner", "normalize", "paths", "settings"],  # clingo; text folding; where files are; numbers set
+    ["reasoner", "normalize", "paths", "settings", "database"],  # clingo; text folding; where files are; numbers set
     ["automanager"],  # the package itself (empty)
 ]
 

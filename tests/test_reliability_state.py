@@ -160,15 +160,15 @@ def test_a_process_keeps_one_connection_until_the_file_is_another(tmp_path):
 
     home = Home(tmp_path)
     home.set_stock("Tomatoes", True)
-    kept = home.db()
-    assert home.stock_out() == ["Tomatoes"] and home.latest_version() == 0 and home.db() is kept
+    kept = home.database.connection()
+    assert home.stock_out() == ["Tomatoes"] and home.latest_version() == 0 and home.database.connection() is kept
     other: list = []
-    thread = threading.Thread(target=lambda: other.append(home.db()))
+    thread = threading.Thread(target=lambda: other.append(home.database.connection()))
     thread.start()
     thread.join()
     assert other[0] is not kept  # a thread of its own
     Home(tmp_path).reset()
-    assert home.stock_out() == [] and home.db() is not kept
+    assert home.stock_out() == [] and home.database.connection() is not kept
     home.set_stock("Lettuce", True)
     assert Home(tmp_path).stock_out() == ["Lettuce"]
 

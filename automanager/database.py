@@ -1,0 +1,312 @@
+"""The shared database: the stock list, menu versions, audit log, lanes and phrases no bot
+understood. Two engines behind one small interface: SQLite in the state dir (the embedded
+default, one store on one machine) and PostgreSQL (a chain's shared server), chosen by
+AUTOMANAGER_DATABASE_URL=postgresql://... .
+
+Both take the same SQL (`?` placeholders, `ON CONFLICT` upserts) and run every write in one
+transaction that holds the database's write lock from the first read to the commit (SQLite:
+BEGIN IMMEDIATE; PostgreSQL: a transaction-scoped advisory lock), so a menu commit reads the
+latest version and publishes the next one with no other writer in between. The schema comes up to
+date at the first use through numbered migrations, whatever version made the database.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import tempfile
+import threading
+from collections.abc import Callable, Sequence
+from contextlib import closing
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
+from urllib.parse import urlsplit
+
+Result = TypeVar("Result")  # what a write transaction's work returns
+URL_SETTING = "AUTOMANAGER_DATABASE_URL"
+WRITE_LOCK = 0x4175746F  # the advisory lock every PostgreSQL write transaction holds ("Auto")
+DB_HINT = ("If the file is damaged, move it (and shared.db-wal, shared.db-shm) away: the stock list, menu "
+           "versions and audit log then start afresh; sessions are kept.")
+
+
+class DatabaseError(Exception):
+    """The database cannot be read or written; the message says which and what to do."""
+
+
+class SettingError(DatabaseError):
+    """AUTOMANAGER_DATABASE_URL cannot be used as it is."""
+
+
+class Transaction(Protocol):
+    def execute(self, sql: str, params: Any = (), /) -> Any: ...
+
+
+class Database(Protocol):
+    engine: str  # "sqlite" or "postgresql"
+    where: str  # for messages: the file, or the server and database (never a password)
+
+    def read(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]: ...
+
+    def write(self, work: Callable[[Transaction], Result]) -> Result: ...
+
+    def close(self) -> None: ...
+
+
+# -- migrations ------------------------------------------------------------------------------------
+# Numbered steps, each for both engines where they differ; a database records the last step it has
+# (SQLite: PRAGMA user_version; PostgreSQL: the schema_version table) and runs the steps after it.
+# 1: stock list, menu versions (with the staged batch each published), audit log.
+# 2: the service's lanes and the phrases customers said that no bot understood.
+# 3: a menu version keeps its text, so every machine of a chain can make its file.
+AUDIT_ID = {"sqlite": "INTEGER PRIMARY KEY AUTOINCREMENT", "postgresql": "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"}
+MIGRATIONS: list[tuple[int, Callable[[str], list[str]]]] = [
+    (1, lambda engine: [
+        "CREATE TABLE IF NOT EXISTS stock_out (ingredient TEXT PRIMARY KEY, since TEXT NOT NULL)",
+        "CREATE TABLE IF NOT EXISTS menu_version (version INTEGER PRIMARY KEY, base TEXT NOT NULL, at TEXT NOT NULL, "
+        "session TEXT NOT NULL, batch TEXT)",
+        f"CREATE TABLE IF NOT EXISTS audit (id {AUDIT_ID[engine]}, at TEXT NOT NULL, session TEXT NOT NULL, "
+        "version INTEGER, action TEXT NOT NULL, item TEXT NOT NULL, property TEXT, old TEXT, new TEXT)",
+    ]),
+    (2, lambda engine: [
+        "CREATE TABLE IF NOT EXISTS lane (lane TEXT PRIMARY KEY, token_hash TEXT NOT NULL, session TEXT NOT NULL, "
+        "opened_at TEXT NOT NULL, closed_at TEXT)",
+        "CREATE TABLE IF NOT EXISTS unheard (phrase TEXT PRIMARY KEY, count INTEGER NOT NULL, last_at TEXT NOT NULL, "
+        "status TEXT NOT NULL DEFAULT 'open')",
+    ]),
+    (3, lambda engine: ["ALTER TABLE menu_version ADD COLUMN menu_text TEXT"]),
+]
+LATEST = MIGRATIONS[-1][0]
+
+
+def migrate(tx: Transaction, engine: str, have: int) -> None:
+    """Run the steps after `have`, inside the caller's write transaction."""
+    for number, statements in MIGRATIONS:
+        if number > have:
+            for statement in statements(engine):
+                tx.execute(statement)
+            if number == 1 and engine == "sqlite":  # a release before the batch column made the table without it
+                columns = {row[1] for row in tx.execute("PRAGMA table_info(menu_version)").fetchall()}
+                if "batch" not in columns:
+                    tx.execute("ALTER TABLE menu_version ADD COLUMN batch TEXT")
+
+
+def open_database(root: Path) -> Database:
+    """PostgreSQL when AUTOMANAGER_DATABASE_URL says so, else SQLite in the state dir."""
+    url = os.environ.get(URL_SETTING, "").strip()
+    return Postgres(url) if url else SQLite(root / "shared.db")
+
+
+# -- SQLite ------------------------------------------------------------------------------------------
+class SQLite:
+    """shared.db in the state dir, in WAL mode; one kept connection per thread."""
+
+    engine = "sqlite"
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.where = str(path)
+        self.schema_ready = False
+        self._kept = threading.local()  # this thread's connection, and what it was opened on
+
+    def connection(self) -> sqlite3.Connection:
+        """This thread's connection, kept from one call to the next. It is opened again when the
+        file is no longer the one it was opened on (replaced, restored or overwritten: another
+        inode, size or time) and in a forked child. A new database is made complete (WAL mode,
+        schema) under a temporary name and then linked into place, so processes starting at once
+        on a new state dir never race to switch its journal mode ("database is locked")."""
+        opened_on = file_mark(self.path), os.getpid()
+        if getattr(self._kept, "on", None) == opened_on:
+            kept: sqlite3.Connection = self._kept.conn
+            return kept
+        self.close()
+        if opened_on[0] is None:
+            self.create()
+        conn = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        try:
+            if not self.schema_ready:
+                self.upgrade(conn)
+                self.schema_ready = True
+        except BaseException:
+            conn.close()
+            raise
+        self._kept.conn, self._kept.on = conn, (file_mark(self.path), os.getpid())
+        return conn
+
+    def create(self) -> None:
+        """Make the database complete under a temporary name, then link it into place (a process
+        that loses the race keeps the winner's file)."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix="shared.db.", suffix=".new")
+        os.close(fd)
+        try:
+            with closing(sqlite3.connect(tmp, isolation_level=None)) as conn:
+                conn.execute("PRAGMA journal_mode=WAL")
+                self.upgrade(conn)
+            try:
+                os.link(tmp, self.path)
+            except FileExistsError:
+                pass
+        finally:
+            for leftover in (tmp, tmp + "-wal", tmp + "-shm"):
+                Path(leftover).unlink(missing_ok=True)
+
+    @staticmethod
+    def upgrade(conn: sqlite3.Connection) -> None:
+        have = conn.execute("PRAGMA user_version").fetchone()[0]
+        if have >= LATEST:
+            return
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            have = conn.execute("PRAGMA user_version").fetchone()[0]  # another process may have done it
+            migrate(conn, "sqlite", have)
+            conn.execute(f"PRAGMA user_version = {max(have, LATEST)}")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+    def close(self) -> None:
+        """Close this thread's kept connection. A forked child never closes its parent's: it drops it."""
+        if getattr(self._kept, "on", (None, None))[1] == os.getpid():
+            self._kept.conn.close()
+        self._kept.on = None
+
+    def read(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        try:
+            return self.connection().execute(sql, tuple(params)).fetchall()
+        except sqlite3.Error as exc:
+            self.close()
+            raise DatabaseError(f"cannot read {self.path}: {exc}. {DB_HINT}") from exc
+        except OSError as exc:
+            raise DatabaseError(f"cannot open the state dir {self.path.parent}: {exc.strerror}. Check that it is "
+                                "a writable folder (--state-dir or $AUTOMANAGER_HOME).") from exc
+
+    def write(self, work: Callable[[Transaction], Result]) -> Result:
+        """Run `work` in one write transaction (BEGIN IMMEDIATE): all of it lands, or none."""
+        try:
+            conn = self.connection()
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                result = work(conn)
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+            return result
+        except sqlite3.Error as exc:
+            self.close()  # a connection left inside a failed transaction is not used again
+            raise DatabaseError(f"cannot write {self.path}: {exc}. Check that the state dir is writable and has "
+                                f"free space. {DB_HINT}") from exc
+
+
+def file_mark(path: Path) -> tuple[int, int, int] | None:
+    """What tells one file from another at the same path, or the same file rewritten."""
+    try:
+        stat = path.stat()
+    except FileNotFoundError:
+        return None
+    return stat.st_ino, stat.st_size, stat.st_mtime_ns
+
+
+# -- PostgreSQL --------------------------------------------------------------------------------------
+class Postgres:
+    """A PostgreSQL server (psycopg 3, a connection pool); the schema is brought up to date at the
+    first use, under the write lock, whatever machine gets there first."""
+
+    engine = "postgresql"
+    POOL = 8  # connections a process keeps at most: turns are short, the GIL runs one at a time
+
+    def __init__(self, url: str):
+        parts = urlsplit(url)
+        if parts.scheme not in ("postgresql", "postgres") or not parts.path.strip("/"):
+            raise SettingError(f"{URL_SETTING} must be postgresql://user@host:port/database (got "
+                               f"'{redacted(url)}'); unset it to use SQLite in the state dir")
+        self.url = url
+        self.where = redacted(url)
+        self._pool: Any = None
+        self._lock = threading.Lock()
+
+    def pool(self) -> Any:
+        with self._lock:
+            if self._pool is None:
+                from psycopg_pool import ConnectionPool
+
+                pool = ConnectionPool(self.url, min_size=1, max_size=self.POOL, open=False, timeout=10,
+                                      kwargs={"connect_timeout": 5, "application_name": "automanager"})
+                try:
+                    pool.open(wait=True, timeout=10)
+                    with pool.connection() as conn, conn.transaction():
+                        self.upgrade(conn)
+                except BaseException:
+                    pool.close()
+                    raise
+                self._pool = pool
+            return self._pool
+
+    @staticmethod
+    def upgrade(conn: Any) -> None:
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+        conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+        row = conn.execute("SELECT max(version) FROM schema_version").fetchone()
+        have = row[0] or 0
+        if have < LATEST:
+            migrate(PostgresTransaction(conn), "postgresql", have)
+            conn.execute("INSERT INTO schema_version VALUES (%s)", (LATEST,))
+
+    def read(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        return self._run(lambda conn: conn.execute(placeholders(sql), tuple(params)).fetchall(), "read")
+
+    def write(self, work: Callable[[Transaction], Result]) -> Result:
+        def transaction(conn: Any) -> Result:
+            with conn.transaction():
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+                return work(PostgresTransaction(conn))
+
+        return self._run(transaction, "write")
+
+    def _run(self, use: Callable[[Any], Result], what: str) -> Result:
+        import psycopg
+        from psycopg_pool import PoolTimeout
+
+        try:
+            with self.pool().connection() as conn:
+                return use(conn)
+        except (psycopg.OperationalError, PoolTimeout) as exc:
+            raise DatabaseError(f"cannot {what} the database at {self.where}: {first_line(exc)}. Check that the "
+                                f"server is running and {URL_SETTING} is right; try again when it is back") from exc
+        except psycopg.Error as exc:
+            raise DatabaseError(f"the database at {self.where} refused to {what}: {first_line(exc)}. Check the "
+                                "user's rights on that database") from exc
+
+    def close(self) -> None:
+        with self._lock:
+            if self._pool is not None:
+                self._pool.close()
+                self._pool = None
+
+
+class PostgresTransaction:
+    """A connection inside a transaction, taking the same SQL as SQLite."""
+
+    def __init__(self, conn: Any):
+        self.conn = conn
+
+    def execute(self, sql: str, params: Any = (), /) -> Any:
+        return self.conn.execute(placeholders(sql), tuple(params))
+
+
+def placeholders(sql: str) -> str:
+    """SQLite's `?` as psycopg's `%s` (the project's SQL has no literal `?` or `%`)."""
+    return sql.replace("?", "%s")
+
+
+def redacted(url: str) -> str:
+    """The URL without its password, for messages."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    return parts._replace(netloc=parts.netloc.replace(f":{parts.password}@", ":***@")).geturl()
+
+
+def first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
