@@ -8,14 +8,22 @@ transaction that holds the database's write lock from the first read to the comm
 BEGIN IMMEDIATE; PostgreSQL: a transaction-scoped advisory lock), so a menu commit reads the
 latest version and publishes the next one with no other writer in between. The schema comes up to
 date at the first use through numbered migrations, whatever version made the database.
+
+A write that changes what lanes show (stock, a new menu version) calls `notify` inside its
+transaction, and `listener()` hears of it (see docs/chains.md): on PostgreSQL through LISTEN/NOTIFY
+on a connection of its own, delivered only when the write commits; SQLite has no notifications
+between processes, so its listener hears at once of the writes of this process and wakes every
+POLL seconds for the others'.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import tempfile
 import threading
+from collections import deque
 from collections.abc import Callable, Sequence
 from contextlib import closing
 from pathlib import Path
@@ -25,6 +33,10 @@ from urllib.parse import urlsplit
 Result = TypeVar("Result")  # what a write transaction's work returns
 URL_SETTING = "AUTOMANAGER_DATABASE_URL"
 WRITE_LOCK = 0x4175746F  # the advisory lock every PostgreSQL write transaction holds ("Auto")
+CHANNEL = "automanager"  # the PostgreSQL channel of change notifications
+POLL = 0.5  # seconds: how often a SQLite listener wakes to look for other processes' writes
+Change = dict[str, Any]  # a notification's payload: {"what": "stock" | "menu", ...}
+ANYTHING: Change = {"what": "any"}  # a SQLite listener's wake-up: another process may have written
 DB_HINT = ("If the file is damaged, move it (and shared.db-wal, shared.db-shm) away: the stock list, menu "
            "versions and audit log then start afresh; sessions are kept.")
 
@@ -48,6 +60,25 @@ class Database(Protocol):
     def read(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]: ...
 
     def write(self, work: Callable[[Transaction], Result]) -> Result: ...
+
+    def close(self) -> None: ...
+
+    def notify(self, tx: Transaction, what: str, **detail: Any) -> None:
+        """Inside a write transaction: tell listeners `what` changed, once (and only if) it commits."""
+        ...
+
+    def listener(self) -> Listener: ...
+
+
+class Listener(Protocol):
+    """Hears of committed changes. `connect` and `wait` raise DatabaseError when the connection is
+    lost (PostgreSQL); notifications sent meanwhile are lost, so look at the store after `connect`."""
+
+    def connect(self) -> None: ...
+
+    def wait(self, timeout: float) -> list[Change]:
+        """The changes heard within `timeout` seconds (returns at the first), [] if none."""
+        ...
 
     def close(self) -> None: ...
 
@@ -183,6 +214,7 @@ class SQLite:
 
     def write(self, work: Callable[[Transaction], Result]) -> Result:
         """Run `work` in one write transaction (BEGIN IMMEDIATE): all of it lands, or none."""
+        self._kept.pending = []
         try:
             conn = self.connection()
             conn.execute("BEGIN IMMEDIATE")
@@ -192,11 +224,71 @@ class SQLite:
                 conn.execute("ROLLBACK")
                 raise
             conn.execute("COMMIT")
+            board(self.path).post(self._kept.pending)
             return result
         except sqlite3.Error as exc:
             self.close()  # a connection left inside a failed transaction is not used again
             raise DatabaseError(f"cannot write {self.path}: {exc}. Check that the state dir is writable and has "
                                 f"free space. {DB_HINT}") from exc
+        finally:
+            self._kept.pending = []
+
+    def notify(self, tx: Transaction, what: str, **detail: Any) -> None:
+        """Kept until the transaction commits, then heard by this process's listeners at once.
+        SQLite has no notifications between processes: their listeners find it at their next poll."""
+        self._kept.pending.append({"what": what, **detail})
+
+    def listener(self) -> Listener:
+        return SQLiteListener(board(self.path))
+
+
+class Board:
+    """The changes this process committed to one SQLite file, for its listeners."""
+
+    def __init__(self) -> None:
+        self.changed = threading.Condition()
+        self.count = 0
+        self.recent: deque[tuple[int, Change]] = deque(maxlen=64)
+
+    def post(self, changes: list[Change]) -> None:
+        if changes:
+            with self.changed:
+                for change in changes:
+                    self.count += 1
+                    self.recent.append((self.count, change))
+                self.changed.notify_all()
+
+
+BOARDS: dict[str, Board] = {}
+BOARDS_LOCK = threading.Lock()
+
+
+def board(path: Path) -> Board:
+    with BOARDS_LOCK:
+        return BOARDS.setdefault(os.path.abspath(path), Board())
+
+
+class SQLiteListener:
+    """Wakes at once for this process's writes, and every POLL seconds (at most `timeout`) with
+    ANYTHING for other processes' (SQLite cannot tell them apart: look at the store)."""
+
+    def __init__(self, on: Board):
+        self.board = on
+        self.seen = on.count
+
+    def connect(self) -> None:
+        self.seen = self.board.count
+
+    def wait(self, timeout: float) -> list[Change]:
+        with self.board.changed:
+            if self.board.count == self.seen:
+                self.board.changed.wait(min(timeout, POLL))
+            heard = [change for number, change in self.board.recent if number > self.seen]
+            self.seen = self.board.count
+        return heard or [ANYTHING]
+
+    def close(self) -> None:
+        pass
 
 
 def file_mark(path: Path) -> tuple[int, int, int] | None:
@@ -264,6 +356,14 @@ class Postgres:
 
         return self._run(transaction, "write")
 
+    def notify(self, tx: Transaction, what: str, **detail: Any) -> None:
+        """NOTIFY inside the transaction: PostgreSQL delivers it to every listening connection when
+        (and only if) the transaction commits, in commit order."""
+        tx.execute("SELECT pg_notify(?, ?)", (CHANNEL, json.dumps({"what": what, **detail})))
+
+    def listener(self) -> Listener:
+        return PostgresListener(self.url, self.where)
+
     def _run(self, use: Callable[[Any], Result], what: str) -> Result:
         import psycopg
         from psycopg_pool import PoolTimeout
@@ -283,6 +383,59 @@ class Postgres:
             if self._pool is not None:
                 self._pool.close()
                 self._pool = None
+
+
+class PostgresListener:
+    """LISTEN on a connection of its own (not the pool's; autocommit), with TCP keepalives so a
+    server that vanishes is noticed."""
+
+    CONNECT_TIMEOUT = 3  # seconds; short, so a stopping service is not held up by a server down
+
+    def __init__(self, url: str, where: str):
+        self.url, self.where = url, where
+        self.conn: Any = None
+
+    def connect(self) -> None:
+        import psycopg
+
+        self.close()
+        try:
+            self.conn = psycopg.connect(self.url, autocommit=True, connect_timeout=self.CONNECT_TIMEOUT,
+                                        application_name="automanager-listen", keepalives=1, keepalives_idle=10,
+                                        keepalives_interval=5, keepalives_count=3)
+            self.conn.execute(f"LISTEN {CHANNEL}")
+        except psycopg.Error as exc:
+            self.close()
+            raise DatabaseError(f"cannot listen to the database at {self.where}: {first_line(exc)}") from exc
+
+    def wait(self, timeout: float) -> list[Change]:
+        import psycopg
+
+        if self.conn is None:
+            raise DatabaseError(f"not listening to the database at {self.where}")
+        try:
+            heard = [notice.payload for notice in self.conn.notifies(timeout=timeout, stop_after=1)]
+        except psycopg.Error as exc:
+            self.close()
+            raise DatabaseError(f"lost the connection to the database at {self.where}: {first_line(exc)}") from exc
+        return [parse_change(payload) for payload in heard]
+
+    def close(self) -> None:
+        if self.conn is not None:
+            conn, self.conn = self.conn, None
+            try:
+                conn.close()
+            except Exception:  # a broken connection may fail to close: it is dropped all the same
+                pass
+
+
+def parse_change(payload: str) -> Change:
+    """A notification's payload; one this release cannot read still says that something changed."""
+    try:
+        change = json.loads(payload)
+    except ValueError:
+        return dict(ANYTHING)
+    return change if isinstance(change, dict) else dict(ANYTHING)
 
 
 class PostgresTransaction:

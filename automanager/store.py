@@ -205,6 +205,7 @@ class Home:
             if changed:
                 log(conn, session, None, "runout" if out else "restore", ingredient, "stock",
                     "in" if out else "out", "out" if out else "in")
+                self.database.notify(conn, "stock")  # every lane of the store hears of it at the commit
 
         self._write(work)
 
@@ -264,6 +265,7 @@ class Home:
                          "VALUES (?, ?, ?, ?, ?, ?)", (version, self.base_digest, now(), session, batch, text))
             for record in records:
                 log(conn, session, version, *record)
+            self.database.notify(conn, "menu", version=version)
             return version
 
         return self._write(work)

@@ -6,15 +6,23 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import threading
+import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
+from ..database import DatabaseError, Listener
 from ..store import Home, StateError
+
+LOG = logging.getLogger(__name__)
+LOG.addHandler(logging.NullHandler())
 
 HEARTBEAT = 15.0  # seconds between keep-alive comments, so proxies keep an idle stream open
 BACKLOG = 256  # events a slow listener may fall behind before it is dropped (its page reconnects)
-WATCH = 0.5  # seconds between looks at the shared store, which the terminal chats also change
+WATCH = 0.5  # seconds between looks at the shared store while no notification can be heard
+WAKE = 1.0  # seconds a listening watcher waits at most before checking whether the service stops
+RETRY_FIRST, RETRY_MAX = 0.5, 30.0  # seconds before listening again after a lost connection (doubling)
 
 Event = dict[str, Any]
 
@@ -64,24 +72,88 @@ def sse(event: Event) -> str:
 
 class Watcher:
     """Publishes changes of the shared stock list and menu versions, whoever made them (a page,
-    the service's manager chat or a terminal chat on the same state dir)."""
+    the service's manager chat, a terminal chat on the same state dir, or another machine of the
+    chain on the same PostgreSQL database).
+
+    It looks at the store when the database's listener hears of a change: on PostgreSQL a
+    notification at the commit (no polling); on SQLite at once for this process's writes and every
+    WATCH seconds for other processes'. When the PostgreSQL connection drops, it looks every WATCH
+    seconds while it listens again after RETRY_FIRST seconds, doubling up to RETRY_MAX, and looks
+    once more when listening again: notifications sent meanwhile are lost, the store is not.
+    """
 
     def __init__(self, home: Home, events: Events, dishes_out: Callable[[list[str]], dict[str, list[str]]]):
         self.home, self.events, self.dishes_out = home, events, dishes_out
         self.stopping = threading.Event()
         self.stock: list[str] | None = None
         self.version: int | None = None
+        self.state = "starting"  # "listening", or "polling" while the listener is not connected
+        self.thread: threading.Thread | None = None
 
     def start(self) -> None:
         self.look()
-        threading.Thread(target=self.run, name="service-watcher", daemon=True).start()
+        self.thread = threading.Thread(target=self.run, name="service-watcher", daemon=True)
+        self.thread.start()
 
-    def stop(self) -> None:
+    def stop(self, wait: float = 5.0) -> None:
+        """Stop; the thread wakes within WAKE seconds (or a connect's timeout) and ends."""
         self.stopping.set()
+        if self.thread is not None and self.thread is not threading.current_thread():
+            self.thread.join(wait)
 
     def run(self) -> None:
-        while not self.stopping.wait(WATCH):
-            self.look()
+        try:
+            listener = self.home.database.listener()
+        except StateError as exc:  # no database yet (a bad setting): look as before, the error shows elsewhere
+            LOG.warning("cannot listen for changes (%s); looking at the store every %.1f s", exc, WATCH)
+            self.state = "polling"
+            while not self.stopping.wait(WATCH):
+                self.look()
+            return
+        try:
+            self.listen(listener)
+        finally:
+            listener.close()
+
+    def listen(self, listener: Listener) -> None:
+        retry_in, retry_at = RETRY_FIRST, 0.0
+        lost_at: float | None = None
+        while not self.stopping.is_set():
+            if self.state != "listening":
+                if time.monotonic() >= retry_at:
+                    try:
+                        listener.connect()
+                    except DatabaseError as exc:
+                        retry_at = time.monotonic() + retry_in
+                        LOG.log(logging.WARNING if self.state == "starting" else logging.INFO,
+                                "%s; looking at the store every %.1f s, next try in %.1f s", exc, WATCH, retry_in)
+                        retry_in = min(retry_in * 2, RETRY_MAX)
+                        self.state = "polling"
+                    else:
+                        if lost_at is not None:
+                            LOG.warning("listening for changes again after %.1f s; looking at the store for what "
+                                        "changed meanwhile", time.monotonic() - lost_at)
+                        else:
+                            LOG.info("listening for changes of the store (%s)", self.home.database.engine)
+                        self.state, retry_in, lost_at = "listening", RETRY_FIRST, None
+                        self.look()  # what changed before LISTEN took effect, or while disconnected
+                        continue
+                if self.stopping.wait(max(0.0, min(WATCH, retry_at - time.monotonic()))):
+                    break
+                self.look()
+                continue
+            try:
+                heard = listener.wait(WAKE)
+            except DatabaseError as exc:
+                lost_at, retry_at = time.monotonic(), time.monotonic() + retry_in
+                self.state = "polling"
+                LOG.warning("%s; looking at the store every %.1f s while listening again (first try in %.1f s)",
+                            exc, WATCH, retry_in)
+                self.look()
+                continue
+            if heard and not self.stopping.is_set():
+                LOG.debug("heard %s", heard)
+                self.look()
 
     def look(self) -> None:
         try:
