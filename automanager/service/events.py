@@ -129,6 +129,7 @@ class Watcher:
                                 "%s; looking at the store every %.1f s, next try in %.1f s", exc, WATCH, retry_in)
                         retry_in = min(retry_in * 2, RETRY_MAX)
                         self.state = "polling"
+                        self.look()
                     else:
                         if lost_at is not None:
                             LOG.warning("listening for changes again after %.1f s; looking at the store for what "
@@ -140,7 +141,8 @@ class Watcher:
                         continue
                 if self.stopping.wait(max(0.0, min(WATCH, retry_at - time.monotonic()))):
                     break
-                self.look()
+                if time.monotonic() < retry_at:  # a poll; else listening is tried first, and looks when it works
+                    self.look()
                 continue
             try:
                 heard = listener.wait(WAKE)
