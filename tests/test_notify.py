@@ -257,3 +257,31 @@ def test_payload_of_a_change_leaves_room_for_a_store():
 
     assert parse_change('{"what": "stock", "store": "s-042"}') == {"what": "stock", "store": "s-042"}
     assert parse_change("not json") == {"what": "any"}
+
+
+@pytest.mark.slow
+def test_a_server_restart_falls_back_and_listens_again(machines, postgres_server, caplog):
+    """The server itself stops and comes back (pg_ctl -m immediate): the watcher polls meanwhile,
+    listens again with its back-off, and a runout made after the restart reaches it."""
+    here, there, _url = machines
+    caplog.set_level("INFO", logger="automanager.service.events")
+    watcher, published = watch(here)
+    try:
+        postgres_server.stop()
+        try:
+            wait_until(lambda: watcher.state == "polling")
+            time.sleep(1.0)  # a few failed tries to listen again
+        finally:
+            postgres_server.restart()
+        there.set_stock("Lettuce", True)  # the pool's connections died with the server: it makes new ones
+        published.wait_for("stock", lambda data: data["ran_out"] == ["Lettuce"], within=30.0)
+        wait_until(lambda: watcher.state == "listening", within=30.0)
+        started = time.monotonic()
+        there.set_stock("Tomatoes", True)
+        published.wait_for("stock", lambda data: data["ran_out"] == ["Tomatoes"])
+        took = time.monotonic() - started
+    finally:
+        watcher.stop()
+    said = [record.getMessage() for record in caplog.records]
+    assert any("listening for changes again" in line for line in said), said
+    print(f"after the restart a runout reached the watcher in {took * 1000:.0f} ms")
