@@ -288,6 +288,12 @@ def test_a_wrong_url_is_said_in_one_line(command, url, tmp_path):
     assert "secret" not in line and ("***" in line or "secret" not in url)
 
 
+@pytest.mark.parametrize("command", ["manager", "serve"])
+def test_a_wrong_url_is_said_in_one_line_by_the_manager_and_the_service(command, tmp_path):
+    line = said_in_one_line(run_cli(command, "postgres://someone:secret@host", tmp_path), "AUTOMANAGER_DATABASE_URL")
+    assert "someone:***@host" in line
+
+
 @pytest.mark.parametrize("command", ["stock", "customer", "manager", "serve"])
 def test_a_server_that_is_down_is_said_in_one_line(command, tmp_path):
     url = f"postgresql://someone:secret@127.0.0.1:{free_port()}/chain"  # a closed loopback port
