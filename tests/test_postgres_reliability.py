@@ -110,3 +110,36 @@ def test_the_database_lost_mid_service_is_a_503_then_the_same_turn_is_taken_once
     finally:
         stderr = server.close()
     assert "Traceback" not in stderr, stderr
+
+
+def test_every_lane_s_first_turn_after_the_server_is_back_is_answered(on_postgres, postgres_server, tmp_path):
+    """Connections the pool kept from before the loss are never handed to a turn after it."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import httpx
+
+    server, down = ServeProcess(tmp_path), False
+    try:
+        lanes = [server.http.post("/api/lanes").json() for _ in range(6)]
+
+        def post(k: int, text: str, turn_id: str) -> httpx.Response:
+            with httpx.Client(base_url=server.url, timeout=60) as client:
+                return client.post(f"/api/lanes/{lanes[k]['lane']}/turns", json={"text": text, "turn_id": turn_id},
+                                   headers={"Authorization": f"Bearer {lanes[k]['token']}"})
+
+        with ThreadPoolExecutor(len(lanes)) as pool:  # turns at once: the pool keeps several connections
+            for i, line in enumerate(ADDS):
+                assert all(r.status_code == 200 for r in pool.map(lambda k: post(k, line, f"t{i}"), range(6)))
+        postgres_server.stop()
+        down = True
+        postgres_server.restart()
+        down = False
+        with ThreadPoolExecutor(len(lanes)) as pool:
+            answers = list(pool.map(lambda k: post(k, "a pepsi", "after"), range(6)))
+        assert [a.status_code for a in answers] == [200] * 6, [a.text for a in answers if a.status_code != 200]
+        assert all(board(a.json()) == Counter({"Pepsi®": 2, "Bean Burrito": 1, "Crunchy Taco": 1}) for a in answers)
+    finally:
+        if down:
+            postgres_server.restart()
+        stderr = server.close()
+    assert "Traceback" not in stderr, stderr
