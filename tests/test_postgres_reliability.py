@@ -129,13 +129,14 @@ def test_every_lane_s_first_turn_after_the_server_is_back_is_answered(on_postgre
 
         with ThreadPoolExecutor(len(lanes)) as pool:  # turns at once: the pool keeps several connections
             for i, line in enumerate(ADDS):
-                assert all(r.status_code == 200 for r in pool.map(lambda k: post(k, line, f"t{i}"), range(6)))
+                answers = list(pool.map(post, range(6), [line] * 6, [f"t{i}"] * 6))
+                assert all(r.status_code == 200 for r in answers)
         postgres_server.stop()
         down = True
         postgres_server.restart()
         down = False
         with ThreadPoolExecutor(len(lanes)) as pool:
-            answers = list(pool.map(lambda k: post(k, "a pepsi", "after"), range(6)))
+            answers = list(pool.map(post, range(6), ["a pepsi"] * 6, ["after"] * 6))
         assert [a.status_code for a in answers] == [200] * 6, [a.text for a in answers if a.status_code != 200]
         assert all(board(a.json()) == Counter({"Pepsi®": 2, "Bean Burrito": 1, "Crunchy Taco": 1}) for a in answers)
     finally:
