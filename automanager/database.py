@@ -321,10 +321,16 @@ class Postgres:
     def pool(self) -> Any:
         with self._lock:
             if self._pool is None:
+                import psycopg
                 from psycopg_pool import ConnectionPool
 
+                # one plain connection first: a server that is down or a database refused is said in its
+                # own words at once, not as the pool's timeout after 10 s with its retries logged
+                psycopg.connect(self.url, connect_timeout=5, application_name="automanager").close()
+
+                # check: a connection kept from before the server restarted is replaced, never handed to a turn
                 pool = ConnectionPool(self.url, min_size=1, max_size=self.POOL, open=False, timeout=10,
-                                      kwargs={"connect_timeout": 5, "application_name": "automanager"})
+                                      check=ConnectionPool.check_connection, kwargs={"connect_timeout": 5, "application_name": "automanager"})
                 try:
                     pool.open(wait=True, timeout=10)
                     with pool.connection() as conn, conn.transaction():

@@ -46,13 +46,15 @@ class ChatProcess:
 
 class ServeProcess:
     """`automanager serve` on 127.0.0.1 (a free port) over a state dir, without an LLM or any
-    AUTOMANAGER_* setting of the machine (but those in `settings`); `kill` is SIGKILL."""
+    AUTOMANAGER_* setting of the machine but the database the test chose (and those in `settings`);
+    `kill` is SIGKILL."""
 
     def __init__(self, state_dir: Path, settings: dict[str, str] | None = None):
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             self.port = probe.getsockname()[1]
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "AUTOMANAGER_"))}
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "AUTOMANAGER_"))
+               or k == "AUTOMANAGER_DATABASE_URL"}  # the engine the test chose (conftest clears it otherwise)
         env.update(settings or {})
         self.proc = subprocess.Popen([sys.executable, "-m", "automanager", "serve", "--port", str(self.port),
                                       "--state-dir", str(state_dir), "--backend", "offline"],

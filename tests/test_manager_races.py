@@ -1,6 +1,7 @@
 """Two managers staging changes to the same dish and saving one after the other, every pair of
 change kinds in both orders: no change is lost without the manager being asked or told, and no
-change is applied twice. Each published version is checked against the one before it."""
+change is applied twice. Each published version is checked against the one before it. On both
+database engines."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ CHANGES = {  # kind -> what a manager says to stage it
     "remove ingredient": ["remove the onions from the bean burrito"],
 }
 TOLD = ("another manager", "Another manager")
+pytestmark = pytest.mark.usefixtures("engine")  # on SQLite and on PostgreSQL
 
 
 def facts(home: Home, version: int) -> Menu:
