@@ -31,7 +31,7 @@ from .menu.model import Menu
 from .names import NameMatcher
 from .reasoner import WRITER, ReasonerError
 from .state import PENDING, Building, Has, LastAsk, Staged, State, Talked, Unit
-from .store import Home, StateError, VersionMoved
+from .store import DEFAULT_STORE, Home, StateError, VersionMoved
 from .terms import as_term, encode
 from .vocab import Pred, VocabError
 
@@ -79,6 +79,9 @@ class Chat:
             if data.get("role", "customer") != self.role:
                 raise StateError(f"session '{session_id}' is a {data.get('role', 'customer')} session, not a "
                                  f"{self.role} one; resume it with `automanager {data.get('role', 'customer')}`")
+            if data.get("store", DEFAULT_STORE) != home.store:
+                raise StateError(f"session '{session_id}' belongs to the store '{data.get('store', DEFAULT_STORE)}', "
+                                 f"not '{home.store}'; resume it with --store {data.get('store', DEFAULT_STORE)}")
             self.session_id, self.history = session_id, data["turns"]
             try:  # read now: a damaged session says so before its first turn
                 self.state = State(data["state"]).read()
@@ -209,7 +212,7 @@ class Chat:
         return turn
 
     def save(self) -> None:
-        self.home.save_session(self.session_id, {"session": self.session_id, "role": self.role,
+        self.home.save_session(self.session_id, {"session": self.session_id, "role": self.role, "store": self.home.store,
                                                  "menu_version": self.menu_version, "state": self.state.texts,
                                                  "turns": self.history}, new=not self.saved)
         self.saved = True
@@ -289,7 +292,7 @@ class CustomerChat(Chat):
 
     def step(self, text: str, said: list[Pred] | None = None) -> Turn:
         parse, decision, usage, timings = self.think(text, context(self.state), lambda parse: self.assistant.decide(
-            parse.preds, self.state, self.home.stock_out(), len(parse.unknown)), said)
+            parse.preds, self.state, self.home.stock_out(), len(parse.unknown), self.home.store_prices()), said)
         order = self.order()
         counts = Counter(unit["item"] for unit in order)
         reply = self.respond(self.templates.render(decision.actions, parse.unknown, counts), decision.actions, usage)
@@ -333,7 +336,8 @@ class CustomerChat(Chat):
 
     def review(self) -> dict:
         """The order as it stands, priced (check/3, detail/3, total/1); the state is not changed."""
-        return self.assistant.decide([Pred("review")], self.state, self.home.stock_out()).actions
+        return self.assistant.decide([Pred("review")], self.state, self.home.stock_out(), 0,
+                                     self.home.store_prices()).actions
 
     def order(self) -> list[dict]:
         """The order so far, one entry per unit, from the saved state."""
