@@ -160,6 +160,9 @@ def describe(action: str, item: str, prop: str, old, new) -> str:
         return f"{action} {item}"
     if prop == "alias":
         return f"{action} {item}: customers say \"{new if action == 'add' else old}\""
+    if action in ("store_price", "chain_price"):  # a store's own price, or the chain menu's again
+        said = "store price" if action == "store_price" else "back to the chain price"
+        return f"{said} of {item}: {show_value('price', old)} -> {show_value('price', new)}"
     if action == "edit":
         return f"edit {item}: {PROPERTY_NAMES.get(prop, prop)} {show_value(prop, old)} -> {show_value(prop, new)}"
     shown = show_value(prop, new if action == "add" else old)
