@@ -467,9 +467,10 @@ class ManagerChat(Chat):
         for _attempt in range(MAX_COMMIT_ATTEMPTS):
             self.sync_menu()
             parse, decision, usage, timings = self.think(text, self.context(), lambda parse: self.admin.decide(
-                parse.preds, self.state, self.home.stock_out()), said)
+                parse.preds, self.state, self.home.stock_out(), self.home.store_prices()), said)
             for change, name in decision.actions.get("stock", []):
                 self.home.set_stock(name, change == "out", self.session_id)
+            self.apply_store_prices(decision.actions)
             try:
                 note = self.commit(batch(before)) if "commit" in decision.actions else ""
                 break
@@ -485,6 +486,14 @@ class ManagerChat(Chat):
         return Turn(text=text, reply=reply, parsed=[str(p) for p in parse.preds], actions=decision.actions,
                     corrected=parse.corrected, pending=[describe(*row) for row in self.staged()], llm=usage.as_dict(),
                     timings=timings)
+
+    def apply_store_prices(self, actions: dict) -> None:
+        """This store's own prices, set or dropped at once (like stock): the chain menu is not changed."""
+        chain = dict(self._menu.facts.get("original_price", []))
+        for item, cents in actions.get("set_store_price", []):
+            self.home.set_store_price(item, cents, chain.get(item), self.session_id)
+        for (item,) in actions.get("drop_store_price", []):
+            self.home.set_store_price(item, None, chain.get(item), self.session_id)
 
     def sync_menu(self) -> None:
         """Work on the newest menu version (another manager may have published one)."""

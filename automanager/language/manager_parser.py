@@ -140,6 +140,33 @@ class ManagerParser:
             return result
         return None
 
+    def line_store_price(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
+        """'here the X costs $1.79', 'set our store's price of X to $1.79': store_price(X, 179),
+        this store's own price; the rest of the line must read as prices of menu items."""
+        folded = fold(text)
+        if not P.store_scope.search(folded) or not P.price_like.search(folded):
+            return None
+        rest = self.parse(P.store_scope.sub(" ", folded), ctx)
+        prices = [p for p in rest.preds if p.name == "edit" and len(p.args) == 3 and str(p.args[1]) == "price"]
+        if not prices or len(prices) != len(rest.preds):
+            return None
+        return ManagerParse([Pred("store_price", (p.args[0], p.args[2])) for p in prices], unknown=rest.unknown,
+                            corrected=rest.corrected)
+
+    def line_chain_price(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
+        """'use the chain price for X again': chain_price(X), this store's own price of X goes."""
+        if not P.chain_price.search(flat):
+            return None
+        result = ManagerParse([])
+        said = P.chain_price_filler.sub(" ", P.chain_price.sub(" ", flat))
+        names = self.names_in(said, result, "item") if normalize(said) else []
+        if not names and P.refers_to_it.search(flat) and ctx.last_item:
+            names = [ctx.last_item]
+        if not names:
+            return None
+        result.preds = [Pred("chain_price", (name,)) for name in dict.fromkeys(names)]
+        return result
+
     def line_save(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
         return ManagerParse([Pred("save")]) if P.save.match(flat) else None
 

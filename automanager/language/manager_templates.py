@@ -135,8 +135,10 @@ class ManagerTemplates:
         if prop:
             fields["property"] = "ingredient" if said.tag == "changed" and prop == "ingredient" \
                 else PROPERTY_NAMES[prop]
-        if said.tag == "kept_price":
+        if said.tag in ("kept_price", "chain_price"):
             fields["price"] = show_value("price", fields["price"])
+        if said.tag == "store_price":
+            fields["old"], fields["new"] = show_value("price", fields["old"]), show_value("price", fields["new"])
         if isinstance(said, outputs.PendingIs):
             fields["change"] = describe(said.action, said.item, said.property, *[None if value == "none" else value
                                                                               for value in (said.old, said.new)])
