@@ -434,6 +434,17 @@ class ManagerChat(Chat):
         said = f"being added: {ctx.building} ({ctx.build_type})"
         return said + (f"; the bot last asked for its {ctx.ask_topic}" if ctx.ask_topic else "")
 
+    def understand(self, text: str, ctx, usage: Usage, said: list[Pred] | None = None):
+        """A line about this store's own prices ("here the X costs $1.79", "use the chain price for X
+        again") is read by its cue, offline, before any LLM: the LLM's vocabulary has no store
+        prices (its prompt stays within its budget), and would read it as a change to the chain menu."""
+        if said is None and self.llm is not None:
+            local = self.parser.store_line(text, ctx)
+            if local is not None:
+                usage.answered_by = "offline"
+                return local
+        return super().understand(text, ctx, usage, said)
+
     def context(self) -> ManagerContext:
         ctx = ManagerContext()
         for typed in self.state:

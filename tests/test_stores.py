@@ -237,3 +237,17 @@ def test_the_cli_serves_the_store_named(tmp_path):
     assert "Guacamole" in run_cli(["state", "stock", "--store", "north"], tmp_path).stdout
     assert "Guacamole" in run_cli(["state", "stock"], tmp_path, store="north").stdout
     assert "Nothing is out of stock" in run_cli(["state", "stock"], tmp_path).stdout
+
+
+def test_a_store_price_line_is_read_by_its_cue_even_with_an_llm(tmp_path):
+    """The LLM's vocabulary has no store prices: such a line never reaches it (it would read a
+    change to the chain menu)."""
+    from types import SimpleNamespace
+
+    (a,) = stores(tmp_path, "north")
+    manager = ManagerChat(a)
+    manager.llm = SimpleNamespace(config=SimpleNamespace(rephrase=False))  # any use of it fails
+    turn = manager.turn("here the bean burrito costs $1.79")
+    assert turn.parsed == ["store_price('Bean Burrito', 179)"] and turn.llm["answered_by"] == "offline"
+    assert manager.turn("use the chain price for the bean burrito again").parsed == ["chain_price('Bean Burrito')"]
+    assert a.store_prices() == {} and a.latest_version() == 0

@@ -140,6 +140,13 @@ class ManagerParser:
             return result
         return None
 
+    def store_line(self, text: str, ctx: ManagerContext | None = None) -> ManagerParse | None:
+        """The parse of a line about this store's own prices, else None."""
+        ctx = ctx or ManagerContext()
+        text = spoken_prices(text)
+        flat = words(text)
+        return self.line_chain_price(flat, text, ctx) or self.line_store_price(flat, text, ctx) if flat else None
+
     def line_store_price(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
         """'here the X costs $1.79', 'set our store's price of X to $1.79': store_price(X, 179),
         this store's own price; the rest of the line must read as prices of menu items."""
