@@ -33,6 +33,9 @@ CUES = manager_phrases()  # the cue patterns and words of phrases_manager.toml
 P = CUES.patterns
 MAX_LIST = 30  # names read from one list in one turn: a turn's cost stays bounded
 YES_NO_QUESTIONS = ("confirm_delete", "new_ingredient", "confirm_price", "confirm_runout")
+# what only this parser says, by its cue, before any LLM reads the line (ManagerChat.understand):
+# this store's own prices, which the LLM vocabulary leaves out to keep its prompt within budget
+OFFLINE_ONLY = ("store_price", "chain_price")
 INSTEAD_OF_NO = ("edit", "runout", "restore", "query")  # what a no to a read-back may go on to say
 
 
