@@ -42,6 +42,7 @@ MANAGER_HELP = """Tell me what ran out or came back: "we're out of {ingredient} 
 {other_ingredient} in the {dish}",
 "take the {dish} off the menu", "add a new dish called Spicy Bean Wrap" (I ask for the rest),
 "add ingredient Pickled Radish". Menu changes are applied together when you say "save" or "bye".
+This store's own price, at once: "here the {dish} costs $1.79"; "use the chain price for the {dish} again".
 Commands: /stock the stock list, /pending changes not applied yet, /history applied changes,
 /status what reads your lines, /help this text, /quit leaves (and applies pending changes)."""
 
