@@ -32,7 +32,7 @@ from .reasoner import OverBudget, ReasonerError, caches_written
 from .repl import run_chat
 from .settings import ConfigError
 from .star import MAX_INPUT, Chat, CustomerChat, ManagerChat
-from .store import Home, StateError
+from .store import STORE_SETTING, Home, StateError, default_store
 
 app = typer.Typer(
     help="AutoManager: a drive-through run by two chat bots. An LLM (or the offline parser) only "
@@ -71,6 +71,9 @@ StateDirOption = Annotated[
     typer.Option("--state-dir", help="Where sessions and the shared stock list live (default: $AUTOMANAGER_HOME)."),
 ]
 
+StoreOption = Annotated[str | None, typer.Option(
+    "--store", help=f"The store of the chain this runs for: its stock list, lanes and prices (default: ${STORE_SETTING}, "
+    "else main). The menu is the chain's.")]
 
 ResumeOption = Annotated[str | None, typer.Option("--resume", help="Continue the session with this id.")]
 ChatJsonOption = Annotated[bool, typer.Option(
@@ -123,10 +126,14 @@ def use_kb(kb: Path | None) -> Path | None:
     return kb.resolve()
 
 
-def open_home(state_dir: Path | None, kb: Path | None = None) -> Home:
-    """The state dir, with the menu pack (see use_kb); a state dir that is a file is refused here,
-    before a command half works on it."""
-    home = Home(state_dir, kb)
+def open_home(state_dir: Path | None, kb: Path | None = None, store: str | None = None) -> Home:
+    """The state dir, with the menu pack (see use_kb), for a store (--store, else $AUTOMANAGER_STORE,
+    else main); a state dir that is a file, or a bad store id, is refused here, before a command
+    half works on it."""
+    try:
+        home = Home(state_dir, kb, store if store is not None else default_store())
+    except StateError as exc:
+        raise fail(str(exc)) from None
     if home.root.exists() and not home.root.is_dir():
         raise fail(f"the state dir {home.root} is a file, not a folder: set --state-dir (or $AUTOMANAGER_HOME) "
                    "to a folder")
@@ -144,14 +151,15 @@ def read_piped() -> str | None:
 
 
 def chat_loop(kind: type[Chat], state_dir: Path | None, resume: str | None, as_json: bool,
-              backend: str, model: str | None, kb: Path | None) -> None:
+              backend: str, model: str | None, kb: Path | None, store: str | None = None) -> None:
+    home = open_home(state_dir, None, store)  # a bad store id is refused before anything else
     folder = use_kb(kb)
     if resume == "":
         raise fail("--resume '' names no session: give the id a chat printed when it started, or leave out "
                    "--resume for a new session")
     config = llm_config(backend, model)
     try:
-        home = open_home(state_dir, folder)
+        home = open_home(state_dir, folder, home.store)
         chat = kind(home, resume, config)
     except (StateError, ReasonerError) as exc:
         raise fail(str(exc)) from None
@@ -162,8 +170,8 @@ def chat_loop(kind: type[Chat], state_dir: Path | None, resume: str | None, as_j
         Embedder.warm_in_background()  # so the first misspelled name costs no wait
         read_line = terminal_reader(chat.home.history_path(chat.role))
     lane = (lambda: CustomerChat(home, None, config)) if kind is CustomerChat else None
-    about = f"state dir {home.root}, backend " + (f"{config.model} (LLM)" if config else "offline (no LLM)")
-    hint = resume_command(chat.role, state_dir, folder)
+    about = f"store {home.store}, state dir {home.root}, backend " + (f"{config.model} (LLM)" if config else "offline (no LLM)")
+    hint = resume_command(chat.role, state_dir, folder, home.store)
     with caches_written():  # a chat that quits while its warm-up is inside clingo waits for it, never aborts
         code = run_chat(chat, read_line, out, err, as_json, next_chat=lane, resume=hint, about=about)
     raise typer.Exit(code)
@@ -184,9 +192,12 @@ def program() -> list[str]:
     return [str(started.absolute())] if started.exists() else ["automanager"]
 
 
-def resume_command(role: str, state_dir: Path | None, kb: Path | None) -> Callable[[str], str]:
-    """The command, as printed, that continues a session: with --state-dir and --kb when given."""
+def resume_command(role: str, state_dir: Path | None, kb: Path | None, store: str = "main") -> Callable[[str], str]:
+    """The command, as printed, that continues a session: with --state-dir and --kb when given, and
+    --store for a store other than main."""
     words = [*program(), role]
+    if store != "main":
+        words += ["--store", store]
     if state_dir is not None:
         words += ["--state-dir", str(state_dir.absolute())]
     if kb is not None:
@@ -217,7 +228,8 @@ def terminal_reader(history: Path) -> Callable[[], str]:
 
 @app.command()
 def customer(state_dir: StateDirOption = None, resume: ResumeOption = None, as_json: ChatJsonOption = False,
-             backend: BackendOption = "auto", model: ModelOption = None, kb: KbOption = None) -> None:
+             backend: BackendOption = "auto", model: ModelOption = None, kb: KbOption = None,
+             store: StoreOption = None) -> None:
     """Chat as a customer at the drive-through (type /help inside for examples from the menu).
 
     A lane that keeps serving: when an order is finished and the bot says
@@ -229,18 +241,19 @@ def customer(state_dir: StateDirOption = None, resume: ResumeOption = None, as_j
     echo "<what you would say>" | automanager customer.
     With --json each line names its session. Another restaurant: --kb kb/packs/pizza.
     """
-    chat_loop(CustomerChat, state_dir, resume, as_json, backend, model, kb)
+    chat_loop(CustomerChat, state_dir, resume, as_json, backend, model, kb, store)
 
 
 @app.command()
 def manager(state_dir: StateDirOption = None, resume: ResumeOption = None, as_json: ChatJsonOption = False,
-            backend: BackendOption = "auto", model: ModelOption = None, kb: KbOption = None) -> None:
+            backend: BackendOption = "auto", model: ModelOption = None, kb: KbOption = None,
+            store: StoreOption = None) -> None:
     """Chat as the restaurant manager: stock and menu changes (type /help inside for examples).
 
     Stock changes reach customers at their next turn; menu changes are applied together when
     you say "save" or "bye". Example: echo "we're out of <an ingredient>" | automanager manager
     """
-    chat_loop(ManagerChat, state_dir, resume, as_json, backend, model, kb)
+    chat_loop(ManagerChat, state_dir, resume, as_json, backend, model, kb, store)
 
 
 @app.command()
@@ -248,7 +261,7 @@ def serve(host: Annotated[str, typer.Option(help="The address to listen on; 127.
           = "127.0.0.1",
           port: Annotated[int, typer.Option(help="The port to listen on.", min=1, max=65535)] = 8000,
           state_dir: StateDirOption = None, backend: BackendOption = "auto", model: ModelOption = None,
-          kb: KbOption = None) -> None:
+          kb: KbOption = None, store: StoreOption = None) -> None:
     """Serve the lanes and the manager's dashboard over HTTP (one process, many lanes).
 
     Open http://127.0.0.1:8000/lane for a lane, and the dashboard at
@@ -260,6 +273,7 @@ def serve(host: Annotated[str, typer.Option(help="The address to listen on; 127.
 
     from .service.app import create_app
 
+    home = open_home(state_dir, None, store)  # a bad store id is refused before anything else
     folder = use_kb(kb)
     try:
         socket.create_server((host, port)).close()
@@ -268,21 +282,22 @@ def serve(host: Annotated[str, typer.Option(help="The address to listen on; 127.
                    "uses it), or another address with --host.") from None
     config = llm_config(backend, model)
     try:
-        home = open_home(state_dir, folder)
+        home = open_home(state_dir, folder, home.store)
         service = create_app(home, config)
     except (StateError, ReasonerError) as exc:
         raise fail(str(exc)) from None
     token = service.state.service.token
     for line in (f"lane page:  http://{host}:{port}/lane", f"dashboard:  http://{host}:{port}/dashboard?token={token}",
-                 f"API docs:   http://{host}:{port}/docs", f"state dir {home.root}; Ctrl-C stops the service"):
+                 f"API docs:   http://{host}:{port}/docs", f"store {home.store}, state dir {home.root}; Ctrl-C stops the service"):
         err.print(line, highlight=False, soft_wrap=True)  # an address is never broken across lines
     uvicorn.run(service, host=host, port=port, log_level="warning")
 
 
 @state_app.command("stock")
-def state_stock(state_dir: StateDirOption = None, as_json: JsonOption = False, kb: KbOption = None) -> None:
-    """What is out of stock now."""
-    rows = load(lambda home: home.stock_list(), state_dir, kb)
+def state_stock(state_dir: StateDirOption = None, as_json: JsonOption = False, kb: KbOption = None,
+                store: StoreOption = None) -> None:
+    """What is out of stock now in the store."""
+    rows = load(lambda home: home.stock_list(), state_dir, kb, store)
     if as_json:
         out.print_json(json.dumps([{"name": name, "since": since} for name, since in rows]))
     elif not rows:
@@ -295,10 +310,11 @@ def state_stock(state_dir: StateDirOption = None, as_json: JsonOption = False, k
 
 
 @state_app.command("pending")
-def state_pending(state_dir: StateDirOption = None, as_json: JsonOption = False, kb: KbOption = None) -> None:
-    """Menu changes managers have made but not applied yet (applied at save or bye)."""
+def state_pending(state_dir: StateDirOption = None, as_json: JsonOption = False, kb: KbOption = None,
+                  store: StoreOption = None) -> None:
+    """Menu changes the store's managers have made but not applied yet (applied at save or bye)."""
     sessions = load(lambda home: [(sid, ManagerChat(home, sid).staged()) for sid, _ in home.sessions_of("manager")],
-                    state_dir, kb)
+                    state_dir, kb, store)
     pending = [(sid, row) for sid, rows in sessions for row in rows]
     if as_json:
         out.print_json(json.dumps([{"session": sid, "change": describe(*row)} for sid, row in pending]))
@@ -311,17 +327,19 @@ def state_pending(state_dir: StateDirOption = None, as_json: JsonOption = False,
 
 @state_app.command("history")
 def state_history(state_dir: StateDirOption = None, as_json: JsonOption = False, kb: KbOption = None,
-                  limit: Annotated[int, typer.Option(help="How many changes, newest first.")] = 50) -> None:
-    """Applied changes, newest first: stock and menu, with old and new values (the audit log)."""
+                  limit: Annotated[int, typer.Option(help="How many changes, newest first.")] = 50,
+                  store: StoreOption = None) -> None:
+    """Applied changes, newest first, with old and new values (the audit log): the store's stock
+    and prices, and the chain's menu versions (the store that published each is shown)."""
     if not 1 <= limit <= HISTORY_MAX:
         raise fail(f"--limit {limit} is out of range: give a number of changes from 1 to {HISTORY_MAX}")
-    rows = load(lambda home: home.history(limit), state_dir, kb)
+    rows = load(lambda home: home.history(limit), state_dir, kb, store)
     if as_json:
         out.print_json(json.dumps(rows))
         return
-    table = Table("when", "session", "version", "change")
+    table = Table("when", "store", "session", "version", "change")
     for r in rows:
-        table.add_row(r["at"], r["session"], str(r["version"] or ""),
+        table.add_row(r["at"], r["store"], r["session"], str(r["version"] or ""),
                       describe(r["action"], r["item"], r["property"], r["old"], r["new"]))
     out.print(table if rows else "No changes applied yet.")
 
@@ -339,10 +357,11 @@ def state_reset(state_dir: StateDirOption = None,
     out.print(f"state in {home.root} reset: the shipped menu, nothing out of stock, no sessions")
 
 
-def load(read, state_dir: Path | None, kb: Path | None = None):
+def load(read, state_dir: Path | None, kb: Path | None = None, store: str | None = None):
+    home = open_home(state_dir, None, store)  # a bad store id is refused before anything else
     folder = use_kb(kb)
     try:
-        return read(open_home(state_dir, folder))
+        return read(open_home(state_dir, folder, home.store))
     except (StateError, ReasonerError) as exc:
         raise fail(str(exc)) from None
 

@@ -89,6 +89,11 @@ class Listener(Protocol):
 # 1: stock list, menu versions (with the staged batch each published), audit log.
 # 2: the service's lanes and the phrases customers said that no bot understood.
 # 3: a menu version keeps its text, so every machine of a chain can make its file.
+# 4: stores of a chain: a store column (default 'main': what was there belongs to the store
+#    'main') on the stock list, the audit log, lanes and unheard phrases; the stock list is keyed
+#    by (store, ingredient) and unheard phrases by (store, phrase); store_price, a store's own
+#    price of a menu item over the chain menu's. SQLite cannot change a primary key: those two
+#    tables are made again and their rows copied.
 AUDIT_ID = {"sqlite": "INTEGER PRIMARY KEY AUTOINCREMENT", "postgresql": "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"}
 MIGRATIONS: list[tuple[int, Callable[[str], list[str]]]] = [
     (1, lambda engine: [
@@ -105,7 +110,40 @@ MIGRATIONS: list[tuple[int, Callable[[str], list[str]]]] = [
         "status TEXT NOT NULL DEFAULT 'open')",
     ]),
     (3, lambda engine: ["ALTER TABLE menu_version ADD COLUMN menu_text TEXT"]),
+    (4, lambda engine: stores_step(engine)),
 ]
+
+
+def stores_step(engine: str) -> list[str]:
+    store = "store TEXT NOT NULL DEFAULT 'main'"
+    common = [
+        f"ALTER TABLE audit ADD COLUMN {store}",
+        f"ALTER TABLE lane ADD COLUMN {store}",
+        "CREATE TABLE IF NOT EXISTS store_price (store TEXT NOT NULL, item TEXT NOT NULL, cents INTEGER NOT NULL, "
+        "at TEXT NOT NULL, PRIMARY KEY (store, item))",
+    ]
+    if engine == "postgresql":
+        return common + [
+            f"ALTER TABLE stock_out ADD COLUMN {store}",
+            "ALTER TABLE stock_out DROP CONSTRAINT stock_out_pkey",
+            "ALTER TABLE stock_out ADD PRIMARY KEY (store, ingredient)",
+            f"ALTER TABLE unheard ADD COLUMN {store}",
+            "ALTER TABLE unheard DROP CONSTRAINT unheard_pkey",
+            "ALTER TABLE unheard ADD PRIMARY KEY (store, phrase)",
+        ]
+    return common + [
+        f"CREATE TABLE stock_out_new ({store}, ingredient TEXT NOT NULL, since TEXT NOT NULL, "
+        "PRIMARY KEY (store, ingredient))",
+        "INSERT INTO stock_out_new (store, ingredient, since) SELECT 'main', ingredient, since FROM stock_out",
+        "DROP TABLE stock_out",
+        "ALTER TABLE stock_out_new RENAME TO stock_out",
+        f"CREATE TABLE unheard_new ({store}, phrase TEXT NOT NULL, count INTEGER NOT NULL, last_at TEXT NOT NULL, "
+        "status TEXT NOT NULL DEFAULT 'open', PRIMARY KEY (store, phrase))",
+        "INSERT INTO unheard_new (store, phrase, count, last_at, status) "
+        "SELECT 'main', phrase, count, last_at, status FROM unheard",
+        "DROP TABLE unheard",
+        "ALTER TABLE unheard_new RENAME TO unheard",
+    ]
 LATEST = MIGRATIONS[-1][0]
 
 

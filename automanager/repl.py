@@ -42,6 +42,7 @@ MANAGER_HELP = """Tell me what ran out or came back: "we're out of {ingredient} 
 {other_ingredient} in the {dish}",
 "take the {dish} off the menu", "add a new dish called Spicy Bean Wrap" (I ask for the rest),
 "add ingredient Pickled Radish". Menu changes are applied together when you say "save" or "bye".
+This store's own price, at once: "here the {dish} costs $1.79"; "use the chain price for the {dish} again".
 Commands: /stock the stock list, /pending changes not applied yet, /history applied changes,
 /status what reads your lines, /help this text, /quit leaves (and applies pending changes)."""
 
@@ -150,7 +151,7 @@ def command(text: str, chat: Chat) -> dict:
     if isinstance(chat, CustomerChat) and name == "/order":
         return {"command": name, "order": chat.order(), **chat.board()}
     if isinstance(chat, CustomerChat) and name == "/menu":
-        prices = dict(chat.menu.facts.get("original_price", []))
+        prices = {**dict(chat.menu.facts.get("original_price", [])), **chat.home.store_prices()}  # the store's own first
         return {"command": name, "items": [{"item": item, "category": chat.menu.category_of.get(item, "combo"),
                                              "price": prices.get(item, 0)} for item in sorted(chat.menu.items)]}
     if isinstance(chat, ManagerChat) and name == "/stock":
@@ -161,7 +162,8 @@ def command(text: str, chat: Chat) -> dict:
         return {"command": name, "history": chat.home.history(20)}
     if name == "/status":
         llm = chat.llm
-        return {"command": name, "state_dir": str(chat.home.root), "menu_version": chat.menu_version,
+        return {"command": name, "store": chat.home.store, "state_dir": str(chat.home.root),
+                "menu_version": chat.menu_version,
                 "backend": llm.config.model if llm else "offline",
                 "llm": "none" if llm is None else "answering" if llm.breaker.allows() else "not answering"}
     help_text = CUSTOMER_HELP if isinstance(chat, CustomerChat) else MANAGER_HELP
@@ -201,5 +203,5 @@ def as_text(shown: dict) -> RenderableType:
         reading = {"none": "the built-in parser (no LLM configured)", "answering": f"the LLM {shown['backend']}",
                    "not answering": f"the built-in parser: the LLM {shown['backend']} is not answering (probed "
                                     "in the background)"}[shown["llm"]]
-        return f"State dir {shown['state_dir']}, menu version {shown['menu_version']}; lines are read by {reading}."
+        return f"Store {shown['store']}, state dir {shown['state_dir']}, menu version {shown['menu_version']}; lines are read by {reading}."
     return (shown["error"] + " " if "error" in shown else "") + shown["help"]

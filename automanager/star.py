@@ -31,7 +31,7 @@ from .menu.model import Menu
 from .names import NameMatcher
 from .reasoner import WRITER, ReasonerError
 from .state import PENDING, Building, Has, LastAsk, Staged, State, Talked, Unit
-from .store import Home, StateError, VersionMoved
+from .store import DEFAULT_STORE, Home, StateError, VersionMoved
 from .terms import as_term, encode
 from .vocab import Pred, VocabError
 
@@ -79,6 +79,9 @@ class Chat:
             if data.get("role", "customer") != self.role:
                 raise StateError(f"session '{session_id}' is a {data.get('role', 'customer')} session, not a "
                                  f"{self.role} one; resume it with `automanager {data.get('role', 'customer')}`")
+            if data.get("store", DEFAULT_STORE) != home.store:
+                raise StateError(f"session '{session_id}' belongs to the store '{data.get('store', DEFAULT_STORE)}', "
+                                 f"not '{home.store}'; resume it with --store {data.get('store', DEFAULT_STORE)}")
             self.session_id, self.history = session_id, data["turns"]
             try:  # read now: a damaged session says so before its first turn
                 self.state = State(data["state"]).read()
@@ -209,7 +212,7 @@ class Chat:
         return turn
 
     def save(self) -> None:
-        self.home.save_session(self.session_id, {"session": self.session_id, "role": self.role,
+        self.home.save_session(self.session_id, {"session": self.session_id, "role": self.role, "store": self.home.store,
                                                  "menu_version": self.menu_version, "state": self.state.texts,
                                                  "turns": self.history}, new=not self.saved)
         self.saved = True
@@ -289,7 +292,7 @@ class CustomerChat(Chat):
 
     def step(self, text: str, said: list[Pred] | None = None) -> Turn:
         parse, decision, usage, timings = self.think(text, context(self.state), lambda parse: self.assistant.decide(
-            parse.preds, self.state, self.home.stock_out(), len(parse.unknown)), said)
+            parse.preds, self.state, self.home.stock_out(), len(parse.unknown), self.home.store_prices()), said)
         order = self.order()
         counts = Counter(unit["item"] for unit in order)
         reply = self.respond(self.templates.render(decision.actions, parse.unknown, counts), decision.actions, usage)
@@ -333,7 +336,8 @@ class CustomerChat(Chat):
 
     def review(self) -> dict:
         """The order as it stands, priced (check/3, detail/3, total/1); the state is not changed."""
-        return self.assistant.decide([Pred("review")], self.state, self.home.stock_out()).actions
+        return self.assistant.decide([Pred("review")], self.state, self.home.stock_out(), 0,
+                                     self.home.store_prices()).actions
 
     def order(self) -> list[dict]:
         """The order so far, one entry per unit, from the saved state."""
@@ -430,6 +434,17 @@ class ManagerChat(Chat):
         said = f"being added: {ctx.building} ({ctx.build_type})"
         return said + (f"; the bot last asked for its {ctx.ask_topic}" if ctx.ask_topic else "")
 
+    def understand(self, text: str, ctx, usage: Usage, said: list[Pred] | None = None):
+        """A line about this store's own prices ("here the X costs $1.79", "use the chain price for X
+        again") is read by its cue, offline, before any LLM: the LLM's vocabulary has no store
+        prices (its prompt stays within its budget), and would read it as a change to the chain menu."""
+        if said is None and self.llm is not None:
+            local = self.parser.store_line(text, ctx)
+            if local is not None:
+                usage.answered_by = "offline"
+                return local
+        return super().understand(text, ctx, usage, said)
+
     def context(self) -> ManagerContext:
         ctx = ManagerContext()
         for typed in self.state:
@@ -463,9 +478,10 @@ class ManagerChat(Chat):
         for _attempt in range(MAX_COMMIT_ATTEMPTS):
             self.sync_menu()
             parse, decision, usage, timings = self.think(text, self.context(), lambda parse: self.admin.decide(
-                parse.preds, self.state, self.home.stock_out()), said)
+                parse.preds, self.state, self.home.stock_out(), self.home.store_prices()), said)
             for change, name in decision.actions.get("stock", []):
                 self.home.set_stock(name, change == "out", self.session_id)
+            self.apply_store_prices(decision.actions)
             try:
                 note = self.commit(batch(before)) if "commit" in decision.actions else ""
                 break
@@ -481,6 +497,14 @@ class ManagerChat(Chat):
         return Turn(text=text, reply=reply, parsed=[str(p) for p in parse.preds], actions=decision.actions,
                     corrected=parse.corrected, pending=[describe(*row) for row in self.staged()], llm=usage.as_dict(),
                     timings=timings)
+
+    def apply_store_prices(self, actions: dict) -> None:
+        """This store's own prices, set or dropped at once (like stock): the chain menu is not changed."""
+        chain = dict(self._menu.facts.get("original_price", []))
+        for item, cents in actions.get("set_store_price", []):
+            self.home.set_store_price(item, cents, chain.get(item), self.session_id)
+        for (item,) in actions.get("drop_store_price", []):
+            self.home.set_store_price(item, None, chain.get(item), self.session_id)
 
     def sync_menu(self) -> None:
         """Work on the newest menu version (another manager may have published one)."""

@@ -23,6 +23,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import secrets
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
@@ -68,10 +69,32 @@ def write_atomic(path: Path, text: str, exclusive: bool = False) -> None:
     replace_durably(path, text.encode("utf-8"), exclusive)
 
 
+STORE_SETTING = "AUTOMANAGER_STORE"
+DEFAULT_STORE = "main"
+STORE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+def store_id(store: str) -> str:
+    """A store's id as given, or StateError saying what an id may be."""
+    if not isinstance(store, str) or not STORE_ID.fullmatch(store):
+        raise StateError(f"'{store}' is not a store id: use 1 to 64 letters, digits, '-' or '_' (for example "
+                         f"'main' or 'north-7')")
+    return store
+
+
+def default_store() -> str:
+    """$AUTOMANAGER_STORE, else 'main'."""
+    return os.environ.get(STORE_SETTING, "").strip() or DEFAULT_STORE
+
+
 class Home:
-    def __init__(self, root: Path | None = None, kb: Path | None = None):
+    """One store's view of the state dir and the shared database: the menu is the chain's; the
+    stock list, lanes, unheard phrases, store prices and stock history are this store's."""
+
+    def __init__(self, root: Path | None = None, kb: Path | None = None, store: str = DEFAULT_STORE):
         self.root = Path(root) if root else default_home()
         self.kb = kb  # the menu pack's folder; None: paths.kb_dir()
+        self.store = store_id(store)
         self.sessions = self.root / "sessions"
         self._journals: dict[str, Journal] = {}  # each session's journal as this Home last read or wrote it
 
@@ -193,19 +216,20 @@ class Home:
 
     def stock_list(self) -> list[tuple[str, str]]:
         """(name, since) of everything out of stock."""
-        return self._read("SELECT ingredient, since FROM stock_out ORDER BY ingredient")
+        return self._read("SELECT ingredient, since FROM stock_out WHERE store = ? ORDER BY ingredient", (self.store,))
 
     def set_stock(self, ingredient: str, out: bool, session: str = "") -> None:
         def work(conn: Transaction) -> None:
             if out:
-                changed = conn.execute("INSERT INTO stock_out (ingredient, since) VALUES (?, ?) ON CONFLICT DO NOTHING",
-                                       (ingredient, now())).rowcount
+                changed = conn.execute("INSERT INTO stock_out (store, ingredient, since) VALUES (?, ?, ?) "
+                                       "ON CONFLICT DO NOTHING", (self.store, ingredient, now())).rowcount
             else:
-                changed = conn.execute("DELETE FROM stock_out WHERE ingredient = ?", (ingredient,)).rowcount
+                changed = conn.execute("DELETE FROM stock_out WHERE store = ? AND ingredient = ?",
+                                       (self.store, ingredient)).rowcount
             if changed:
-                log(conn, session, None, "runout" if out else "restore", ingredient, "stock",
+                log(conn, self.store, session, None, "runout" if out else "restore", ingredient, "stock",
                     "in" if out else "out", "out" if out else "in")
-                self.database.notify(conn, "stock")  # every lane of the store hears of it at the commit
+                self.database.notify(conn, "stock", store=self.store)  # the store's lanes hear of it at the commit
 
         self._write(work)
 
@@ -264,35 +288,37 @@ class Home:
             conn.execute("INSERT INTO menu_version (version, base, at, session, batch, menu_text) "
                          "VALUES (?, ?, ?, ?, ?, ?)", (version, self.base_digest, now(), session, batch, text))
             for record in records:
-                log(conn, session, version, *record)
+                log(conn, self.store, session, version, *record)
             self.database.notify(conn, "menu", version=version)
             return version
 
         return self._write(work)
 
     def history(self, limit: int = 50) -> list[dict[str, Any]]:
-        """The newest applied changes first: stock and menu, with old and new values."""
-        rows = self._read("SELECT at, session, version, action, item, property, old, new FROM audit "
-                          "ORDER BY id DESC LIMIT ?", (limit,))
-        keys = ("at", "session", "version", "action", "item", "property", "old", "new")
+        """The newest applied changes first, with old and new values: this store's (stock, store
+        prices) and the chain's menu versions, whichever store's manager published them."""
+        rows = self._read("SELECT at, session, version, action, item, property, old, new, store FROM audit "
+                          "WHERE store = ? OR version IS NOT NULL ORDER BY id DESC LIMIT ?", (self.store, limit))
+        keys = ("at", "session", "version", "action", "item", "property", "old", "new", "store")
         return [dict(zip(keys, row)) for row in rows]
 
     def sessions_of(self, role: str) -> list[tuple[str, dict[str, Any]]]:
-        """(id, data) of every readable session of a role, newest first."""
+        """(id, data) of every readable session of a role in this store, newest first."""
         found = []
         for path in sorted(self.sessions.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True):
             try:
                 data = self.load_session(path.stem, role)
             except StateError:
                 continue
-            if data.get("role", "customer") == role:
+            if data.get("role", "customer") == role and data.get("store", DEFAULT_STORE) == self.store:
                 found.append((path.stem, data))
         return found
 
     # -- the service's lanes ------------------------------------------------------------------
     def open_lane(self, lane: str, token_hash: str, session: str) -> None:
-        self._write(lambda conn: conn.execute("INSERT INTO lane VALUES (?, ?, ?, ?, NULL)",
-                                              (lane, token_hash, session, now())))
+        self._write(lambda conn: conn.execute("INSERT INTO lane (lane, token_hash, session, opened_at, closed_at, store) "
+                                              "VALUES (?, ?, ?, ?, NULL, ?)",
+                                              (lane, token_hash, session, now(), self.store)))
 
     def lane_session(self, lane: str, session: str) -> None:
         """The lane serves its next car in `session`."""
@@ -302,9 +328,10 @@ class Home:
         self._write(lambda conn: conn.execute("UPDATE lane SET closed_at = ? WHERE lane = ?", (now(), lane)))
 
     def lanes(self) -> list[tuple[str, str, str]]:
-        """(lane, token hash, session) of every open lane, oldest first."""
+        """(lane, token hash, session) of every open lane of this store, oldest first."""
         return [(lane, token, session) for lane, token, session in self._read(
-            "SELECT lane, token_hash, session FROM lane WHERE closed_at IS NULL ORDER BY opened_at, lane")]
+            "SELECT lane, token_hash, session FROM lane WHERE closed_at IS NULL AND store = ? ORDER BY opened_at, lane",
+            (self.store,))]
 
     # -- what customers said that no bot understood ----------------------------------------------
     def note_unheard(self, phrases: Iterable[str]) -> None:
@@ -312,25 +339,52 @@ class Home:
         is counted still)."""
         def work(conn: Transaction) -> None:
             for phrase in phrases:
-                conn.execute("INSERT INTO unheard (phrase, count, last_at) VALUES (?, 1, ?) ON CONFLICT(phrase) "
-                             "DO UPDATE SET count = unheard.count + 1, last_at = excluded.last_at", (phrase, now()))
+                conn.execute("INSERT INTO unheard (store, phrase, count, last_at) VALUES (?, ?, 1, ?) "
+                             "ON CONFLICT(store, phrase) DO UPDATE SET count = unheard.count + 1, "
+                             "last_at = excluded.last_at", (self.store, phrase, now()))
 
         self._write(work)
 
     def unheard(self, status: str = "open", limit: int = 100) -> list[dict[str, Any]]:
-        rows = self._read("SELECT phrase, count, last_at, status FROM unheard WHERE status = ? "
-                          "ORDER BY count DESC, last_at DESC LIMIT ?", (status, limit))
+        rows = self._read("SELECT phrase, count, last_at, status FROM unheard WHERE store = ? AND status = ? "
+                          "ORDER BY count DESC, last_at DESC LIMIT ?", (self.store, status, limit))
         return [dict(zip(("phrase", "count", "last_at", "status"), row)) for row in rows]
 
     def heard(self, phrase: str) -> dict[str, Any] | None:
         """The row of a phrase customers said that no bot understood, or None."""
-        rows = self._read("SELECT phrase, count, last_at, status FROM unheard WHERE phrase = ?", (phrase,))
+        rows = self._read("SELECT phrase, count, last_at, status FROM unheard WHERE store = ? AND phrase = ?",
+                          (self.store, phrase))
         return dict(zip(("phrase", "count", "last_at", "status"), rows[0])) if rows else None
 
     def mark_unheard(self, phrase: str, status: str) -> bool:
         """Set a phrase's status (taught, not_sold); False when no customer said it."""
-        return bool(self._write(lambda conn: conn.execute("UPDATE unheard SET status = ? WHERE phrase = ?",
-                                                          (status, phrase)).rowcount))
+        return bool(self._write(lambda conn: conn.execute(
+            "UPDATE unheard SET status = ? WHERE store = ? AND phrase = ?", (status, self.store, phrase)).rowcount))
+
+    # -- this store's own prices over the chain menu -----------------------------------------------
+    def store_prices(self) -> dict[str, int]:
+        """item -> cents: this store's price of each item it prices itself (the chain menu's otherwise)."""
+        return dict(self._read("SELECT item, cents FROM store_price WHERE store = ? ORDER BY item", (self.store,)))
+
+    def set_store_price(self, item: str, cents: int | None, chain_price: int | None = None, session: str = "") -> bool:
+        """Set this store's price of an item (None: the chain menu's price again), logged with the
+        old and new price (a missing store price logs the chain price). False when nothing changed."""
+        def work(conn: Transaction) -> bool:
+            rows = conn.execute("SELECT cents FROM store_price WHERE store = ? AND item = ?",
+                                (self.store, item)).fetchall()
+            old = rows[0][0] if rows else None
+            if old == cents:
+                return False
+            if cents is None:
+                conn.execute("DELETE FROM store_price WHERE store = ? AND item = ?", (self.store, item))
+            else:
+                conn.execute("INSERT INTO store_price (store, item, cents, at) VALUES (?, ?, ?, ?) ON CONFLICT(store, item) "
+                             "DO UPDATE SET cents = excluded.cents, at = excluded.at", (self.store, item, cents, now()))
+            log(conn, self.store, session, None, "store_price" if cents is not None else "chain_price", item,
+                "price", chain_price if old is None else old, chain_price if cents is None else cents)
+            return True
+
+        return bool(self._write(work))
 
     def reset(self) -> None:
         """Delete sessions, menu versions, stock list and audit log (on purpose only); on a shared
@@ -344,18 +398,18 @@ class Home:
             path.unlink(missing_ok=True)
 
 
-SHARED_TABLES = ("stock_out", "menu_version", "audit", "lane", "unheard")
+SHARED_TABLES = ("stock_out", "menu_version", "audit", "lane", "unheard", "store_price")
 
 
 def now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def log(conn: Transaction, session: str, version: int | None, action: str, item: str, prop: str | None,
-        old: object, new: object) -> None:
-    conn.execute("INSERT INTO audit (at, session, version, action, item, property, old, new) "
-                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                 (now(), session, version, action, item, prop, None if old is None else str(old),
+def log(conn: Transaction, store: str, session: str, version: int | None, action: str, item: str,
+        prop: str | None, old: object, new: object) -> None:
+    conn.execute("INSERT INTO audit (at, store, session, version, action, item, property, old, new) "
+                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                 (now(), store, session, version, action, item, prop, None if old is None else str(old),
                   None if new is None else str(new)))
 
 

@@ -211,6 +211,8 @@ MANAGER_FACTS = Facts("Manager", "at", {
                {"item": str, "property": Const, "value": Value, **AT}],
     "undo": [{**AT}, {"item": str, **AT}],
     "query": [{"kind": Const, "item": str, **AT}],
+    "store_price": [{"item": str, "cents": int, **AT}],  # this store's own price of a menu item
+    "chain_price": [{"item": str, **AT}],  # the chain menu's price again in this store
     **{name: [{**AT}] for name in ("save", "cancel", "accept", "decline", "quit", "irrelevant")},
 })
 

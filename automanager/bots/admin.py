@@ -26,9 +26,12 @@ class Administrator:
         self.kb_files, self.cache = kb_files, cache
         self.reasoner = TurnReasoner.shared(kb_files, [paths.data_dir("crs") / "crs.lp", VIEW, PROGRAM], cache)
 
-    def decide(self, preds: list[Pred], state: State, runout: list[str]) -> Decision:
+    def decide(self, preds: list[Pred], state: State, runout: list[str],
+               prices: dict[str, int] | None = None) -> Decision:
+        """prices: this store's own prices (cents) over the chain menu's."""
         preds = [as_alias(pred) for pred in preds]
         facts = [atom("runout", name) for name in runout]
+        facts += [atom("store_price", item, cents) for item, cents in sorted((prices or {}).items())]
         facts += state.holds()
         facts += new_facts(MANAGER_FACTS, preds)
         facts += self.word_facts(preds, state)

@@ -34,8 +34,11 @@ class Assistant:
     def __init__(self, kb_files: list[Path], cache: Path | None = None):
         self.reasoner = TurnReasoner.shared(kb_files, [paths.data_dir("crs") / "crs.lp", PROGRAM], cache)
 
-    def decide(self, preds: list[Pred], state: State, runout: list[str], unknown: int = 0) -> Decision:
+    def decide(self, preds: list[Pred], state: State, runout: list[str], unknown: int = 0,
+               prices: dict[str, int] | None = None) -> Decision:
+        """prices: the store's own price (cents) of the items it prices itself, over the chain menu's."""
         facts = [atom("runout", name) for name in runout]
+        facts += [atom("store_price", item, cents) for item, cents in sorted((prices or {}).items())]
         facts += state.holds()
         facts += new_facts(CUSTOMER_FACTS, [*preds, *(Pred("unknown", (k,)) for k in range(unknown))])
         return split_next(self.reasoner.solve(facts))

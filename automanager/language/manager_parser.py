@@ -33,6 +33,9 @@ CUES = manager_phrases()  # the cue patterns and words of phrases_manager.toml
 P = CUES.patterns
 MAX_LIST = 30  # names read from one list in one turn: a turn's cost stays bounded
 YES_NO_QUESTIONS = ("confirm_delete", "new_ingredient", "confirm_price", "confirm_runout")
+# what only this parser says, by its cue, before any LLM reads the line (ManagerChat.understand):
+# this store's own prices, which the LLM vocabulary leaves out to keep its prompt within budget
+OFFLINE_ONLY = ("store_price", "chain_price")
 INSTEAD_OF_NO = ("edit", "runout", "restore", "query")  # what a no to a read-back may go on to say
 
 
@@ -139,6 +142,40 @@ class ManagerParser:
             result.preds = [Pred(act, (name.name if name else item, Const("alias"), said.group("phrase")))]
             return result
         return None
+
+    def store_line(self, text: str, ctx: ManagerContext | None = None) -> ManagerParse | None:
+        """The parse of a line about this store's own prices, else None."""
+        ctx = ctx or ManagerContext()
+        text = spoken_prices(text)
+        flat = words(text)
+        return self.line_chain_price(flat, text, ctx) or self.line_store_price(flat, text, ctx) if flat else None
+
+    def line_store_price(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
+        """'here the X costs $1.79', 'set our store's price of X to $1.79': store_price(X, 179),
+        this store's own price; the rest of the line must read as prices of menu items."""
+        folded = fold(text)
+        if not P.store_scope.search(folded) or not P.price_like.search(folded):
+            return None
+        rest = self.parse(P.store_scope.sub(" ", folded), ctx)
+        prices = [p for p in rest.preds if p.name == "edit" and len(p.args) == 3 and str(p.args[1]) == "price"]
+        if not prices or len(prices) != len(rest.preds):
+            return None
+        return ManagerParse([Pred("store_price", (p.args[0], p.args[2])) for p in prices], unknown=rest.unknown,
+                            corrected=rest.corrected)
+
+    def line_chain_price(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
+        """'use the chain price for X again': chain_price(X), this store's own price of X goes."""
+        if not P.chain_price.search(flat):
+            return None
+        result = ManagerParse([])
+        said = P.chain_price_filler.sub(" ", P.chain_price.sub(" ", flat))
+        names = self.names_in(said, result, "item") if normalize(said) else []
+        if not names and P.refers_to_it.search(flat) and ctx.last_item:
+            names = [ctx.last_item]
+        if not names:
+            return None
+        result.preds = [Pred("chain_price", (name,)) for name in dict.fromkeys(names)]
+        return result
 
     def line_save(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
         return ManagerParse([Pred("save")]) if P.save.match(flat) else None

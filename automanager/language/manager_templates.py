@@ -135,8 +135,10 @@ class ManagerTemplates:
         if prop:
             fields["property"] = "ingredient" if said.tag == "changed" and prop == "ingredient" \
                 else PROPERTY_NAMES[prop]
-        if said.tag == "kept_price":
+        if said.tag in ("kept_price", "chain_price"):
             fields["price"] = show_value("price", fields["price"])
+        if said.tag == "store_price":
+            fields["old"], fields["new"] = show_value("price", fields["old"]), show_value("price", fields["new"])
         if isinstance(said, outputs.PendingIs):
             fields["change"] = describe(said.action, said.item, said.property, *[None if value == "none" else value
                                                                               for value in (said.old, said.new)])
@@ -160,6 +162,9 @@ def describe(action: str, item: str, prop: str, old, new) -> str:
         return f"{action} {item}"
     if prop == "alias":
         return f"{action} {item}: customers say \"{new if action == 'add' else old}\""
+    if action in ("store_price", "chain_price"):  # a store's own price, or the chain menu's again
+        said = "store price" if action == "store_price" else "back to the chain price"
+        return f"{said} of {item}: {show_value('price', old)} -> {show_value('price', new)}"
     if action == "edit":
         return f"edit {item}: {PROPERTY_NAMES.get(prop, prop)} {show_value(prop, old)} -> {show_value(prop, new)}"
     shown = show_value(prop, new if action == "add" else old)

@@ -223,6 +223,21 @@ class RunOut(Term):
     dishes: int  # how many dishes it takes off
 
 
+@admin("store_price")
+class StorePriceSet(Term):
+    at: int
+    item: str
+    old: int  # what this store charged before (its own price, else the chain menu's)
+    new: int  # this store's price now
+
+
+@admin("chain_price")
+class ChainPriceAgain(Term):
+    at: int
+    item: str
+    price: int  # the chain menu's price, charged here again
+
+
 @admin("already_out")
 class AlreadyOut(Term):
     at: int
@@ -479,7 +494,7 @@ class ValueIs(Term):
 
 
 MANAGER: dict[tuple[str | None, int], type[Term]] = {(cls.tag, len(cls.__annotations__)): cls for cls in (  # by kind and field count (added has two)
-    RunOut, AlreadyOut, KeptStock, BackInStock, AsIngredient, ReadAs, AddCancelled, NothingToCancel, KeptPrice, Changed,
+    RunOut, StorePriceSet, ChainPriceAgain, AlreadyOut, KeptStock, BackInStock, AsIngredient, ReadAs, AddCancelled, NothingToCancel, KeptPrice, Changed,
     AddedItem, AddedValue, AliasAdded, AliasRemoved, Noted, Declined, Kept, Deleted, RemovedValue, StockUndone, Undone, NothingToUndo,
     NothingPending, KeptTheirs, TakenOffSince, DeletedSince, AlreadySince, DeleteWithdrawn, Rebased, AnswerFirst, NothingToSave, Abandoned, ManagerNotUnderstood, StockIs,
     StockNone, StockOff, StockIn, PendingIs, PendingNone, ValueIs)}

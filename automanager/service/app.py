@@ -218,7 +218,7 @@ def create_app(home: Home, llm: LLMConfig | None = None) -> FastAPI:
     def open_lane() -> dict[str, Any]:
         """Open a lane: its id and token (keep it: every lane route needs it) and its greeting."""
         lane, token = service.lanes.start()
-        return {"token": token, **service.lanes.view(lane)}
+        return {"token": token, "store": home.store, **service.lanes.view(lane)}
 
     @app.post("/api/lanes/{lane_id}/turns", tags=["lanes"])
     def lane_turn(lane_id: str, line: Line, token: Token) -> dict[str, Any]:
@@ -270,7 +270,8 @@ def create_app(home: Home, llm: LLMConfig | None = None) -> FastAPI:
         and the menu items (what a phrase can be taught as)."""
         listed = home.stock_list()
         off = service.dishes_out([name for name, _ in listed])
-        return {"out": [{"name": name, "since": since, "takes_off": off[name]} for name, since in listed],
+        return {"store": home.store,
+                "out": [{"name": name, "since": since, "takes_off": off[name]} for name, since in listed],
                 "foods": sorted(service.manager.menu.toppings | service.manager.menu.items),
                 "items": sorted(service.manager.menu.items)}
 
@@ -342,11 +343,13 @@ def create_app(home: Home, llm: LLMConfig | None = None) -> FastAPI:
     # -- pages ---------------------------------------------------------------------------------
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     def index(request: Request) -> HTMLResponse:
-        return PAGES.TemplateResponse(request, "index.html", {"restaurant": service.manager.menu.restaurant})
+        return PAGES.TemplateResponse(request, "index.html", {"restaurant": service.manager.menu.restaurant,
+                                                                "store": home.store})
 
     @app.get("/lane", response_class=HTMLResponse, include_in_schema=False)
     def lane_page(request: Request) -> HTMLResponse:
-        return PAGES.TemplateResponse(request, "lane.html", {"restaurant": service.manager.menu.restaurant})
+        return PAGES.TemplateResponse(request, "lane.html", {"restaurant": service.manager.menu.restaurant,
+                                                               "store": home.store})
 
     @app.get("/dashboard", include_in_schema=False, response_model=None)
     def dashboard(request: Request, token: str | None = None) -> HTMLResponse | RedirectResponse:
@@ -360,7 +363,8 @@ def create_app(home: Home, llm: LLMConfig | None = None) -> FastAPI:
             return response
         if not auth.same(request.cookies.get(COOKIE), service.token):
             return PAGES.TemplateResponse(request, "login.html", {"wrong": False}, status_code=401)
-        return PAGES.TemplateResponse(request, "dashboard.html", {"restaurant": service.manager.menu.restaurant})
+        return PAGES.TemplateResponse(request, "dashboard.html", {"restaurant": service.manager.menu.restaurant,
+                                                                    "store": home.store})
 
     return app
 
