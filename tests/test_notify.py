@@ -129,7 +129,7 @@ def test_a_write_that_rolls_back_sends_nothing(machines):
         assert list(listening.notifies(timeout=0.5, stop_after=1)) == []
         there.set_stock("Lettuce", True)
         [notice] = list(listening.notifies(timeout=ARRIVES, stop_after=1))
-        assert json.loads(notice.payload) == {"what": "stock"}
+        assert json.loads(notice.payload) == {"what": "stock", "store": "main"}
 
 
 def test_a_dropped_connection_falls_back_and_catches_up_after_reconnecting(machines, monkeypatch, caplog):
@@ -196,7 +196,7 @@ def test_sqlite_hears_its_own_process_at_once_and_polls_for_others(tmp_path):
         other.set_stock("Lettuce", True)
         assert published.wait_for("stock", lambda data: data["ran_out"] == ["Lettuce"]) - started < ARRIVES
         with sqlite3.connect(tmp_path / "home" / "shared.db") as conn:  # another process: no notification
-            conn.execute("INSERT INTO stock_out VALUES ('Tomatoes', '2026-01-01T00:00:00')")
+            conn.execute("INSERT INTO stock_out (store, ingredient, since) VALUES ('main', 'Tomatoes', '2026-01-01T00:00:00')")
         started = time.monotonic()
         assert published.wait_for("stock", lambda data: data["ran_out"] == ["Tomatoes"]) - started < ARRIVES
     finally:
