@@ -51,7 +51,7 @@ from .menu.commit import kb_facts
 from .menu.model import Menu
 from .reasoner import Const, caches_written
 from .star import Chat, CustomerChat, ManagerChat
-from .state import State
+from .state import LastAsk, State
 from .store import Home
 from .vocab import Pred
 
@@ -551,3 +551,79 @@ def plot(result: dict, path: Path) -> None:
               title="Menu size")
     fig.tight_layout()
     fig.savefig(path)
+
+
+def chain_run(stores: int = 20, lanes: int = 4, turns: int = 30, kb: Path | None = None) -> dict:
+    """A chain on one shared database (AUTOMANAGER_DATABASE_URL): `stores` stores of `lanes` lanes
+    each, `turns` customer turns a lane, in one process (a thread a lane, each store its own state
+    dir as if on its own machine), and a manager per store. A third of the way in, the manager of
+    every even store runs out of an ingredient of the dish the cars order, and every store's
+    manager sets a store price of another dish. Then: turns/s, latency, lost turns (acknowledged,
+    missing from the store's sessions), and cross-store leaks: a refusal for that ingredient in a
+    store that never ran out of it."""
+    menu = Menu.load(paths.kb_files(kb))
+    lines, dish = customer_lines(menu), menu.example_dish
+    scarce = sorted(menu.included(dish))[0]
+    other = next(d for d in sorted(menu.names("dish")) if d != dish)
+    times: list[float] = []
+    acked: dict[str, list[str]] = {}
+    refused: Counter[str] = Counter()  # store -> refusals naming the scarce ingredient
+    lock = threading.Lock()
+    third = threading.Barrier(stores * lanes + stores)  # every lane a third of the way in, and the managers
+    told = threading.Barrier(stores * lanes + stores)  # the runouts and store prices said
+    with tempfile.TemporaryDirectory() as tmp:
+        homes = {f"s{n:03d}": Home(Path(tmp) / f"s{n:03d}", kb, store=f"s{n:03d}") for n in range(stores)}
+        for home in homes.values():
+            home.set_stock(scarce, False)  # each store's database rows are made before the clock starts
+        out = {store for n, store in enumerate(homes) if n % 2 == 0}
+
+        def lane(store: str, k: int) -> None:
+            home, chat = homes[store], CustomerChat(homes[store])
+            for i in range(turns):
+                if i == turns // 3:
+                    third.wait(600)
+                    told.wait(600)
+                if chat.ended:
+                    chat = CustomerChat(home)
+                start = time.perf_counter()
+                text = lines[1] if i == turns // 3 else lines[(k + i) % len(lines)]  # the dish again after the runout
+                turn = chat.turn(text, turn_id=f"{store}l{k}t{i}")
+                ms = (time.perf_counter() - start) * 1000
+                said = {row[2] for row in turn.actions.get("confirm", []) if row[0] in ("unavailable", "ran_out")}
+                with lock:
+                    times.append(ms)
+                    acked.setdefault(store, []).append(f"{store}l{k}t{i}")
+                    refused[store] += scarce in said
+
+        def manager(store: str) -> None:
+            chat = ManagerChat(homes[store])
+            third.wait(600)
+            if store in out:
+                chat.turn(f"we're out of {scarce}")
+                if chat.state.all(LastAsk):  # a runout that takes many dishes off is read back first
+                    chat.turn("yes")
+            chat.turn(f"here the {other} costs ${2 + int(store[1:]) % 3}.49")
+            told.wait(600)
+
+        began = time.perf_counter()
+        with ThreadPoolExecutor(stores * lanes + stores) as pool:
+            jobs = [pool.submit(manager, store) for store in homes]
+            jobs += [pool.submit(lane, store, k) for store in homes for k in range(lanes)]
+            for job in jobs:
+                job.result()
+        elapsed = time.perf_counter() - began
+        kept = {store: Counter(turn.get("id") for _, data in home.sessions_of("customer") for turn in data["turns"])
+                for store, home in homes.items()}
+    times.sort()
+
+    def at(q: float) -> float:
+        return round(times[min(len(times) - 1, round(q * (len(times) - 1)))], 2) if times else 0.0
+
+    return {"stores": stores, "lanes_per_store": lanes, "turns_per_lane": turns, "turns": len(times),
+            "seconds": round(elapsed, 2), "turns_per_second": round(len(times) / elapsed, 1) if elapsed else 0.0,
+            "p50": at(0.5), "p95": at(0.95), "p99": at(0.99), "max": at(1.0),
+            "lost": sum(1 for store, ids in acked.items() for i in ids if kept[store][i] == 0),
+            "doubled": sum(1 for store, ids in acked.items() for i in ids if kept[store][i] > 1),
+            "stores_out": len(out), "refusals_where_out": sum(refused[s] for s in out),
+            "cross_store_leaks": sum(refused[s] for s in homes if s not in out),
+            "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]}}

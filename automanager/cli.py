@@ -479,8 +479,15 @@ def bench_command(
                                                             "lanes of --turns turns each over loopback, the manager "
                                                             "saving twice; turns/s, latency, errors, lost turns.")]
     = False,
-    lanes: Annotated[int, typer.Option(help="--served: lanes at once (a thread each).", min=1, max=64)] = 32,
-    turns: Annotated[int, typer.Option(help="--served: turns each lane sends.", min=1, max=1000)] = 20,
+    chain: Annotated[bool, typer.Option("--chain", help="Instead: a chain of --stores stores on the PostgreSQL "
+                                                        "database AUTOMANAGER_DATABASE_URL names, --lanes lanes each "
+                                                        "and a manager per store; turns/s, latency, lost turns and "
+                                                        "cross-store leaks.")] = False,
+    stores: Annotated[int, typer.Option(help="--chain: stores.", min=1, max=200)] = 20,
+    lanes: Annotated[int | None, typer.Option(help="--served: lanes at once (default 32); --chain: lanes a store "
+                                                   "(default 4).", min=1, max=64)] = None,
+    turns: Annotated[int | None, typer.Option(help="--served: turns each lane sends (default 20); --chain: "
+                                                   "(default 30).", min=1, max=1000)] = None,
     think: Annotated[float, typer.Option(help="--served: seconds a car takes between its lines (hearing the reply, "
                                               "saying the next; 0: the next line at once, which saturates).",
                                          min=0, max=60)] = 2.0,
@@ -496,8 +503,28 @@ def bench_command(
     from . import bench
 
     folder = use_kb(kb)
+    if chain:
+        if not os.environ.get("AUTOMANAGER_DATABASE_URL", "").startswith(("postgresql://", "postgres://")):
+            raise fail("--chain runs on a shared PostgreSQL database", "Set AUTOMANAGER_DATABASE_URL=postgresql://"
+                       "user@host:port/database (an empty database the bench may write to).")
+        try:
+            figures = bench.chain_run(stores, lanes or 4, turns or 30, folder)
+        except StateError as exc:
+            raise fail(str(exc)) from None
+        if as_json:
+            out.print(json.dumps(figures), soft_wrap=True, highlight=False, markup=False)
+        else:
+            out.print(f"chain: {figures['stores']} stores x {figures['lanes_per_store']} lanes x "
+                      f"{figures['turns_per_lane']} turns: {figures['turns_per_second']} turns/s; p50 {figures['p50']} "
+                      f"ms, p95 {figures['p95']} ms, p99 {figures['p99']} ms; {figures['lost']} lost, "
+                      f"{figures['doubled']} doubled; {figures['refusals_where_out']} refusals in the "
+                      f"{figures['stores_out']} stores that ran out, {figures['cross_store_leaks']} in the others "
+                      "(cross-store leaks)", highlight=False)
+        if figures["lost"] or figures["doubled"] or figures["cross_store_leaks"] or not figures["refusals_where_out"]:
+            raise typer.Exit(1)
+        return
     if served:
-        figures = bench.served_run(lanes, turns, folder, think)
+        figures = bench.served_run(lanes or 32, turns or 20, folder, think)
         if as_json:
             out.print(json.dumps(figures), soft_wrap=True, highlight=False, markup=False)
         else:

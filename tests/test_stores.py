@@ -251,3 +251,15 @@ def test_a_store_price_line_is_read_by_its_cue_even_with_an_llm(tmp_path):
     assert turn.parsed == ["store_price('Bean Burrito', 179)"] and turn.llm["answered_by"] == "offline"
     assert manager.turn("use the chain price for the bean burrito again").parsed == ["chain_price('Bean Burrito')"]
     assert a.store_prices() == {} and a.latest_version() == 0
+
+
+def test_the_chain_bench_counts_turns_and_finds_no_cross_store_leak(postgres_server, monkeypatch):
+    """The bench's chain case in a tiny configuration: its report's shape, every turn kept, the
+    runout refused where it was said and nowhere else (no timing asserted)."""
+    from automanager.bench import chain_run
+
+    monkeypatch.setenv("AUTOMANAGER_DATABASE_URL", postgres_server.new_database())
+    figures = chain_run(stores=2, lanes=2, turns=6)
+    assert figures["turns"] == 2 * 2 * 6 and figures["lost"] == figures["doubled"] == 0
+    assert figures["refusals_where_out"] > 0 and figures["cross_store_leaks"] == 0
+    assert {"turns_per_second", "p50", "p95", "p99"} <= figures.keys()
