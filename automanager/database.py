@@ -4,9 +4,11 @@ default, one store on one machine) and PostgreSQL (a chain's shared server), cho
 AUTOMANAGER_DATABASE_URL=postgresql://... .
 
 Both take the same SQL (`?` placeholders, `ON CONFLICT` upserts) and run every write in one
-transaction that holds the database's write lock from the first read to the commit (SQLite:
-BEGIN IMMEDIATE; PostgreSQL: a transaction-scoped advisory lock), so a menu commit reads the
-latest version and publishes the next one with no other writer in between. The schema comes up to
+transaction. An exclusive write holds the database's write lock from its first read to the commit
+(SQLite: BEGIN IMMEDIATE, as every SQLite write; PostgreSQL: a transaction-scoped advisory lock),
+so a menu commit reads the latest version and publishes the next one with no other writer in
+between; the other writes of a chain's stores (runouts, lanes: upserts keyed by store) run side by
+side on PostgreSQL. The schema comes up to
 date at the first use through numbered migrations, whatever version made the database.
 
 A write that changes what lanes show (stock, a new menu version) calls `notify` inside its
@@ -32,7 +34,7 @@ from urllib.parse import urlsplit
 
 Result = TypeVar("Result")  # what a write transaction's work returns
 URL_SETTING = "AUTOMANAGER_DATABASE_URL"
-WRITE_LOCK = 0x4175746F  # the advisory lock every PostgreSQL write transaction holds ("Auto")
+WRITE_LOCK = 0x4175746F  # the advisory lock of exclusive PostgreSQL writes and migrations ("Auto")
 CHANNEL = "automanager"  # the PostgreSQL channel of change notifications
 POLL = 0.5  # seconds: how often a SQLite listener wakes to look for other processes' writes
 Change = dict[str, Any]  # a notification's payload: {"what": "stock" | "menu", ...}
@@ -59,7 +61,10 @@ class Database(Protocol):
 
     def read(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]: ...
 
-    def write(self, work: Callable[[Transaction], Result]) -> Result: ...
+    def write(self, work: Callable[[Transaction], Result], exclusive: bool = False) -> Result:
+        """`work` in one transaction; `exclusive`: no other write in between (a menu commit reads the
+        latest version and publishes the next)."""
+        ...
 
     def close(self) -> None: ...
 
@@ -250,8 +255,9 @@ class SQLite:
             raise DatabaseError(f"cannot open the state dir {self.path.parent}: {exc.strerror}. Check that it is "
                                 "a writable folder (--state-dir or $AUTOMANAGER_HOME).") from exc
 
-    def write(self, work: Callable[[Transaction], Result]) -> Result:
-        """Run `work` in one write transaction (BEGIN IMMEDIATE): all of it lands, or none."""
+    def write(self, work: Callable[[Transaction], Result], exclusive: bool = False) -> Result:
+        """Run `work` in one write transaction (BEGIN IMMEDIATE: every SQLite write is exclusive):
+        all of it lands, or none."""
         self._kept.pending = []
         try:
             conn = self.connection()
@@ -392,10 +398,14 @@ class Postgres:
     def read(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         return self._run(lambda conn: conn.execute(placeholders(sql), tuple(params)).fetchall(), "read")
 
-    def write(self, work: Callable[[Transaction], Result]) -> Result:
+    def write(self, work: Callable[[Transaction], Result], exclusive: bool = False) -> Result:
+        """Run `work` in one transaction. An exclusive one holds the chain's write lock (an advisory
+        lock) to its commit; the others (a runout, a lane, a phrase: upserts keyed by store) run
+        side by side, so the stores of a chain do not queue behind each other."""
         def transaction(conn: Any) -> Result:
             with conn.transaction():
-                conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+                if exclusive:
+                    conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
                 return work(PostgresTransaction(conn))
 
         return self._run(transaction, "write")

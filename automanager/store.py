@@ -199,10 +199,11 @@ class Home:
         except DatabaseError as exc:
             raise StateError(str(exc)) from exc
 
-    def _write(self, work: Callable[[Transaction], Result]) -> Result:
-        """Run `work` in one write transaction: all of it lands, or none."""
+    def _write(self, work: Callable[[Transaction], Result], exclusive: bool = False) -> Result:
+        """Run `work` in one write transaction: all of it lands, or none (`exclusive`: with no
+        other write in between)."""
         try:
-            return self.database.write(work)
+            return self.database.write(work, exclusive)
         except DatabaseError as exc:
             raise StateError(str(exc)) from exc
         except OSError as exc:  # a menu version file: nothing was published
@@ -292,7 +293,7 @@ class Home:
             self.database.notify(conn, "menu", version=version)
             return version
 
-        return self._write(work)
+        return self._write(work, exclusive=True)
 
     def history(self, limit: int = 50) -> list[dict[str, Any]]:
         """The newest applied changes first, with old and new values: this store's (stock, store
@@ -390,7 +391,7 @@ class Home:
         """Delete sessions, menu versions, stock list and audit log (on purpose only); on a shared
         server, its rows: every machine of the chain starts afresh."""
         if self.database.engine != "sqlite":
-            self._write(lambda conn: [conn.execute(f"DELETE FROM {table}") for table in SHARED_TABLES])
+            self._write(lambda conn: [conn.execute(f"DELETE FROM {table}") for table in SHARED_TABLES], exclusive=True)
         self.close()
         self._journals.clear()
         for path in [*self.sessions.glob("*.json"), *self.sessions.glob("*.jsonl"), *(self.root / "menu").glob("v*.lp"),
