@@ -332,3 +332,19 @@ def test_a_database_the_user_may_connect_to_but_not_create_in_is_said_in_one_lin
     with psycopg.connect(postgres_server.url(), autocommit=True) as conn:
         conn.execute(f'GRANT CONNECT ON DATABASE "{name}" TO "{role}"')
     said_in_one_line(run_cli("stock", url, tmp_path), "refused", "rights", "***")
+
+
+def test_the_lost_update_question_works_across_machines(postgres_server, tmp_path, monkeypatch):
+    """Two managers on two machines (their own state dirs) of one PostgreSQL database: a delete
+    staged on one, a price saved on the other first; the first is asked, never overwrites silently."""
+    monkeypatch.setenv("AUTOMANAGER_DATABASE_URL", postgres_server.new_database())
+    first, second = ManagerChat(Home(tmp_path / "machine-a")), ManagerChat(Home(tmp_path / "machine-b"))
+    first.turn("take the bean burrito off the menu")
+    first.turn("yes")
+    second.turn("the bean burrito now costs $1.79")
+    assert "Applied" in second.turn("save").reply
+    asked = first.turn("save").reply
+    assert "Another manager changed Bean Burrito" in asked and "$1.79" in asked, asked
+    assert "stays on the menu" in first.turn("no").reply and not first.staged()
+    fresh = CustomerChat(Home(tmp_path / "machine-c"))  # a third machine: the price the second saved
+    assert fresh.turn("a bean burrito").board["total"] == 179
