@@ -175,6 +175,12 @@ class PriceAsked(Term):
     price: int
 
 
+@predicate("store_price_asked")
+class StorePriceAsked(Term):
+    item: str
+    price: int
+
+
 @predicate("stock_done")
 class StockDone(Term):
     turn: int

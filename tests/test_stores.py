@@ -263,3 +263,16 @@ def test_the_chain_bench_counts_turns_and_finds_no_cross_store_leak(postgres_ser
     assert figures["turns"] == 2 * 2 * 6 and figures["lost"] == figures["doubled"] == 0
     assert figures["refusals_where_out"] > 0 and figures["cross_store_leaks"] == 0
     assert {"turns_per_second", "p50", "p95", "p99"} <= figures.keys()
+
+
+def test_a_store_price_that_moves_the_price_a_lot_is_read_back_first(tmp_path):
+    """A slip of a digit ("$13.99" for "$1.39") must not reach the store's customers at once."""
+    home = Home(tmp_path)
+    manager = ManagerChat(home)
+    asked = manager.turn("here the bean burrito costs $13.99").reply
+    assert "this store's price of Bean Burrito" in asked and "$13.99" in asked, asked
+    assert CustomerChat(home).turn("a bean burrito").board["total"] == 139
+    assert "stays $1.39" in manager.turn("no").reply
+    manager.turn("the bean burrito sells for $12.99 here")
+    manager.turn("yes")
+    assert CustomerChat(home).turn("a bean burrito").board["total"] == 1299

@@ -80,7 +80,7 @@ class ManagerTemplates:
                 parts.append(self.stale_question(*actions["stale"][0]))
             elif question == "stale_delete":
                 parts.append(self.stale_delete_question(name, actions.get("since", [])))
-            elif question in ("confirm_price", "confirm_runout"):
+            elif question in ("confirm_price", "confirm_runout", "confirm_store_price"):
                 parts += [self.readback(*args) for args in actions.get("readback", []) if args[0] == name]
             else:
                 parts.append(REPLIES["question"][question].format(name, **self.limits))
@@ -94,10 +94,10 @@ class ManagerTemplates:
     def readback(name: str, what: str, a: int, b: int) -> str:
         """The question before a surprising change: exactly what would change, and how to answer."""
         asked = REPLIES["question"]
-        if what == "price":
+        if what in ("price", "store_price"):
             move = asked["readback_price_move"].format(round(abs(b - a) * 100 / a), "cut" if b < a else "rise") \
                 if a else ""
-            return str(asked["readback_price"].format(name, dollars(a), dollars(b), move))
+            return str(asked[f"readback_{what}"].format(name, dollars(a), dollars(b), move))
         return str(asked["readback_runout"].format(name, a))
 
     @staticmethod
