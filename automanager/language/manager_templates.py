@@ -163,6 +163,7 @@ def rule_text(scope: str, target: str, most: int) -> str:
     """A limit in one canonical sentence: 'at most 3 combos per order'."""
     said = REPLIES["rule"]
     key = "combo" if scope == "category" and target == "combo" else scope
+    key += "_one" if most == 1 and key == "combo" else ""
     return str(said[key].format(most=most, target=target))
 
 
