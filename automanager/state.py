@@ -181,6 +181,13 @@ class StorePriceAsked(Term):
     price: int
 
 
+@predicate("rule_asked")
+class RuleAsked(Term):
+    scope: str  # the limit a confirm_limit or confirm_unlimit question reads back
+    target: str
+    most: int
+
+
 @predicate("stock_done")
 class StockDone(Term):
     turn: int

@@ -94,6 +94,7 @@ class Home:
     def __init__(self, root: Path | None = None, kb: Path | None = None, store: str = DEFAULT_STORE):
         self.root = Path(root) if root else default_home()
         self.kb = kb  # the menu pack's folder; None: paths.kb_dir()
+        self.clock: datetime | None = None  # a fixed local time for the bots' clock fact (a scenario's now:)
         self.store = store_id(store)
         self.sessions = self.root / "sessions"
         self._journals: dict[str, Journal] = {}  # each session's journal as this Home last read or wrote it

@@ -213,6 +213,10 @@ MANAGER_FACTS = Facts("Manager", "at", {
     "query": [{"kind": Const, "item": str, **AT}],
     "store_price": [{"item": str, "cents": int, **AT}],  # this store's own price of a menu item
     "chain_price": [{"item": str, **AT}],  # the chain menu's price again in this store
+    # a rule: at most `most` per order of target (scope item|category|any_item|total; target "all"
+    # for any_item and total), and the rule so described dropped (scope any, target "all", most 0: not said)
+    "rule_limit": [{"scope": Const, "target": str, "most": int, **AT}],
+    "rule_drop": [{"scope": Const, "target": str, "most": int, **AT}],
     **{name: [{**AT}] for name in ("save", "cancel", "accept", "decline", "quit", "irrelevant")},
 })
 

@@ -173,3 +173,30 @@ def test_judge_grades_are_averaged_in_the_report(tmp_path, monkeypatch):
     assert "| truthfulness | 10.0 |" in report.read_text(encoding="utf-8")
     judge_request = fake.parse_requests[-1]
     assert "Grades:" in judge_request["messages"][-1]["content"] and "a pepsi" in judge_request["messages"][-1]["content"]
+
+
+def test_now_sets_the_bots_clock_for_the_whole_scenario(tmp_path, monkeypatch):
+    """`now:` (a local time, ISO 8601) is the clock fact both bots get at every turn."""
+    from automanager.bots import assistant as assistant_module
+    from automanager.bots.base import clock_facts
+
+    path = tmp_path / "now.yaml"
+    path.write_text("name: at-lunch\nnow: 2026-11-24T11:45\nsteps:\n  - customer: a soft taco\n"
+                    "expect:\n  order: [{item: Soft Taco}]\n", encoding="utf-8")
+    [scenario] = load_scenarios([path])
+    assert scenario.now is not None and scenario.now.isoformat() == "2026-11-24T11:45:00"
+    assert [str(f) for f in clock_facts(scenario.now)] == ["clock(20261124,tue,705)"]
+    seen: list = []
+    decide = assistant_module.Assistant.decide
+
+    def spy(self, *args, **kwargs):
+        seen.append(kwargs.get("clock", args[5] if len(args) > 5 else None))
+        return decide(self, *args, **kwargs)
+
+    monkeypatch.setattr(assistant_module.Assistant, "decide", spy)
+    assert run_scenario(scenario).passed
+    assert seen and all(at == scenario.now for at in seen)
+    for bad, problem in (("tomorrow at noon", "ISO 8601"), ("2026-11-24T11:45+01:00", "local time")):
+        path.write_text(f"name: x\nnow: '{bad}'\nsteps:\n  - customer: hi\n", encoding="utf-8")
+        with pytest.raises(ScenarioError, match=problem):
+            load_scenarios([path])

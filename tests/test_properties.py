@@ -10,10 +10,11 @@ from hypothesis import strategies as st
 
 from automanager import paths
 from automanager.bots.assistant import Assistant
+from automanager.bots.base import new_facts, split_next
 from automanager.menu.model import Menu
-from automanager.reasoner import Const
+from automanager.reasoner import Const, atom
 from automanager.state import State
-from automanager.vocab import Pred
+from automanager.vocab import CUSTOMER, CUSTOMER_FACTS, Pred
 
 MENU = Menu.load(paths.kb_files())
 ASSISTANT = Assistant(MENU.files)
@@ -106,3 +107,57 @@ def test_random_conversations_keep_every_invariant(conversation):
             accepted = [c for c in decision.actions.get("confirm", []) if c[0] == "update"]
             if not accepted:
                 assert (items, details) == before, said
+
+
+# ---- rules a manager stated: no order the bot accepts breaks an enabled limit ------------------
+CATEGORY = dict(MENU.facts["category"])
+COMBOS = set(MENU.names("combo"))
+KINDS = sorted({CATEGORY[item] for item in ITEMS if item in CATEGORY}) + ["combo"]
+
+
+def in_kind(item: str, kind: str) -> bool:
+    return item in COMBOS if kind == "combo" else CATEGORY.get(item) == kind
+
+
+limits = st.lists(st.one_of(
+    st.tuples(st.just("item"), st.sampled_from(ITEMS), st.integers(1, 6)),
+    st.tuples(st.just("category"), st.sampled_from(KINDS), st.integers(1, 8)),
+    st.tuples(st.just("any_item"), st.just("all"), st.integers(1, 6)),
+    st.tuples(st.just("total"), st.just("all"), st.integers(1, 12)),
+), min_size=1, max_size=3, unique_by=lambda rule: rule[:2])
+order_preds = st.one_of(
+    st.builds(lambda f, n, line: Pred("order", (f, n), line), st.sampled_from(ITEMS), st.integers(1, 8),
+              st.integers(1, 3)),
+    st.builds(lambda f, n: Pred("set_quantity", (f, n), 1), st.sampled_from(ITEMS), st.integers(0, 8)),
+    st.builds(lambda old, new: Pred("replace", (old, new), 1), st.sampled_from(ITEMS), st.sampled_from(ITEMS)),
+    st.builds(lambda f, n: Pred("remove", (f, n)), st.sampled_from(ITEMS), st.integers(1, 3)),
+    st.sampled_from([Pred("complete"), Pred("decline"), Pred("accept")]),
+)
+
+
+@settings(max_examples=60, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(limits, st.lists(st.lists(order_preds, min_size=1, max_size=3), min_size=1, max_size=6))
+def test_no_accepted_order_breaks_a_stated_limit(rules, conversation):
+    stated = [atom("limit", Const(scope), target, most) for scope, target, most in rules]
+    state = State()
+    for said in conversation:
+        facts = stated + state.holds() + new_facts(CUSTOMER_FACTS, said)
+        state = split_next(ASSISTANT.reasoner.solve(facts)).state
+        items = list(units(state)[0].values())
+        for scope, target, most in rules:
+            if scope == "item":
+                counted = items.count(target)
+            elif scope == "category":
+                counted = sum(in_kind(item, target) for item in items)
+            elif scope == "any_item":
+                counted = max((items.count(item) for item in items), default=0)
+            else:
+                counted = len(items)
+            assert counted <= most, (scope, target, most, items, said)
+
+
+def test_a_customer_line_stating_a_limit_is_no_rule_the_bot_reads():
+    """A customer can never make, change or drop a rule: the customer vocabulary has no rule
+    predicate, and the assistant's facts have no way to say one."""
+    assert not {"rule_limit", "rule_drop", "limit"} & set(CUSTOMER)
+    assert not any(name in ("rule_limit", "rule_drop", "limit") for name, _ in CUSTOMER_FACTS.classes)

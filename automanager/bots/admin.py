@@ -7,6 +7,7 @@ out by the chat (star.py), which owns the shared state.
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 
 from .. import paths
@@ -16,7 +17,7 @@ from ..normalize import normalize
 from ..reasoner import Const, TurnReasoner, atom
 from ..state import Create, State
 from ..vocab import MANAGER_FACTS, Pred
-from .base import Decision, new_facts, split_next
+from .base import Decision, clock_facts, new_facts, split_next
 
 PROGRAM = Path(__file__).with_name("admin.lp")
 
@@ -27,11 +28,12 @@ class Administrator:
         self.reasoner = TurnReasoner.shared(kb_files, [paths.data_dir("crs") / "crs.lp", VIEW, PROGRAM], cache)
 
     def decide(self, preds: list[Pred], state: State, runout: list[str],
-               prices: dict[str, int] | None = None) -> Decision:
+               prices: dict[str, int] | None = None, clock: datetime | None = None) -> Decision:
         """prices: this store's own prices (cents) over the chain menu's."""
         preds = [as_alias(pred) for pred in preds]
         facts = [atom("runout", name) for name in runout]
         facts += [atom("store_price", item, cents) for item, cents in sorted((prices or {}).items())]
+        facts += clock_facts(clock)
         facts += state.holds()
         facts += new_facts(MANAGER_FACTS, preds)
         facts += self.word_facts(preds, state)

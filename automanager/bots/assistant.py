@@ -6,6 +6,7 @@ CKTs) and crs/crs.lp (the collaborative rule set) decide what happens and what t
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 
 from .. import paths
@@ -25,7 +26,7 @@ from ..state import (
 )
 from ..terms import Term, encode
 from ..vocab import CUSTOMER_FACTS, Pred
-from .base import Decision, new_facts, split_next
+from .base import Decision, clock_facts, new_facts, split_next
 
 PROGRAM = Path(__file__).with_name("assistant.lp")
 
@@ -35,10 +36,11 @@ class Assistant:
         self.reasoner = TurnReasoner.shared(kb_files, [paths.data_dir("crs") / "crs.lp", PROGRAM], cache)
 
     def decide(self, preds: list[Pred], state: State, runout: list[str], unknown: int = 0,
-               prices: dict[str, int] | None = None) -> Decision:
+               prices: dict[str, int] | None = None, clock: datetime | None = None) -> Decision:
         """prices: the store's own price (cents) of the items it prices itself, over the chain menu's."""
         facts = [atom("runout", name) for name in runout]
         facts += [atom("store_price", item, cents) for item, cents in sorted((prices or {}).items())]
+        facts += clock_facts(clock)
         facts += state.holds()
         facts += new_facts(CUSTOMER_FACTS, [*preds, *(Pred("unknown", (k,)) for k in range(unknown))])
         return split_next(self.reasoner.solve(facts))

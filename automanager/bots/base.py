@@ -4,10 +4,11 @@ answer becomes a `Decision` (the action atoms and the next state)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 
 import clingo
 
-from ..reasoner import Atoms
+from ..reasoner import Atoms, Const, atom
 from ..state import State
 from ..terms import encode
 from ..vocab import Facts, Pred
@@ -21,6 +22,19 @@ class Decision:
     @property
     def mode(self) -> str:
         return self.actions["mode"][0][0]
+
+
+WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+
+
+def clock_facts(at: datetime | None) -> list[clingo.Symbol]:
+    """clock(Date, Weekday, Minute): the local time a turn happens at (Date as YYYYMMDD, Weekday
+    mon..sun, Minute of the day 0..1439), for the rules that depend on it (dayparts); none when no
+    clock is set."""
+    if at is None:
+        return []
+    return [atom("clock", at.year * 10000 + at.month * 100 + at.day, Const(WEEKDAYS[at.weekday()]),
+                 at.hour * 60 + at.minute)]
 
 
 def new_facts(facts: Facts, preds: list[Pred]) -> list[clingo.Symbol]:

@@ -63,6 +63,7 @@ def run_scenario(scenario: Scenario, llm: LLMConfig | None = None, judge: OpenAI
     result = Result(scenario.name, str(scenario.path or ""))
     with tempfile.TemporaryDirectory(dir=root) as tmp, caches_written():
         home = Home(Path(tmp), scenario.pack or kb)
+        home.clock = scenario.now
         manager: ManagerChat | None = None
         customers: dict[int, CustomerChat] = {}
         last: CustomerChat | None = None

@@ -1,7 +1,8 @@
 """Scenario files for `automanager eval`: load and check them, with file and line on any error.
 
 The format (eval/README.md): a YAML mapping per scenario, or a list of them, with `name`,
-optional `about`, `steps` (each `manager: ...` or `customer: ...`, optionally `session: N`) and
+optional `about`, `pack`, `now` (a local time, ISO 8601: the bots' clock fact for the whole
+scenario), `steps` (each `manager: ...` or `customer: ...`, optionally `session: N`) and
 optional `expect`. Checking walks the YAML nodes rather than the loaded data, so every message
 can point at the line that is wrong.
 """
@@ -9,6 +10,7 @@ can point at the line that is wrong.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +63,7 @@ class Scenario:
     expect: dict[str, Any]
     about: str = ""
     pack: Path | None = None  # the menu pack it runs on (kb/packs/<name>); None: the one the run uses
+    now: datetime | None = None  # `now:`, a local time (ISO 8601): the bots' clock for the whole scenario
     path: Path | None = None
     line: int = 0
 
@@ -143,7 +146,8 @@ class Reader:
         return [self.text(item, f"an entry of {what}") for item in node.value]
 
     def scenario(self, node: yaml.Node) -> Scenario:
-        keys = self.mapping(node, "a scenario", ("name", "about", "pack", "steps", "expect"), ("name", "steps"))
+        keys = self.mapping(node, "a scenario", ("name", "about", "pack", "now", "steps", "expect"),
+                            ("name", "steps"))
         steps_node = keys["steps"]
         if not isinstance(steps_node, yaml.SequenceNode) or not steps_node.value:
             raise self.fail(steps_node, "steps must be a non-empty list")
@@ -151,7 +155,19 @@ class Reader:
         expect = self.expect(keys["expect"]) if "expect" in keys else {}
         return Scenario(name=self.text(keys["name"], "name"), steps=steps, expect=expect,
                         about=self.text(keys["about"], "about") if "about" in keys else "",
-                        pack=self.pack(keys["pack"]) if "pack" in keys else None, path=self.path, line=node.start_mark.line + 1)
+                        pack=self.pack(keys["pack"]) if "pack" in keys else None,
+                        now=self.now(keys["now"]) if "now" in keys else None, path=self.path, line=node.start_mark.line + 1)
+
+    def now(self, node: yaml.Node) -> datetime:
+        """`now: 2026-11-24T11:30`: the local time the scenario happens at (ISO 8601, no zone)."""
+        said = self.text(node, "now")
+        try:
+            at = datetime.fromisoformat(said.strip())
+        except ValueError:
+            raise self.fail(node, f"now must be a local time in ISO 8601 such as 2026-11-24T11:30, not '{said}'") from None
+        if at.tzinfo is not None:
+            raise self.fail(node, f"now is a local time: leave out the zone ('{said}')")
+        return at
 
     def pack(self, node: yaml.Node) -> Path:
         """`pack: pizza`: a menu pack shipped in kb/packs, built."""

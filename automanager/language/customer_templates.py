@@ -141,6 +141,9 @@ class CustomerTemplates:
                                         else f"{c.quantity:,}") for c in said.pop("too_many", [])]
         out += [text["bad_quantity"].format(**fields(c)) for c in said.pop("bad_quantity", [])]
         out += [text["order_limit"].format(**fields(c)) for c in said.pop("order_limit", [])]
+        out += [text["over_rule_" + ("combo" if c.scope == "category" and c.target == "combo" else c.scope)
+                     + ("_one" if c.most == 1 and c.scope == "category" and c.target == "combo" else "")].format(
+            **fields(c)) for c in dict.fromkeys(said.pop("over_rule", []))]
         out += [self.update_text(c) for c in said.pop("update", [])]
         out += [text["restored"].format(topping=c.topping, dishes=plural(c.dish, self.counts.get(c.dish, 1)))
                 for c in said.pop("restored", [])]

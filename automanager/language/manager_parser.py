@@ -32,10 +32,12 @@ from .text import find_mentions, fold, is_word, number_at, number_words, tokeniz
 CUES = manager_phrases()  # the cue patterns and words of phrases_manager.toml
 P = CUES.patterns
 MAX_LIST = 30  # names read from one list in one turn: a turn's cost stays bounded
-YES_NO_QUESTIONS = ("confirm_delete", "new_ingredient", "confirm_price", "confirm_runout")
+YES_NO_QUESTIONS = ("confirm_delete", "new_ingredient", "confirm_price", "confirm_runout", "confirm_limit",
+                    "confirm_unlimit")
 # what only this parser says, by its cue, before any LLM reads the line (ManagerChat.understand):
-# this store's own prices, which the LLM vocabulary leaves out to keep its prompt within budget
-OFFLINE_ONLY = ("store_price", "chain_price")
+# this store's own prices and the rules (limits), which the LLM vocabulary leaves out to keep its
+# prompt within budget
+OFFLINE_ONLY = ("store_price", "chain_price", "rule_limit", "rule_drop")
 INSTEAD_OF_NO = ("edit", "runout", "restore", "query")  # what a no to a read-back may go on to say
 
 
@@ -144,11 +146,66 @@ class ManagerParser:
         return None
 
     def store_line(self, text: str, ctx: ManagerContext | None = None) -> ManagerParse | None:
-        """The parse of a line about this store's own prices, else None."""
+        """The parse of a line about this store's own prices or its rules (limits), else None."""
         ctx = ctx or ManagerContext()
         text = spoken_prices(text)
         flat = words(text)
-        return self.line_chain_price(flat, text, ctx) or self.line_store_price(flat, text, ctx) if flat else None
+        if not flat:
+            return None
+        return self.line_rule_query(flat, text, ctx) or self.line_rule_drop(flat, text, ctx) or \
+            self.line_rule(flat, text, ctx) or self.line_chain_price(flat, text, ctx) or \
+            self.line_store_price(flat, text, ctx)
+
+    # -- rules: limits of at most N per order, said in plain English (offline only: OFFLINE_ONLY)
+    def line_rule_query(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
+        """'what rules are on?', 'any limits set?': the rules in force and staged."""
+        return ManagerParse([Pred("query", (Const("rules"), "all"))]) if P.rule_query.search(flat) else None
+
+    def line_rule(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
+        """'no more than 8 of one item per car', 'limit bean burritos to 10 per order', 'at most 3
+        combos per order', 'max 25 items in an order': rule_limit(Scope, Target, N). A line with a
+        limit cue and a per-order word but no number or nothing it counts reads as not understood."""
+        if not P.rule_cue.search(flat) or not P.rule_per.search(flat) or P.rule_drop.match(flat):
+            return None
+        scope, target, most = self.rule_said(flat)
+        if scope == "any" or most is None:
+            return ManagerParse([Pred("irrelevant")])
+        return ManagerParse([Pred("rule_limit", (Const(scope), target, most))])
+
+    def line_rule_drop(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
+        """'drop the limit on bean burritos', 'remove the 8 per car rule': rule_drop(Scope, Target,
+        N) with what the line says of the rule (scope any, target 'all', N 0: not said)."""
+        if not P.rule_drop.match(flat):
+            return None
+        scope, target, most = self.rule_said(flat)
+        return ManagerParse([Pred("rule_drop", (Const(scope), target, most or 0))])
+
+    def rule_said(self, flat: str) -> tuple[str, str, int | None]:
+        """(Scope, Target, N) a rule's words say: an item named, a category ('tacos', 'combos'), of
+        any one item, items in all; scope 'any' and target 'all' when none is said; N None when no
+        number is said. A name not on the menu is taken as said (the bot says so)."""
+        tokens = tokenize(P.rule_per.sub(" ", flat))
+        most = next((found[0] for i in range(len(tokens)) if (found := number_at(tokens, i))), None)
+        items = [m.name for m in find_mentions(self.menu, tokens) if m.kind == "item"]
+        if items:
+            return "item", items[0], most
+        said = [t for t in tokens if not re.fullmatch(r"-?\d+", t)]
+        for word in said:
+            category = self.categories.get(normalize(word)) or self.categories.get(normalize(word.rstrip("s")))
+            if category:
+                return "category", category, most
+        if P.rule_combo.search(flat):
+            return "category", "combo", most
+        if P.rule_any_item.search(flat):
+            return "any_item", "all", most
+        if P.rule_total.search(flat):
+            return "total", "all", most
+        rest = " ".join(w for w in said if number_words([w], 0) is None)
+        rest = normalize(P.rule_filler.sub(" ", rest))
+        if rest:
+            name = self.names.spelled(rest, "item")
+            return "item", name.name if name else rest, most
+        return "any", "all", most
 
     def line_store_price(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
         """'here the X costs $1.79', 'set our store's price of X to $1.79': store_price(X, 179),

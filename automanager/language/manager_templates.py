@@ -6,6 +6,7 @@ name and value comes from the predicates; nothing here decides anything.
 
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -80,7 +81,8 @@ class ManagerTemplates:
                 parts.append(self.stale_question(*actions["stale"][0]))
             elif question == "stale_delete":
                 parts.append(self.stale_delete_question(name, actions.get("since", [])))
-            elif question in ("confirm_price", "confirm_runout", "confirm_store_price"):
+            elif question in ("confirm_price", "confirm_runout", "confirm_store_price", "confirm_limit",
+                              "confirm_unlimit"):
                 parts += [self.readback(*args) for args in actions.get("readback", []) if args[0] == name]
             else:
                 parts.append(REPLIES["question"][question].format(name, **self.limits))
@@ -98,6 +100,8 @@ class ManagerTemplates:
             move = asked["readback_price_move"].format(round(abs(b - a) * 100 / a), "cut" if b < a else "rise") \
                 if a else ""
             return str(asked[f"readback_{what}"].format(name, dollars(a), dollars(b), move))
+        if what in ("limit", "unlimit"):
+            return str(asked[f"readback_{what}"].format(rule_text(str(a), name, b)))
         return str(asked["readback_runout"].format(name, a))
 
     @staticmethod
@@ -122,6 +126,8 @@ class ManagerTemplates:
             args = [args[0], PROPERTY_NAMES.get(args[1], args[1])]
         if reason == "bad_quantity":
             args = [args[0]]
+        if reason == "rule_conflict":
+            args = [rule_text(str(args[0]), str(args[1]), int(args[2]))]
         return str(REPLIES["reject"][reason].format(*args, **self.limits))
 
     def confirmation(self, said: Term, **words: str) -> str:
@@ -139,6 +145,8 @@ class ManagerTemplates:
             fields["price"] = show_value("price", fields["price"])
         if said.tag == "store_price":
             fields["old"], fields["new"] = show_value("price", fields["old"]), show_value("price", fields["new"])
+        if {"scope", "target", "most"} <= set(fields):
+            fields["rule"] = rule_text(str(fields["scope"]), str(fields["target"]), int(fields["most"]))
         if isinstance(said, outputs.PendingIs):
             fields["change"] = describe(said.action, said.item, said.property, *[None if value == "none" else value
                                                                               for value in (said.old, said.new)])
@@ -152,6 +160,23 @@ class ManagerTemplates:
         return str(REPLIES["confirm"][key].format(**{**fields, **words}, example=self.example))
 
 
+def rule_text(scope: str, target: str, most: int) -> str:
+    """A limit in one canonical sentence: 'at most 3 combos per order'."""
+    said = REPLIES["rule"]
+    key = "combo" if scope == "category" and target == "combo" else scope
+    key += "_one" if most == 1 and key == "combo" else ""
+    return str(said[key].format(most=most, target=target))
+
+
+def rule_value(value: Any) -> tuple[str, int] | None:
+    """(Scope, N) of a staged limit's value, as the state or the audit log gives it back."""
+    if isinstance(value, tuple) and len(value) == 2:
+        return str(value[0]), int(value[1])
+    if isinstance(value, str) and (found := re.fullmatch(r"\(\s*(\w+)\s*,\s*(-?\d+)\s*\)", value)):
+        return found.group(1), int(found.group(2))
+    return None
+
+
 def describe(action: str, item: str, prop: str, old, new) -> str:
     """One staged or applied change in words, for /pending, /history and `automanager state`."""
     if prop == "stock":
@@ -160,6 +185,8 @@ def describe(action: str, item: str, prop: str, old, new) -> str:
         return f"{action} {prop} {item}"
     if prop == "item":
         return f"{action} {item}"
+    if prop == "limit" and (rule := rule_value(new if action == "add" else old)):
+        return f"{'rule' if action == 'add' else 'drop the rule'}: {rule_text(rule[0], item, rule[1])}"
     if prop == "alias":
         return f"{action} {item}: customers say \"{new if action == 'add' else old}\""
     if action in ("store_price", "chain_price"):  # a store's own price, or the chain menu's again

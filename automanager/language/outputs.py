@@ -42,6 +42,13 @@ class BadQuantity(Term):
     quantity: int
 
 
+@predicate("confirm", "over_rule")
+class OverRule(Term):
+    scope: str  # a rule a manager stated: item, category, any_item or total
+    target: str  # a dish or combo, a category (or "combo"), or "all"
+    most: int  # at most this many per order
+
+
 @predicate("confirm", "order_limit")
 class OrderLimit(Term):
     most: int  # the most items on one order
@@ -202,7 +209,7 @@ class NoSuchUnit(Term):
 
 
 CUSTOMER = {cls.tag: cls for cls in (
-    Ordered, Unavailable, TooMany, BadQuantity, OrderLimit, Updated, Restored, RejectedUpdate, Specified,
+    Ordered, Unavailable, TooMany, BadQuantity, OrderLimit, Updated, Restored, RejectedUpdate, Specified, OverRule,
     RejectedSpecify, Swapped, DefaultChoice, Skipped, Defaulted, Removed, NotInOrder, QuantitySet, Replaced,
     RanOut, ToppingRanOut, Cancelled, Stopped, NotUnderstood, EmptyOrder, Greeting, Unknown, Either, WhichOne,
     NoSuchUnit, DidYouMean, Copied)}
@@ -493,8 +500,75 @@ class ValueIs(Term):
     value: Any
 
 
+@admin("rule_staged")
+class RuleStaged(Term):
+    at: int
+    scope: str  # item, category, any_item or total
+    target: str  # a dish or combo, a category (or "combo"), or "all"
+    most: int  # at most this many per order
+
+
+@admin("rule_unstaged")
+class RuleUnstaged(Term):
+    at: int
+    scope: str  # item, category, any_item or total
+    target: str  # a dish or combo, a category (or "combo"), or "all"
+    most: int  # at most this many per order
+
+
+@admin("rule_not_made")
+class RuleNotMade(Term):
+    at: int
+    scope: str  # item, category, any_item or total
+    target: str  # a dish or combo, a category (or "combo"), or "all"
+    most: int  # at most this many per order
+
+
+@admin("rule_kept")
+class RuleKept(Term):
+    at: int
+    scope: str  # item, category, any_item or total
+    target: str  # a dish or combo, a category (or "combo"), or "all"
+    most: int  # at most this many per order
+
+
+@admin("rule_is")
+class RuleIs(Term):
+    at: int
+    scope: str  # item, category, any_item or total
+    target: str  # a dish or combo, a category (or "combo"), or "all"
+    most: int  # at most this many per order
+
+
+@admin("rule_pending")
+class RulePending(Term):
+    at: int
+    scope: str  # item, category, any_item or total
+    target: str  # a dish or combo, a category (or "combo"), or "all"
+    most: int  # at most this many per order
+
+
+@admin("rule_going")
+class RuleGoing(Term):
+    at: int
+    scope: str  # item, category, any_item or total
+    target: str  # a dish or combo, a category (or "combo"), or "all"
+    most: int  # at most this many per order
+
+
+@admin("rules_none")
+class RulesNone(Term):
+    at: int
+
+
+@admin("one_rule_at_a_time")
+class OneRuleAtATime(Term):
+    at: int
+
+
 MANAGER: dict[tuple[str | None, int], type[Term]] = {(cls.tag, len(cls.__annotations__)): cls for cls in (  # by kind and field count (added has two)
     RunOut, StorePriceSet, ChainPriceAgain, AlreadyOut, KeptStock, BackInStock, AsIngredient, ReadAs, AddCancelled, NothingToCancel, KeptPrice, Changed,
     AddedItem, AddedValue, AliasAdded, AliasRemoved, Noted, Declined, Kept, Deleted, RemovedValue, StockUndone, Undone, NothingToUndo,
     NothingPending, KeptTheirs, TakenOffSince, DeletedSince, AlreadySince, DeleteWithdrawn, Rebased, AnswerFirst, NothingToSave, Abandoned, ManagerNotUnderstood, StockIs,
-    StockNone, StockOff, StockIn, PendingIs, PendingNone, ValueIs)}
+    StockNone, StockOff, StockIn, PendingIs, PendingNone, ValueIs,
+    RuleStaged, RuleUnstaged, RuleNotMade, RuleKept, RuleIs, RulePending, RuleGoing, RulesNone, OneRuleAtATime)}
