@@ -511,31 +511,22 @@ def bench_command(
             figures = bench.chain_run(stores, lanes or 4, turns or 30, folder)
         except StateError as exc:
             raise fail(str(exc)) from None
-        if as_json:
-            out.print(json.dumps(figures), soft_wrap=True, highlight=False, markup=False)
-        else:
-            out.print(f"chain: {figures['stores']} stores x {figures['lanes_per_store']} lanes x "
-                      f"{figures['turns_per_lane']} turns: {figures['turns_per_second']} turns/s; p50 {figures['p50']} "
-                      f"ms, p95 {figures['p95']} ms, p99 {figures['p99']} ms; {figures['lost']} lost, "
-                      f"{figures['doubled']} doubled; {figures['refusals_where_out']} refusals in the "
-                      f"{figures['stores_out']} stores that ran out, {figures['cross_store_leaks']} in the others "
-                      "(cross-store leaks)", highlight=False)
-        if figures["lost"] or figures["doubled"] or figures["cross_store_leaks"] or not figures["refusals_where_out"]:
-            raise typer.Exit(1)
+        report(figures, as_json, f"chain: {figures['stores']} stores x {figures['lanes_per_store']} lanes x "
+               f"{figures['turns_per_lane']} turns: {figures['turns_per_second']} turns/s; p50 {figures['p50']} ms, "
+               f"p95 {figures['p95']} ms, p99 {figures['p99']} ms; {figures['lost']} lost, {figures['doubled']} "
+               f"doubled; {figures['refusals_where_out']} refusals in the {figures['stores_out']} stores that ran "
+               f"out, {figures['cross_store_leaks']} in the others (cross-store leaks)",
+               failed=bool(figures["lost"] or figures["doubled"] or figures["cross_store_leaks"]
+                           or not figures["refusals_where_out"]))
         return
     if served:
         figures = bench.served_run(lanes or 32, turns or 20, folder, think)
-        if as_json:
-            out.print(json.dumps(figures), soft_wrap=True, highlight=False, markup=False)
-        else:
-            out.print(f"served: {figures['lanes']} lanes x {figures['turns_per_lane']} turns (think "
-                      f"{figures['think_s']} s): {figures['turns_per_second']} turns/s; p50 {figures['p50']} ms, "
-                      f"p95 {figures['p95']} ms (target <= {figures['target_p95']}), p99 {figures['p99']} ms; "
-                      f"{figures['errors']} errors, {figures['lost']} lost, {figures['doubled']} doubled; menu "
-                      f"version {figures['menu_version']} after {len(figures['manager_saves'])} saves",
-                      highlight=False)
-        if figures["errors"] or figures["lost"] or figures["doubled"]:
-            raise typer.Exit(1)
+        report(figures, as_json, f"served: {figures['lanes']} lanes x {figures['turns_per_lane']} turns (think "
+               f"{figures['think_s']} s): {figures['turns_per_second']} turns/s; p50 {figures['p50']} ms, p95 "
+               f"{figures['p95']} ms (target <= {figures['target_p95']}), p99 {figures['p99']} ms; {figures['errors']} "
+               f"errors, {figures['lost']} lost, {figures['doubled']} doubled; menu version {figures['menu_version']} "
+               f"after {len(figures['manager_saves'])} saves",
+               failed=bool(figures["errors"] or figures["lost"] or figures["doubled"]))
         return
     with Progress(console=err, disable=not err.is_terminal, transient=True) as progress:
         task = progress.add_task("bench", total=None)
@@ -562,6 +553,16 @@ def bench_command(
               f"turn {long['turns']}; {long['session_bytes']} bytes saved", highlight=False)
     out.print(f"peak memory: {result['peak_memory_mb']['bench_process']} MB (bench), "
               f"{result['peak_memory_mb']['repl_process']} MB (REPL)", highlight=False)
+
+
+def report(figures: dict, as_json: bool, line: str, failed: bool) -> None:
+    """A bench run's figures, as JSON or one line; exit 1 when they show a failure (a lost turn...)."""
+    if as_json:
+        out.print(json.dumps(figures), soft_wrap=True, highlight=False, markup=False)
+    else:
+        out.print(line, highlight=False)
+    if failed:
+        raise typer.Exit(1)
 
 
 @kb_app.command("build")
