@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 import clingo
 
 from .reasoner import Const, Value, value
+from .rules import Rule
 from .terms import Term, as_term, decode, encode, parse, predicate
 
 T = TypeVar("T", bound=Term)
@@ -183,9 +184,7 @@ class StorePriceAsked(Term):
 
 @predicate("rule_asked")
 class RuleAsked(Term):
-    scope: str  # the limit a confirm_limit or confirm_unlimit question reads back
-    target: str
-    most: int
+    rule: Rule  # the rule (automanager/rules.py) a confirm_rule or confirm_unrule question reads back
 
 
 @predicate("stock_done")

@@ -213,10 +213,17 @@ MANAGER_FACTS = Facts("Manager", "at", {
     "query": [{"kind": Const, "item": str, **AT}],
     "store_price": [{"item": str, "cents": int, **AT}],  # this store's own price of a menu item
     "chain_price": [{"item": str, **AT}],  # the chain menu's price again in this store
-    # a rule: at most `most` per order of target (scope item|category|any_item|total; target "all"
-    # for any_item and total), and the rule so described dropped (scope any, target "all", most 0: not said)
+    # store rules, one fact each, with the fields of automanager/rules.py (minutes after midnight,
+    # weekday masks, cents), and the rule so described dropped (kind any, name "all", number 0 and
+    # days 0: not said; kind a family: limit, hours, deal, instead, suggest, or a limit's scope)
     "rule_limit": [{"scope": Const, "target": str, "most": int, **AT}],
-    "rule_drop": [{"scope": Const, "target": str, "most": int, **AT}],
+    "rule_hours": [{"scope": Const, "target": str, "start": int, "end": int, "days": int, **AT}],
+    "rule_deal_price": [{"item": str, "cents": int, "days": int, **AT}],
+    "rule_deal_off": [{"kind": Const, "amount": int, "over": int, **AT}],
+    "rule_deal_free": [{"combo": str, "item": str, **AT}],
+    "rule_instead": [{"out": str, "offer": str, **AT}],
+    "rule_suggest": [{"given": str, "offer": str, **AT}],
+    "rule_drop": [{"kind": Const, "named": str, "number": int, "days": int, **AT}],
     **{name: [{**AT}] for name in ("save", "cancel", "accept", "decline", "quit", "irrelevant")},
 })
 

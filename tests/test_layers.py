@@ -22,7 +22,7 @@ LAYERS = [
     ["language.*"],  # the offline understanding and the reply templates
     ["names"],  # menu names matched in text
     ["menu.*"],  # the menu pack: build, check, commit, read
-    ["store", "state", "vocab"],  # the state on disk; the session state as typed facts; the vocabularies
+    ["store", "state", "vocab", "rules"],  # the state on disk; the session state as typed facts; the vocabularies
     ["terms"],  # the typed predicates: the one encoder and decoder
     ["reasoner", "normalize", "paths", "settings", "database"],  # clingo; text folding; where files are; numbers set
     ["automanager"],  # the package itself (empty)

@@ -3,6 +3,7 @@ replies read from data say what they should for typed outputs in."""
 
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
 
@@ -80,7 +81,16 @@ def test_every_administrator_rejection_and_question_has_a_reply():
         ast.parse_string(program, visit)
         assert said, section
         read_backs = {"stale", "confirm_price", "confirm_runout", "confirm_store_price"}  # readback_* texts
-        assert said - read_backs <= set(replies[section]), section
+        assert said - read_backs <= set(replies[section]) | {"rule_refused"}, section
+
+
+def test_every_reason_a_rule_is_refused_has_a_reply():
+    """bad(Rule, Why) and the conflict of refused/2: each Why has its sentence in [rule_refused]."""
+    program = (BOTS / "admin.lp").read_text(encoding="utf-8")
+    replies = tomllib.loads((BOTS.parent / "language" / "manager_replies.toml").read_text(encoding="utf-8"))
+    reasons = set(re.findall(r"^(?:bad|refused)\((?:\w+\([^)]*\)|\w+), ([a-z]\w*)", program, re.MULTILINE))
+    assert {"not_on_menu", "conflict", "not_a_deal", "no_hours"} <= reasons
+    assert reasons <= set(replies["rule_refused"])
 
 
 @pytest.mark.parametrize("pack", PACKS, ids=["taco", "pizza"])

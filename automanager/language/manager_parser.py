@@ -17,6 +17,7 @@ from ..menu.model import Menu
 from ..names import NameMatcher, covers
 from ..normalize import normalize
 from ..reasoner import Const
+from ..rules import days_mask
 from ..vocab import Pred, bounded
 from .phrases import manager_phrases, phrases
 from .reading import (
@@ -32,13 +33,19 @@ from .text import find_mentions, fold, is_word, number_at, number_words, tokeniz
 CUES = manager_phrases()  # the cue patterns and words of phrases_manager.toml
 P = CUES.patterns
 MAX_LIST = 30  # names read from one list in one turn: a turn's cost stays bounded
-YES_NO_QUESTIONS = ("confirm_delete", "new_ingredient", "confirm_price", "confirm_runout", "confirm_limit",
-                    "confirm_unlimit")
+YES_NO_QUESTIONS = ("confirm_delete", "new_ingredient", "confirm_price", "confirm_runout", "confirm_rule",
+                    "confirm_unrule")
 # what only this parser says, by its cue, before any LLM reads the line (ManagerChat.understand):
-# this store's own prices and the rules (limits), which the LLM vocabulary leaves out to keep its
+# this store's own prices and the store rules, which the LLM vocabulary leaves out to keep its
 # prompt within budget
-OFFLINE_ONLY = ("store_price", "chain_price", "rule_limit", "rule_drop")
+OFFLINE_ONLY = ("store_price", "chain_price", "rule_limit", "rule_hours", "rule_deal_price", "rule_deal_off",
+                "rule_deal_free", "rule_instead", "rule_suggest", "rule_drop")
 INSTEAD_OF_NO = ("edit", "runout", "restore", "query")  # what a no to a read-back may go on to say
+
+
+def days_said(flat: str) -> int:
+    """The weekdays a line names, as a mask (0: none named): 'wednesdays', 'fri and sat', 'weekends'."""
+    return days_mask([day for word in P.weekday.findall(flat) for day in CUES.weekdays[word]])
 
 
 def spoken_prices(text: str, whole: bool = False) -> str:
@@ -173,12 +180,15 @@ class ManagerParser:
         return ManagerParse([Pred("rule_limit", (Const(scope), target, most))])
 
     def line_rule_drop(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
-        """'drop the limit on bean burritos', 'remove the 8 per car rule': rule_drop(Scope, Target,
-        N) with what the line says of the rule (scope any, target 'all', N 0: not said)."""
+        """'drop the limit on bean burritos', 'remove the 8 per car rule', 'end the wednesday deal':
+        rule_drop(Kind, Name, N, Days) with what the line says of the rule (kind any, name 'all', N 0
+        and days 0: not said; kind a family of rules, or a limit's scope)."""
         if not P.rule_drop.match(flat):
             return None
-        scope, target, most = self.rule_said(flat)
-        return ManagerParse([Pred("rule_drop", (Const(scope), target, most or 0))])
+        family = next((kind for kind, cue in CUES.rule_families.items() if re.search(cue, flat)), "any")
+        scope, target, most = self.rule_said(P.weekday.sub(" ", flat))
+        kind = scope if family in ("any", "limit") and scope in ("any_item", "total") else family
+        return ManagerParse([Pred("rule_drop", (Const(kind), target, most or 0, days_said(flat)))])
 
     def rule_said(self, flat: str) -> tuple[str, str, int | None]:
         """(Scope, Target, N) a rule's words say: an item named, a category ('tacos', 'combos'), of

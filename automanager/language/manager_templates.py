@@ -6,16 +6,19 @@ name and value comes from the predicates; nothing here decides anything.
 
 from __future__ import annotations
 
-import re
 import tomllib
 from pathlib import Path
 from typing import Any
 
+from clingo import SymbolType
+
 from ..reasoner import Atoms
-from ..terms import Term, read
+from ..rules import read_rule
+from ..terms import Term, parse, read
 from ..vocab import MAX_NUMBER
 from . import outputs
 from .customer_templates import dollars, join
+from .rule_words import rule_text
 
 REPLIES = tomllib.loads(Path(__file__).with_name("manager_replies.toml").read_text(encoding="utf-8"))
 PROPERTY_NAMES = {prop: many for prop, (many, _one) in REPLIES["words"].items()}  # "ingredients"
@@ -81,8 +84,8 @@ class ManagerTemplates:
                 parts.append(self.stale_question(*actions["stale"][0]))
             elif question == "stale_delete":
                 parts.append(self.stale_delete_question(name, actions.get("since", [])))
-            elif question in ("confirm_price", "confirm_runout", "confirm_store_price", "confirm_limit",
-                              "confirm_unlimit"):
+            elif question in ("confirm_price", "confirm_runout", "confirm_store_price", "confirm_rule",
+                              "confirm_unrule"):
                 parts += [self.readback(*args) for args in actions.get("readback", []) if args[0] == name]
             else:
                 parts.append(REPLIES["question"][question].format(name, **self.limits))
@@ -93,15 +96,15 @@ class ManagerTemplates:
         return " ".join(p for p in parts if p)
 
     @staticmethod
-    def readback(name: str, what: str, a: int, b: int) -> str:
+    def readback(name: str, what: str, a: Any, b: Any) -> str:
         """The question before a surprising change: exactly what would change, and how to answer."""
         asked = REPLIES["question"]
         if what in ("price", "store_price"):
             move = asked["readback_price_move"].format(round(abs(b - a) * 100 / a), "cut" if b < a else "rise") \
                 if a else ""
             return str(asked[f"readback_{what}"].format(name, dollars(a), dollars(b), move))
-        if what in ("limit", "unlimit"):
-            return str(asked[f"readback_{what}"].format(rule_text(str(a), name, b)))
+        if what in ("rule", "unrule"):
+            return str(asked[f"readback_{what}"].format(said_rule(a)))
         return str(asked["readback_runout"].format(name, a))
 
     @staticmethod
@@ -126,9 +129,17 @@ class ManagerTemplates:
             args = [args[0], PROPERTY_NAMES.get(args[1], args[1])]
         if reason == "bad_quantity":
             args = [args[0]]
-        if reason == "rule_conflict":
-            args = [rule_text(str(args[0]), str(args[1]), int(args[2]))]
+        if reason == "rule_refused":
+            return self.rule_refusal(args[0], args[1])
         return str(REPLIES["reject"][reason].format(*args, **self.limits))
+
+    def rule_refusal(self, rule: Any, why: Any) -> str:
+        """Why a rule said was not made: its canonical sentence and the reason, in words."""
+        reason = parse(str(why))
+        args = [said_rule(arg) if read_rule(arg) else show_number(reason.name, arg.number if arg.type == SymbolType.Number
+                                                                else arg.string if arg.type == SymbolType.String else str(arg))
+                for arg in reason.arguments]
+        return str(REPLIES["rule_refused"][reason.name].format(*args, rule=said_rule(rule), **self.limits))
 
     def confirmation(self, said: Term, **words: str) -> str:
         """The reply of one confirmation: its kind's text (or a variant of it) with its fields,
@@ -145,8 +156,8 @@ class ManagerTemplates:
             fields["price"] = show_value("price", fields["price"])
         if said.tag == "store_price":
             fields["old"], fields["new"] = show_value("price", fields["old"]), show_value("price", fields["new"])
-        if {"scope", "target", "most"} <= set(fields):
-            fields["rule"] = rule_text(str(fields["scope"]), str(fields["target"]), int(fields["most"]))
+        if "rule" in fields:
+            fields["rule"] = said_rule(fields["rule"])
         if isinstance(said, outputs.PendingIs):
             fields["change"] = describe(said.action, said.item, said.property, *[None if value == "none" else value
                                                                               for value in (said.old, said.new)])
@@ -160,21 +171,18 @@ class ManagerTemplates:
         return str(REPLIES["confirm"][key].format(**{**fields, **words}, example=self.example))
 
 
-def rule_text(scope: str, target: str, most: int) -> str:
-    """A limit in one canonical sentence: 'at most 3 combos per order'."""
-    said = REPLIES["rule"]
-    key = "combo" if scope == "category" and target == "combo" else scope
-    key += "_one" if most == 1 and key == "combo" else ""
-    return str(said[key].format(most=most, target=target))
+def said_rule(value: Any) -> str:
+    """A rule (a term, or its text from the state or the audit log) in its canonical sentence."""
+    rule = read_rule(value)
+    return rule_text(rule) if rule else str(value)
 
 
-def rule_value(value: Any) -> tuple[str, int] | None:
-    """(Scope, N) of a staged limit's value, as the state or the audit log gives it back."""
-    if isinstance(value, tuple) and len(value) == 2:
-        return str(value[0]), int(value[1])
-    if isinstance(value, str) and (found := re.fullmatch(r"\(\s*(\w+)\s*,\s*(-?\d+)\s*\)", value)):
-        return found.group(1), int(found.group(2))
-    return None
+def show_number(reason: str, number: Any) -> str:
+    """A number a refusal names: cents in dollars for the price and amount reasons."""
+    return dollars(number) if isinstance(number, int) and reason in CENTS_REASONS else str(number)
+
+
+CENTS_REASONS = ("bad_deal_price", "not_a_deal", "off_over_total")
 
 
 def describe(action: str, item: str, prop: str, old, new) -> str:
@@ -185,8 +193,8 @@ def describe(action: str, item: str, prop: str, old, new) -> str:
         return f"{action} {prop} {item}"
     if prop == "item":
         return f"{action} {item}"
-    if prop == "limit" and (rule := rule_value(new if action == "add" else old)):
-        return f"{'rule' if action == 'add' else 'drop the rule'}: {rule_text(rule[0], item, rule[1])}"
+    if prop == "rule":
+        return f"{'rule' if action == 'add' else 'drop the rule'}: {said_rule(new if action == 'add' else old)}"
     if prop == "alias":
         return f"{action} {item}: customers say \"{new if action == 'add' else old}\""
     if action in ("store_price", "chain_price"):  # a store's own price, or the chain menu's again

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..rules import Rule
 from ..terms import Term, predicate
 
 # ---- the assistant: confirm(kind, ...) --------------------------------------------------------
@@ -503,57 +504,43 @@ class ValueIs(Term):
 @admin("rule_staged")
 class RuleStaged(Term):
     at: int
-    scope: str  # item, category, any_item or total
-    target: str  # a dish or combo, a category (or "combo"), or "all"
-    most: int  # at most this many per order
+    rule: Rule  # a store rule (automanager/rules.py)
 
 
 @admin("rule_unstaged")
 class RuleUnstaged(Term):
     at: int
-    scope: str  # item, category, any_item or total
-    target: str  # a dish or combo, a category (or "combo"), or "all"
-    most: int  # at most this many per order
+    rule: Rule  # a store rule (automanager/rules.py)
 
 
 @admin("rule_not_made")
 class RuleNotMade(Term):
     at: int
-    scope: str  # item, category, any_item or total
-    target: str  # a dish or combo, a category (or "combo"), or "all"
-    most: int  # at most this many per order
+    rule: Rule  # a store rule (automanager/rules.py)
 
 
 @admin("rule_kept")
 class RuleKept(Term):
     at: int
-    scope: str  # item, category, any_item or total
-    target: str  # a dish or combo, a category (or "combo"), or "all"
-    most: int  # at most this many per order
+    rule: Rule  # a store rule (automanager/rules.py)
 
 
 @admin("rule_is")
 class RuleIs(Term):
     at: int
-    scope: str  # item, category, any_item or total
-    target: str  # a dish or combo, a category (or "combo"), or "all"
-    most: int  # at most this many per order
+    rule: Rule  # a store rule (automanager/rules.py)
 
 
 @admin("rule_pending")
 class RulePending(Term):
     at: int
-    scope: str  # item, category, any_item or total
-    target: str  # a dish or combo, a category (or "combo"), or "all"
-    most: int  # at most this many per order
+    rule: Rule  # a store rule (automanager/rules.py)
 
 
 @admin("rule_going")
 class RuleGoing(Term):
     at: int
-    scope: str  # item, category, any_item or total
-    target: str  # a dish or combo, a category (or "combo"), or "all"
-    most: int  # at most this many per order
+    rule: Rule  # a store rule (automanager/rules.py)
 
 
 @admin("rules_none")

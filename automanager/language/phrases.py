@@ -218,6 +218,9 @@ class ManagerPhrases:
         self.zero_cents = frozenset(spoken.get("zero_cents", []))
         self.not_price_after = frozenset(spoken.get("not_after", []))
         self.kitchen_parts = frozenset(words.get("kitchen_parts", []))
+        rules = data["rules"]
+        self.rule_families = dict(rules["families"])  # a family of rules by the words naming it
+        self.weekdays = {word: group["days"] for group in rules["days"].values() for word in group["words"]}
 
 
 def _single_words(table: dict[str, list[str]]) -> dict[str, str]:
