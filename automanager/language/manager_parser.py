@@ -160,8 +160,28 @@ class ManagerParser:
         if not flat:
             return None
         return self.line_rule_query(flat, text, ctx) or self.line_rule_drop(flat, text, ctx) or \
+            self.line_rule_hours(flat, text, ctx) or self.line_rule_deal(flat, text, ctx) or \
+            self.line_rule_offer(flat, text, ctx) or \
             self.line_rule(flat, text, ctx) or self.line_chain_price(flat, text, ctx) or \
             self.line_store_price(flat, text, ctx)
+
+    # -- rules: dayparts ('breakfast until 10:30am', 'the party pack only after 5pm on fridays')
+    def line_rule_hours(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
+        """rule_hours(Scope, Target, Start, End, Days), else None."""
+        return None
+
+    # -- rules: promotions ('wednesdays bean burritos are a dollar', '10% off orders over $20',
+    # 'a free drink with any combo')
+    def line_rule_deal(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
+        """rule_deal_price(Item, Cents, Days), rule_deal_off(Kind, Amount, Over) or
+        rule_deal_free(Combo, Item), else None."""
+        return None
+
+    # -- rules: substitutions and suggestions ('if the beef is out, offer chicken instead', 'with a
+    # combo, offer a large drink')
+    def line_rule_offer(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
+        """rule_instead(Out, Offer) or rule_suggest(Given, Offer), else None."""
+        return None
 
     # -- rules: limits of at most N per order, said in plain English (offline only: OFFLINE_ONLY)
     def line_rule_query(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
