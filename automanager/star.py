@@ -130,11 +130,12 @@ class Chat:
         except (ReasonerError, StateError):
             pass  # the first real turn meets the same problem and says it
 
-    def understand(self, text: str, ctx, usage: Usage, said: list[Pred] | None = None):
+    def understand(self, text: str, ctx, usage: Usage, said: list[Pred] | None = None, role: str = ""):
         """The LLM's predicates when an LLM is configured and answers usably within the turn's
         deadline, else the offline parser's. A failed or late LLM opens its breaker: the next turns
         are read offline at once while the server is probed in the background. With `said` (a
-        click on a page: what was meant is known) nothing is read."""
+        click on a page: what was meant is known) nothing is read. `role`: the vocabulary and
+        prompt the LLM reads the line with (this chat's own by default)."""
         if said is not None:
             usage.answered_by = "said"
             return self.known(said)
@@ -144,7 +145,7 @@ class Chat:
         elif llm:
             context = self.describe(ctx)
             try:
-                forms = within(llm.config.deadline, lambda: llm.extract(self.role, text, context, usage))
+                forms = within(llm.config.deadline, lambda: llm.extract(role or self.role, text, context, usage))
                 parse = self.read(forms, ctx)
                 usage.answered_by = "llm"
                 return parse
@@ -434,16 +435,26 @@ class ManagerChat(Chat):
         said = f"being added: {ctx.building} ({ctx.build_type})"
         return said + (f"; the bot last asked for its {ctx.ask_topic}" if ctx.ask_topic else "")
 
-    def understand(self, text: str, ctx, usage: Usage, said: list[Pred] | None = None):
+    def understand(self, text: str, ctx, usage: Usage, said: list[Pred] | None = None, role: str = ""):
         """A line about this store's own prices ("here the X costs $1.79", "use the chain price for X
         again") is read by its cue, offline, before any LLM: the LLM's vocabulary has no store
-        prices (its prompt stays within its budget), and would read it as a change to the chain menu."""
+        prices (its prompt stays within its budget), and would read it as a change to the chain menu.
+        A line the cues read as a store rule (or as one they could not read) goes to the LLM with the
+        rules vocabulary and prompt."""
         if said is None and self.llm is not None:
             local = self.parser.store_line(text, ctx)
-            if local is not None:
+            rule_line = local is not None and any(p.name.startswith("rule_") or p.name == "irrelevant" or
+                                                  p.name == "query" and str(p.args[0]) == "rules" for p in local.preds)
+            rule_line = rule_line or local is None and self.parser.hints_rule(text)
+            if local is not None and not rule_line:
                 usage.answered_by = "offline"
                 return local
-        return super().understand(text, ctx, usage, said)
+            if rule_line:  # a rule, or a line with a rule's cue the cues could not read
+                parse = super().understand(text, ctx, usage, said, "rules")
+                if local is not None or any(p.name != "irrelevant" for p in parse.preds):
+                    return parse
+                # only hinted at a rule, and no rule after all: the manager prompt reads it
+        return super().understand(text, ctx, usage, said, role)
 
     def context(self) -> ManagerContext:
         ctx = ManagerContext()

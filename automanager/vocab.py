@@ -145,7 +145,37 @@ MANAGER: dict[str, Form] = {
     "irrelevant": form("irrelevant", "nothing the bot can act on"),
 }
 
-VOCABULARIES = {"customer": CUSTOMER, "manager": MANAGER}
+# The store rules a manager states (read with their own prompt, prompts/rules_parse.txt, when the
+# line is about a rule: the manager prompt stays within its budget). Times as said ("10:30am",
+# "17:00"), weekdays as said ("wed", "fri and sat", "weekends"; null: every day), money in dollars.
+RULES: dict[str, Form] = {
+    "rule_limit": form("rule_limit", "at most `most` per order of target: scope item (a dish or combo), category "
+                       "(a category, or combo), any_item (of any one item) or total (items in all); target all "
+                       "for any_item and total", scope="item|category|any_item|total", target="string",
+                       most="integer"),
+    "rule_hours": form("rule_hours", "target (an item, a category, or combo) served only from start until end "
+                       "(null: opening, closing) on days", scope="item|category", target="string",
+                       start="string?", end="string?", days="string?"),
+    "rule_deal_price": form("rule_deal_price", "item costs price (dollars) on days", item="string",
+                            price="string", days="string?"),
+    "rule_deal_off": form("rule_deal_off", "amount (a percent, or dollars) off orders of over dollars or more "
+                          "(null: every order)", kind="percent|amount", amount="string", over="string?"),
+    "rule_deal_free": form("rule_deal_free", "one item free with each combo (a combo, or combo: any)",
+                           combo="string", item="string"),
+    "rule_instead": form("rule_instead", "when out is out of stock, offer offer instead", out="string",
+                         offer="string"),
+    "rule_suggest": form("rule_suggest", "offer offer when an order has given (an item, a category, or combo)",
+                         given="string", offer="string"),
+    "rule_drop": form("rule_drop", "drop the rule so described: its kind, a name, a number or days in it (null: "
+                      "not said)", kind="any|limit|hours|deal|instead|suggest|any_item|total", name="string?",
+                      number="string?", days="string?"),
+    "query": form("query", "which rules are on (kind rules, name all)", kind="rules", name="string"),
+    "accept": form("accept", "yes to the bot's last question"),
+    "decline": form("decline", "no to the bot's last question"),
+    "irrelevant": form("irrelevant", "not a store rule, or not clear enough to make one"),
+}
+
+VOCABULARIES = {"customer": CUSTOMER, "manager": MANAGER, "rules": RULES}
 
 
 class Facts:

@@ -10,7 +10,7 @@ from automanager import paths
 from automanager.bots.admin import PROGRAM
 from automanager.language.manager_parser import OFFLINE_ONLY, ManagerContext, ManagerParser
 from automanager.menu.model import Menu
-from automanager.vocab import MANAGER
+from automanager.vocab import MANAGER, RULES
 
 
 @pytest.fixture(scope="module")
@@ -73,9 +73,10 @@ def test_parse(parser, text, ctx, expected):
 
 def test_the_vocabulary_is_the_one_the_ckt_reads():
     """Every predicate the parsers may emit has a new_* rule in admin.lp, and nothing else does (the
-    LLM's vocabulary, and what only the offline parser says: store prices)."""
+    LLM's vocabularies, the manager's and the store rules', and what only the offline parser says:
+    store prices)."""
     handled = set(re.findall(r"\bnew_(\w+)\(", PROGRAM.read_text(encoding="utf-8")))
-    assert handled == {form.pred for form in MANAGER.values()} | set(OFFLINE_ONLY)
+    assert handled == {form.pred for form in (*MANAGER.values(), *RULES.values())} | set(OFFLINE_ONLY)
 
 
 def test_a_new_item_without_a_name_is_asked_for(parser):

@@ -232,7 +232,7 @@ def test_the_guard(home):
     assert "3" in unfaithful("3 Soft Tacos at $1.39 each, $2.78.", decided, menu)
 
 
-@pytest.mark.parametrize("role", ["customer", "manager"])
+@pytest.mark.parametrize("role", ["customer", "manager", "rules"])
 def test_prompts_are_made_from_the_vocabulary(role):
     menu = Menu.load(paths.kb_files())
     text, name = Prompts(menu).render(f"{role}_parse", role)
@@ -247,12 +247,13 @@ def test_prompts_are_made_from_the_vocabulary(role):
     for meaning in meanings:
         for clause in re.split(r"; | / ", meaning):
             assert clause.split()[0] in VOCABULARIES[role] or clause.startswith("{"), clause
-    respond, _ = Prompts(menu).render(f"{role}_respond", role)
+    said_by = "manager" if role == "rules" else role  # a store rule's reply is the manager chat's
+    respond, _ = Prompts(menu).render(f"{said_by}_respond", said_by)
     assert menu.restaurant in respond and "{restaurant}" not in respond
 
 
 
-@pytest.mark.parametrize("role", ["customer", "manager"])
+@pytest.mark.parametrize("role", ["customer", "manager", "rules"])
 @pytest.mark.parametrize("pack", [None, "pizza"])
 def test_the_parse_prompt_with_its_schema_stays_within_1500_tokens(role, pack):
     """What the model reads on the critical path (the system prompt without the fields the schema
@@ -266,3 +267,75 @@ def test_the_parse_prompt_with_its_schema_stays_within_1500_tokens(role, pack):
             "the bot just suggested: a topping\nCustomer: a large one please\nJSON:")
     assert (len(system) + len(schema) + len(turn)) / 4 <= 1500
     assert not re.search(r"\{[a-z_]+\}", system)  # every placeholder was filled
+
+
+def test_a_store_rule_is_read_by_the_llm_with_the_rules_prompt(fake, home):
+    """A line the cues read as a store rule goes to the LLM with the rules vocabulary; its answer is
+    typed (names checked) and read back before anything is staged."""
+    fake.parses.append(preds({"predicate": "rule_limit", "scope": "item", "target": "bean burritos", "most": 4}))
+    chat = ManagerChat(home, None, LLMConfig.from_env())
+    turn = chat.turn("no customer gets more than four bean burritos per order")
+    assert turn.parsed == ["rule_limit(item, 'Bean Burrito', 4)"]
+    assert turn.llm["prompts"][0].startswith("rules_parse@") and turn.llm["answered_by"] == "llm"
+    assert "Make it a rule: at most 4 Bean Burrito per order?" in turn.reply
+
+
+def test_a_rule_the_llm_names_wrongly_falls_back_to_the_offline_reading(fake, home):
+    fake.parses.extend([preds({"predicate": "rule_limit", "scope": "item", "target": "flying saucer", "most": 4})] * 2)
+    chat = ManagerChat(home, None, LLMConfig.from_env())
+    turn = chat.turn("at most 4 bean burritos per order")
+    assert turn.llm["answered_by"] == "offline" and "not a dish or combo" in turn.llm["fallback"]
+    assert turn.parsed == ["rule_limit(item, 'Bean Burrito', 4)"]
+
+
+@pytest.mark.parametrize("form, parsed", [
+    ({"predicate": "rule_hours", "scope": "category", "target": "combos", "start": None, "end": "10:30am",
+      "days": "weekdays"}, "rule_hours(category, 'combo', 0, 630, 31)"),
+    ({"predicate": "rule_hours", "scope": "item", "target": "bean burrito", "start": "5 pm", "end": None,
+      "days": "fri and sat"}, "rule_hours(item, 'Bean Burrito', 1020, 1440, 48)"),
+    ({"predicate": "rule_deal_price", "item": "bean burritos", "price": "1", "days": "wednesdays"},
+     "rule_deal_price('Bean Burrito', 100, 4)"),
+    ({"predicate": "rule_deal_off", "kind": "percent", "amount": "10", "over": "$20"}, "rule_deal_off(percent, 10, 2000)"),
+    ({"predicate": "rule_deal_off", "kind": "amount", "amount": "3.50", "over": None}, "rule_deal_off(amount, 350, 0)"),
+    ({"predicate": "rule_deal_free", "combo": "any combo", "item": "cinnamon twists"},
+     "rule_deal_free('combo', 'Cinnamon Twists')"),
+    ({"predicate": "rule_instead", "out": "beef", "offer": "chicken"}, "rule_instead('Seasoned Beef', 'Grilled Chicken')"),
+    ({"predicate": "rule_suggest", "given": "combo", "offer": "cinnamon twists"}, "rule_suggest('combo', 'Cinnamon Twists')"),
+    ({"predicate": "rule_drop", "kind": "deal", "name": None, "number": None, "days": "wed"}, "rule_drop(deal, 'all', 0, 4)"),
+    ({"predicate": "query", "kind": "rules", "name": "all"}, "query(rules, 'all')"),
+])
+def test_the_rules_vocabulary_is_typed_as_the_offline_parser_types_it(form, parsed):
+    """Times in minutes, weekdays as a mask, money in cents, names checked: the same facts whoever read the line."""
+    from automanager.language.reading import ManagerContext
+    from automanager.llm.structured import ManagerReader
+    from automanager.names import NameMatcher
+
+    reader = ManagerReader(NameMatcher(Menu.load(paths.kb_files())))
+    forms = validate(VOCABULARIES["rules"], {"predicates": [form]})
+    assert [str(p) for p in reader.read(forms, ManagerContext()).preds] == [parsed]
+
+
+@pytest.mark.parametrize("form", [
+    {"predicate": "rule_hours", "scope": "item", "target": "bean burrito", "start": "25:00", "end": None, "days": None},
+    {"predicate": "rule_deal_price", "item": "bean burrito", "price": "plenty", "days": None},
+    {"predicate": "rule_deal_price", "item": "bean burrito", "price": "1", "days": "someday"},
+    {"predicate": "rule_instead", "out": "unobtainium", "offer": "chicken"},
+])
+def test_a_rules_answer_that_cannot_be_typed_is_refused(form):
+    from automanager.language.reading import ManagerContext
+    from automanager.llm.structured import ManagerReader
+    from automanager.names import NameMatcher
+    from automanager.vocab import VocabError
+
+    reader = ManagerReader(NameMatcher(Menu.load(paths.kb_files())))
+    with pytest.raises(VocabError):
+        reader.read(validate(VOCABULARIES["rules"], {"predicates": [form]}), ManagerContext())
+
+
+def test_a_line_only_hinting_at_a_rule_is_read_as_an_edit_when_it_states_none(fake, home):
+    """'per order' hints at a rule; the rules prompt says irrelevant, so the manager prompt reads it."""
+    fake.parses.extend([preds(bare("irrelevant")), preds({"predicate": "runout", "food": "tomatoes"})])
+    chat = ManagerChat(home, None, LLMConfig.from_env())
+    turn = chat.turn("tomatoes are gone for the day, which hits every order")
+    assert [p.split("@")[0] for p in turn.llm["prompts"]][:2] == ["rules_parse", "manager_parse"]
+    assert turn.parsed == ["runout('Tomatoes')"]

@@ -36,10 +36,8 @@ MAX_LIST = 30  # names read from one list in one turn: a turn's cost stays bound
 YES_NO_QUESTIONS = ("confirm_delete", "new_ingredient", "confirm_price", "confirm_runout", "confirm_rule",
                     "confirm_unrule")
 # what only this parser says, by its cue, before any LLM reads the line (ManagerChat.understand):
-# this store's own prices and the store rules, which the LLM vocabulary leaves out to keep its
-# prompt within budget
-OFFLINE_ONLY = ("store_price", "chain_price", "rule_limit", "rule_hours", "rule_deal_price", "rule_deal_off",
-                "rule_deal_free", "rule_instead", "rule_suggest", "rule_drop")
+# this store's own prices, which the LLM vocabulary leaves out (the chain menu's are its prices)
+OFFLINE_ONLY = ("store_price", "chain_price")
 INSTEAD_OF_NO = ("edit", "runout", "restore", "query")  # what a no to a read-back may go on to say
 
 
@@ -164,6 +162,11 @@ class ManagerParser:
             self.line_rule_offer(flat, text, ctx) or \
             self.line_rule(flat, text, ctx) or self.line_chain_price(flat, text, ctx) or \
             self.line_store_price(flat, text, ctx)
+
+    def hints_rule(self, text: str) -> bool:
+        """Might the line state a store rule the rule readings did not take? (the LLM then reads it
+        with the rules prompt, which says irrelevant when it is none)"""
+        return bool(P.rule_hint.search(words(spoken_prices(text))))
 
     # -- rules: dayparts ('breakfast until 10:30am', 'the party pack only after 5pm on fridays')
     def line_rule_hours(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:

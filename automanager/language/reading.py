@@ -132,3 +132,24 @@ def spoken_money(tokens: list[str]) -> int | None:
 def in_cents(dollars: str, negative: bool = False) -> int:
     """'3.49' -> 349, exactly (no float rounding), within the vocabulary's number bound."""
     return bounded(int(Decimal(dollars).scaleb(2) * (-1 if negative else 1)))  # int(): toward zero, as bounded
+
+
+CLOCK = re.compile(r"^\s*(?P<hour>\d{1,2})(?:[:.](?P<minute>\d{2}))?\s*(?P<half>[ap])?\.?\s*m?\.?\s*$")
+CLOCK_WORDS = {"noon": 720, "midday": 720, "midnight": 0, "opening": 0, "open": 0, "closing": 1440, "close": 1440}
+
+
+def clock_minutes(said: str) -> int | None:
+    """A time of day as said ('10:30am', '5 pm', '17:00', '10.30', 'noon') in minutes after
+    midnight; None when it is not one (an hour without am/pm is taken as said, 0-23)."""
+    text = said.strip().lower()
+    if text in CLOCK_WORDS:
+        return CLOCK_WORDS[text]
+    found = CLOCK.match(text)
+    if not found:
+        return None
+    hour, minute, half = int(found.group("hour")), int(found.group("minute") or 0), found.group("half")
+    if minute > 59 or hour > 24 or (half and not 1 <= hour <= 12):
+        return None
+    if half:
+        hour = hour % 12 + (12 if half == "p" else 0)
+    return min(hour * 60 + minute, 1440)

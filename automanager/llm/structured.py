@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..language.reading import ManagerContext, ManagerParse, Parse, asked_not_taken, cents, new_name
+from ..language.phrases import manager_phrases
+from ..language.reading import ManagerContext, ManagerParse, Parse, asked_not_taken, cents, clock_minutes, new_name
 from ..names import NameMatcher
 from ..normalize import normalize
 from ..reasoner import Const
+from ..rules import EVERY_DAY, days_mask
 from ..vocab import Pred, VocabError, bounded
 
 SPECIAL_CONTENT = {"all", "combo"}  # besides the menu's categories and labels
@@ -220,6 +222,10 @@ class ManagerReader:
     def pred(self, name: str, f: dict[str, Any], ctx: ManagerContext, result: ManagerParse) -> Pred:
         if not f:
             return Pred(name)
+        if name.startswith("rule_"):
+            return self.rule(name, f, result)
+        if name == "query" and f["kind"] == "rules":
+            return Pred("query", (Const("rules"), "all"))
         if name in ("runout", "restore"):
             return Pred(name, (self.food(f["food"], ctx, result),))
         if name == "add_new":
@@ -244,3 +250,85 @@ class ManagerReader:
         if name == "delete_value":
             return Pred("delete", (item, Const(prop), self.value(prop, f["value"], 1, result)))
         return Pred("delete", (item, Const(prop)))  # delete_all
+
+    # -- store rules (the rules vocabulary, vocab.RULES): names checked, times, days and money typed
+    def rule(self, name: str, f: dict[str, Any], result: ManagerParse) -> Pred:
+        if name == "rule_limit":
+            target = "all" if f["scope"] in ("any_item", "total") else self.subject(f["scope"], f["target"], result)
+            return Pred(name, (Const(f["scope"]), target, bounded(f["most"])))
+        if name == "rule_hours":
+            start, end = self.clock(f["start"], 0), self.clock(f["end"], 1440)
+            return Pred(name, (Const(f["scope"]), self.subject(f["scope"], f["target"], result), start, end,
+                               self.days(f["days"])))
+        if name == "rule_deal_price":
+            return Pred(name, (self.item(f["item"], result), self.money(f["price"]), self.days(f["days"])))
+        if name == "rule_deal_off":
+            amount = self.number(f["amount"]) if f["kind"] == "percent" else self.money(f["amount"])
+            return Pred(name, (Const(f["kind"]), amount, self.money(f["over"]) if f["over"] else 0))
+        if name == "rule_deal_free":
+            return Pred(name, (self.subject("category", f["combo"], result), self.item(f["item"], result)))
+        if name == "rule_instead":
+            return Pred(name, (self.any_name(f["out"], result), self.any_name(f["offer"], result)))
+        if name == "rule_suggest":
+            return Pred(name, (self.subject("category", f["given"], result), self.item(f["offer"], result)))
+        named = self.any_name(f["name"], result) if f["name"] else "all"
+        number = (self.money(f["number"]) if "$" in f["number"] or "." in f["number"] else self.number(f["number"])) \
+            if f["number"] else 0
+        return Pred("rule_drop", (Const(f["kind"]), named, number, self.days(f["days"]) if f["days"] else 0))
+
+    def subject(self, scope: str, said: str, result: ManagerParse) -> str:
+        """An item, or for a category scope a category of the menu or 'combo' (any combo)."""
+        word = normalize(tidy(said))
+        if scope == "category":
+            if word.rstrip("s") in ("combo", "any combo", "combo meal", "meal", "any meal"):
+                return "combo"
+            for category in (word, word.rstrip("s")):
+                if category in self.menu.categories:
+                    return category
+        return self.item(said, result)
+
+    def item(self, said: str, result: ManagerParse) -> str:
+        found = self.known(said, "item", result)
+        if not found:
+            raise VocabError(f"{said!r} is not a dish or combo on the menu")
+        return found
+
+    def any_name(self, said: str, result: ManagerParse) -> str:
+        found = self.known(said, "item", result) or self.known(said, "topping", result)
+        if not found:
+            raise VocabError(f"{said!r} is not on the menu")
+        return found
+
+    @staticmethod
+    def clock(said: str | None, default: int) -> int:
+        if not said:
+            return default
+        minute = clock_minutes(said)
+        if minute is None:
+            raise VocabError(f"{said!r} is not a time of day")
+        return minute
+
+    @staticmethod
+    def days(said: str | None) -> int:
+        if not said:
+            return EVERY_DAY
+        words = manager_phrases().weekdays
+        text = normalize(said)
+        named = [day for word, days in words.items() if f" {word} " in f" {text} " for day in days]
+        if not named:
+            raise VocabError(f"{said!r} names no weekday")
+        return days_mask(named)
+
+    @staticmethod
+    def money(said: str) -> int:
+        price = cents(str(said), bare_is_price=True)
+        if price is None:
+            raise VocabError(f"{said!r} is not an amount in dollars")
+        return price
+
+    @staticmethod
+    def number(said: str) -> int:
+        try:
+            return bounded(str(said).strip().rstrip("%"))
+        except ValueError:
+            raise VocabError(f"{said!r} is not a number") from None
