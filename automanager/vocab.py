@@ -254,6 +254,7 @@ MANAGER_FACTS = Facts("Manager", "at", {
     "rule_instead": [{"out": str, "offer": str, **AT}],
     "rule_suggest": [{"given": str, "offer": str, **AT}],
     "rule_drop": [{"kind": Const, "named": str, "number": int, "days": int, **AT}],
+    "rule_unclear": [{**AT}],  # a line with a rule's cue the offline parser could not read as one
     **{name: [{**AT}] for name in ("save", "cancel", "accept", "decline", "quit", "irrelevant")},
 })
 

@@ -36,8 +36,9 @@ MAX_LIST = 30  # names read from one list in one turn: a turn's cost stays bound
 YES_NO_QUESTIONS = ("confirm_delete", "new_ingredient", "confirm_price", "confirm_runout", "confirm_rule",
                     "confirm_unrule")
 # what only this parser says, by its cue, before any LLM reads the line (ManagerChat.understand):
-# this store's own prices, which the LLM vocabulary leaves out (the chain menu's are its prices)
-OFFLINE_ONLY = ("store_price", "chain_price")
+# this store's own prices, which the LLM vocabulary leaves out (the chain menu's are its prices),
+# and a rule's words it could not read as a rule
+OFFLINE_ONLY = ("store_price", "chain_price", "rule_unclear")
 INSTEAD_OF_NO = ("edit", "runout", "restore", "query")  # what a no to a read-back may go on to say
 
 
@@ -199,7 +200,7 @@ class ManagerParser:
             return None
         scope, target, most = self.rule_said(flat)
         if scope == "any" or most is None:
-            return ManagerParse([Pred("irrelevant")])
+            return ManagerParse([Pred("rule_unclear")])
         return ManagerParse([Pred("rule_limit", (Const(scope), target, most))])
 
     def line_rule_drop(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:

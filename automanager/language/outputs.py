@@ -548,6 +548,11 @@ class RulesNone(Term):
     at: int
 
 
+@admin("rule_unclear")
+class RuleUnclear(Term):
+    at: int
+
+
 @admin("one_rule_at_a_time")
 class OneRuleAtATime(Term):
     at: int
@@ -558,4 +563,4 @@ MANAGER: dict[tuple[str | None, int], type[Term]] = {(cls.tag, len(cls.__annotat
     AddedItem, AddedValue, AliasAdded, AliasRemoved, Noted, Declined, Kept, Deleted, RemovedValue, StockUndone, Undone, NothingToUndo,
     NothingPending, KeptTheirs, TakenOffSince, DeletedSince, AlreadySince, DeleteWithdrawn, Rebased, AnswerFirst, NothingToSave, Abandoned, ManagerNotUnderstood, StockIs,
     StockNone, StockOff, StockIn, PendingIs, PendingNone, ValueIs,
-    RuleStaged, RuleUnstaged, RuleNotMade, RuleKept, RuleIs, RulePending, RuleGoing, RulesNone, OneRuleAtATime)}
+    RuleStaged, RuleUnstaged, RuleNotMade, RuleKept, RuleIs, RulePending, RuleGoing, RulesNone, OneRuleAtATime, RuleUnclear)}
