@@ -362,3 +362,26 @@ def test_a_line_lost_on_the_network_is_sent_again_with_the_same_turn_id(browser,
     assert len(sent) == 2 and sent[0] == sent[1] and re.fullmatch(r"[A-Za-z0-9-]{8,64}", sent[0])
     expect(lane.locator("#conversation li.customer")).to_have_text(["two pepsis"])
     assert lane.errors == []
+
+
+def test_a_store_rule_said_in_the_dashboard_chat_holds_on_a_lane(browser, contexts, service):
+    """The manager states a rule in plain words on the dashboard: read back as a question, yes stages
+    it (pending), save publishes it, and a car asking for more than it allows is told why."""
+    dashboard = new_page(browser, contexts, service, width=1440, height=1000)
+    open_dashboard(dashboard, service)
+    dashboard.locator("#chat-line").fill("nobody orders more than two cheesy gordita crunches per car")
+    dashboard.locator("#chat-line").press("Enter")
+    question = dashboard.locator("#question")
+    expect(question).to_be_visible(timeout=TURN)
+    expect(question).to_contain_text("at most 2 Cheesy Gordita Crunch per order")
+    dashboard.locator("#answer-yes").click()
+    expect(dashboard.locator("#pending")).to_contain_text("rule: at most 2 Cheesy Gordita Crunch per order", timeout=TURN)
+    dashboard.locator("#save").click()
+    expect(dashboard.locator("#no-pending")).to_be_visible(timeout=TURN)
+
+    lane = new_page(browser, contexts, service)
+    open_lane(lane)
+    say(lane, "three cheesy gordita crunches")
+    expect(lane.locator("#conversation li.bot").last).to_contain_text("we can only serve 2 Cheesy Gordita Crunch per order")
+    expect(lane.locator("#order-lines tr")).to_have_count(0)
+    assert lane.errors == [] and dashboard.errors == []
