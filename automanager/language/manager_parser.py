@@ -156,6 +156,8 @@ def clock_minute(m: re.Match) -> tuple[int, bool] | None:
     if named:
         return (720, False) if P.hours_noon.match(named) else (0, False)
     hour, minute = int(m.group("hour")), int(m.group("minute") or 0)
+    if minute > 59:
+        return None
     if P.hours_noon.match(half) or P.hours_midnight.match(half):
         return ((720 if P.hours_noon.match(half) else 0), False) if hour == 12 and not minute else None
     if P.hours_am.match(half) or P.hours_pm.match(half):
