@@ -4,8 +4,8 @@ one way: a setting that cannot be used is refused with its name and what to set,
 from __future__ import annotations
 
 import os
-from datetime import datetime
 from collections.abc import Callable
+from datetime import datetime
 from typing import TypeVar
 
 

@@ -18,6 +18,7 @@ import inflect
 from ..menu.model import Menu
 from ..normalize import latin
 from ..reasoner import Atoms
+from ..rules import Hours, read_rule
 from ..terms import Term, read
 from ..vocab import MAX_NUMBER
 from .outputs import CUSTOMER, RejectedUpdate, Updated
@@ -40,8 +41,7 @@ def served_hours(rules: list[Any]) -> dict[str, str]:
     """{what}, {is_are} and {hours} of the hours rules of one target ('breakfast items', 'are',
     'until 10:30am on weekdays and until 11am on weekends') for a not_served reply."""
     from .rule_words import when_text  # (rule_words reads this module's dollars and join)
-    from ..rules import read_rule
-    hours = sorted((r for r in map(read_rule, rules) if r is not None), key=lambda r: (r.days, r.start))
+    hours = sorted((r for r in map(read_rule, rules) if isinstance(r, Hours)), key=lambda r: (r.days, r.start))
     text = REPLIES["confirm"]
     if not hours:
         return {"what": "", "is_are": "", "hours": ""}

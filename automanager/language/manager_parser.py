@@ -194,7 +194,7 @@ def hours_window(times: list[HoursTime], negated: bool, said: str) -> tuple[int,
             return None
     if len(starts) > 1 or len(ends) > 1:
         return None
-    start, end = (starts or [None])[0], (ends or [None])[0]
+    start, end = (starts[0] if starts else None), (ends[0] if ends else None)
     if (start and start.named == "closing") or (end and end.named == "opening"):
         return None
     if start is None:
