@@ -21,7 +21,9 @@ from ..reasoner import Atoms
 from ..rules import Hours, read_rule
 from ..terms import Term, read
 from ..vocab import MAX_NUMBER
+from .english import dollars, join
 from .outputs import CUSTOMER, RejectedUpdate, Updated
+from .rule_words import when_text
 
 REPLIES = tomllib.loads(Path(__file__).with_name("customer_replies.toml").read_text(encoding="utf-8"))
 
@@ -40,7 +42,6 @@ def change_words(op: str, opt) -> str:
 def served_hours(rules: list[Any]) -> dict[str, str]:
     """{what}, {is_are} and {hours} of the hours rules of one target ('breakfast items', 'are',
     'until 10:30am on weekdays and until 11am on weekends') for a not_served reply."""
-    from .rule_words import when_text  # (rule_words reads this module's dollars and join)
     hours = sorted((r for r in map(read_rule, rules) if isinstance(r, Hours)), key=lambda r: (r.days, r.start))
     text = REPLIES["confirm"]
     if not hours:
@@ -55,19 +56,6 @@ def served_hours(rules: list[Any]) -> dict[str, str]:
 def fields(said: Term) -> dict[str, Any]:
     """A typed output's fields by name, for its reply's placeholders."""
     return dict(zip(said.fields, said.field_values()))
-
-
-def dollars(cents: int) -> str:
-    """'$4.19'; a negative amount as '-$14.01' (never '$-15.99' from floor division)."""
-    sign, cents = ("-", -cents) if cents < 0 else ("", cents)
-    return f"{sign}${cents // 100}.{cents % 100:02d}"
-
-
-def join(words: list[str]) -> str:
-    words = list(words)
-    if len(words) <= 1:
-        return "".join(words)
-    return ", ".join(words[:-1]) + " and " + words[-1]
 
 
 def plural(name: str, n: int) -> str:
