@@ -30,7 +30,7 @@ from .menu.model import Menu
 from .names import Embedder
 from .reasoner import OverBudget, ReasonerError, caches_written
 from .repl import run_chat
-from .settings import ConfigError
+from .settings import ConfigError, local_time
 from .star import MAX_INPUT, Chat, CustomerChat, ManagerChat
 from .store import STORE_SETTING, Home, StateError, default_store
 
@@ -84,6 +84,10 @@ BackendOption = Annotated[str, typer.Option(
 ModelOption = Annotated[str | None, typer.Option(
     "--model", help="The LLM model name for the openai backend (default: $AUTOMANAGER_MODEL, else gpt-4o-mini).")]
 
+NowOption = Annotated[str | None, typer.Option(
+    "--now", help="A fixed local time for the bots' clock, ISO 8601 like 2026-11-25T09:15 (default: $AUTOMANAGER_NOW, "
+    "else the machine's clock): the hours rules a manager set hold as at that time.")]
+
 
 def llm_config(backend: str, model: str | None) -> LLMConfig | None:
     """The LLM to use, or None for the offline backend; says on stderr which it is."""
@@ -132,7 +136,7 @@ def open_home(state_dir: Path | None, kb: Path | None = None, store: str | None 
     half works on it."""
     try:
         home = Home(state_dir, kb, store if store is not None else default_store())
-    except StateError as exc:
+    except (StateError, ConfigError) as exc:
         raise fail(str(exc)) from None
     if home.root.exists() and not home.root.is_dir():
         raise fail(f"the state dir {home.root} is a file, not a folder: set --state-dir (or $AUTOMANAGER_HOME) "
@@ -151,15 +155,20 @@ def read_piped() -> str | None:
 
 
 def chat_loop(kind: type[Chat], state_dir: Path | None, resume: str | None, as_json: bool,
-              backend: str, model: str | None, kb: Path | None, store: str | None = None) -> None:
+              backend: str, model: str | None, kb: Path | None, store: str | None = None, now: str | None = None) -> None:
     home = open_home(state_dir, None, store)  # a bad store id is refused before anything else
     folder = use_kb(kb)
+    try:
+        clock = local_time(now, "--now") if now is not None else home.clock
+    except ConfigError as exc:
+        raise fail(str(exc)) from None
     if resume == "":
         raise fail("--resume '' names no session: give the id a chat printed when it started, or leave out "
                    "--resume for a new session")
     config = llm_config(backend, model)
     try:
         home = open_home(state_dir, folder, home.store)
+        home.clock = clock
         chat = kind(home, resume, config)
     except (StateError, ReasonerError) as exc:
         raise fail(str(exc)) from None
@@ -229,7 +238,7 @@ def terminal_reader(history: Path) -> Callable[[], str]:
 @app.command()
 def customer(state_dir: StateDirOption = None, resume: ResumeOption = None, as_json: ChatJsonOption = False,
              backend: BackendOption = "auto", model: ModelOption = None, kb: KbOption = None,
-             store: StoreOption = None) -> None:
+             store: StoreOption = None, now: NowOption = None) -> None:
     """Chat as a customer at the drive-through (type /help inside for examples from the menu).
 
     A lane that keeps serving: when an order is finished and the bot says
@@ -241,19 +250,19 @@ def customer(state_dir: StateDirOption = None, resume: ResumeOption = None, as_j
     echo "<what you would say>" | automanager customer.
     With --json each line names its session. Another restaurant: --kb kb/packs/pizza.
     """
-    chat_loop(CustomerChat, state_dir, resume, as_json, backend, model, kb, store)
+    chat_loop(CustomerChat, state_dir, resume, as_json, backend, model, kb, store, now)
 
 
 @app.command()
 def manager(state_dir: StateDirOption = None, resume: ResumeOption = None, as_json: ChatJsonOption = False,
             backend: BackendOption = "auto", model: ModelOption = None, kb: KbOption = None,
-            store: StoreOption = None) -> None:
+            store: StoreOption = None, now: NowOption = None) -> None:
     """Chat as the restaurant manager: stock and menu changes (type /help inside for examples).
 
     Stock changes reach customers at their next turn; menu changes are applied together when
     you say "save" or "bye". Example: echo "we're out of <an ingredient>" | automanager manager
     """
-    chat_loop(ManagerChat, state_dir, resume, as_json, backend, model, kb, store)
+    chat_loop(ManagerChat, state_dir, resume, as_json, backend, model, kb, store, now)
 
 
 @app.command()

@@ -293,7 +293,7 @@ class CustomerChat(Chat):
 
     def step(self, text: str, said: list[Pred] | None = None) -> Turn:
         parse, decision, usage, timings = self.think(text, context(self.state), lambda parse: self.assistant.decide(
-            parse.preds, self.state, self.home.stock_out(), len(parse.unknown), self.home.store_prices(), self.home.clock), said)
+            parse.preds, self.state, self.home.stock_out(), len(parse.unknown), self.home.store_prices(), self.home.now()), said)
         order = self.order()
         counts = Counter(unit["item"] for unit in order)
         reply = self.respond(self.templates.render(decision.actions, parse.unknown, counts), decision.actions, usage)
@@ -338,7 +338,7 @@ class CustomerChat(Chat):
     def review(self) -> dict:
         """The order as it stands, priced (check/3, detail/3, total/1); the state is not changed."""
         return self.assistant.decide([Pred("review")], self.state, self.home.stock_out(), 0,
-                                     self.home.store_prices(), self.home.clock).actions
+                                     self.home.store_prices(), self.home.now()).actions
 
     def order(self) -> list[dict]:
         """The order so far, one entry per unit, from the saved state."""
@@ -489,7 +489,7 @@ class ManagerChat(Chat):
         for _attempt in range(MAX_COMMIT_ATTEMPTS):
             self.sync_menu()
             parse, decision, usage, timings = self.think(text, self.context(), lambda parse: self.admin.decide(
-                parse.preds, self.state, self.home.stock_out(), self.home.store_prices(), self.home.clock), said)
+                parse.preds, self.state, self.home.stock_out(), self.home.store_prices(), self.home.now()), said)
             for change, name in decision.actions.get("stock", []):
                 self.home.set_stock(name, change == "out", self.session_id)
             self.apply_store_prices(decision.actions)

@@ -34,6 +34,7 @@ from typing import Any, NamedTuple, TypeVar
 from . import paths
 from .database import Database, DatabaseError, Transaction, open_database
 from .reasoner import fsync_dir, remove_stale_temporary, replace_durably
+from .settings import fixed_now
 
 Result = TypeVar("Result")  # what a write transaction's work returns
 LOG = logging.getLogger(__name__)
@@ -94,10 +95,15 @@ class Home:
     def __init__(self, root: Path | None = None, kb: Path | None = None, store: str = DEFAULT_STORE):
         self.root = Path(root) if root else default_home()
         self.kb = kb  # the menu pack's folder; None: paths.kb_dir()
-        self.clock: datetime | None = None  # a fixed local time for the bots' clock fact (a scenario's now:)
+        self.clock: datetime | None = fixed_now()  # a fixed local time for the bots' clock fact (a scenario's
+        # now:, --now, $AUTOMANAGER_NOW); None: the machine's local time at each turn (now())
         self.store = store_id(store)
         self.sessions = self.root / "sessions"
         self._journals: dict[str, Journal] = {}  # each session's journal as this Home last read or wrote it
+
+    def now(self) -> datetime:
+        """The local time of a turn: the fixed clock when one is set, else the machine's."""
+        return self.clock or datetime.now()
 
     def sweep(self) -> None:
         """Remove the temporary files killed writers left (sessions, menu versions, caches); a

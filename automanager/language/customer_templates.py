@@ -18,9 +18,12 @@ import inflect
 from ..menu.model import Menu
 from ..normalize import latin
 from ..reasoner import Atoms
+from ..rules import Hours, read_rule
 from ..terms import Term, read
 from ..vocab import MAX_NUMBER
+from .english import dollars, join
 from .outputs import CUSTOMER, RejectedUpdate, Updated
+from .rule_words import when_text
 
 REPLIES = tomllib.loads(Path(__file__).with_name("customer_replies.toml").read_text(encoding="utf-8"))
 
@@ -36,22 +39,23 @@ def change_words(op: str, opt) -> str:
     return CHANGE_WORDS[op].format(*opt) if op == "change" else CHANGE_WORDS[op].format(opt)
 
 
+def served_hours(rules: list[Any]) -> dict[str, str]:
+    """{what}, {is_are} and {hours} of the hours rules of one target ('breakfast items', 'are',
+    'until 10:30am on weekdays and until 11am on weekends') for a not_served reply."""
+    hours = sorted((r for r in map(read_rule, rules) if isinstance(r, Hours)), key=lambda r: (r.days, r.start))
+    text = REPLIES["confirm"]
+    if not hours:
+        return {"what": "", "is_are": "", "hours": ""}
+    first = hours[0]
+    key = "combo" if first.scope == "category" and first.target == "combo" else first.scope
+    return {"what": text[f"not_served_{key}"].format(target=first.target),
+            "is_are": text["not_served_is" if key == "item" else "not_served_are"],
+            "hours": text["not_served_hours_join"].join(dict.fromkeys(when_text(r) for r in hours))}
+
+
 def fields(said: Term) -> dict[str, Any]:
     """A typed output's fields by name, for its reply's placeholders."""
     return dict(zip(said.fields, said.field_values()))
-
-
-def dollars(cents: int) -> str:
-    """'$4.19'; a negative amount as '-$14.01' (never '$-15.99' from floor division)."""
-    sign, cents = ("-", -cents) if cents < 0 else ("", cents)
-    return f"{sign}${cents // 100}.{cents % 100:02d}"
-
-
-def join(words: list[str]) -> str:
-    words = list(words)
-    if len(words) <= 1:
-        return "".join(words)
-    return ", ".join(words[:-1]) + " and " + words[-1]
 
 
 def plural(name: str, n: int) -> str:
@@ -141,6 +145,7 @@ class CustomerTemplates:
                                         else f"{c.quantity:,}") for c in said.pop("too_many", [])]
         out += [text["bad_quantity"].format(**fields(c)) for c in said.pop("bad_quantity", [])]
         out += [text["order_limit"].format(**fields(c)) for c in said.pop("order_limit", [])]
+        out += self.not_served(said.pop("not_served", []))
         out += [text["over_rule_" + ("combo" if c.scope == "category" and c.target == "combo" else c.scope)
                      + ("_one" if c.most == 1 and c.scope == "category" and c.target == "combo" else "")].format(
             **fields(c)) for c in dict.fromkeys(said.pop("over_rule", []))]
@@ -175,6 +180,15 @@ class CustomerTemplates:
         out += [text["no_such_unit"] for _ in said.pop("no_such_unit", [])[:1]]
         out += [text["did_you_mean"].format(**fields(c)) for c in said.pop("did_you_mean", [])[:1]]
         return out
+
+    def not_served(self, refused: list[Any]) -> list[str]:
+        """'Sorry, breakfast items are served only until 10:30am, so I haven't added the <dish>.'"""
+        rules: dict[str, list[Any]] = defaultdict(list)
+        for c in dict.fromkeys(refused):
+            rules[c.food].append(c.rule)
+        return [REPLIES["confirm"]["not_served_own" if said["what"] == REPLIES["confirm"]["not_served_item"].format(
+            target=food) else "not_served"].format(food=food, **said)
+            for food, rules_of in rules.items() for said in [served_hours(rules_of)]]
 
     def more(self, food: str, n: int) -> str:
         """'another <dish>', 'two more <dishes>'."""
@@ -350,6 +364,10 @@ class CustomerTemplates:
                 sizes = list(dict.fromkeys(self.option_said("size", o) for o, _ in sorted(values, key=lambda v: (v[1], v[0]))))
                 out.append(f"Our {plural(f, 2)} come in {join(sizes)}." if f in self.menu.categories
                            else f"The {f} comes in {join(sizes)}.")
+            elif prop == "not_served" and f == "all":
+                out.append(REPLIES["confirm"]["not_served_all"].format(foods=join(sorted(values))))
+            elif prop == "not_served":
+                out.append(REPLIES["confirm"]["not_served_answer"].format(**served_hours(values)))
             elif prop == "available" and f == "all":
                 out.append("Everything on the menu is available right now.")
             elif prop == "available":

@@ -12,12 +12,13 @@ is taken as said.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from ..menu.model import Menu
 from ..names import NameMatcher, covers
 from ..normalize import normalize
 from ..reasoner import Const
-from ..rules import days_mask
+from ..rules import EVERY_DAY, days_mask
 from ..vocab import Pred, bounded
 from .phrases import manager_phrases, phrases
 from .reading import (
@@ -97,6 +98,132 @@ def words(text: str) -> str:
     return " ".join(t for t in tokenize(text) if t not in ",.;!?")
 
 
+@dataclass
+class HoursTime:
+    """A time of day an hours rule says: where its cue starts and it ends in the line, whether it
+    starts or ends the hours (or is the second of a pair, or said with 'at'), and its minute after
+    midnight (`bare`: an hour said without am or pm, read from the other time or as the usual)."""
+
+    cue_at: int
+    end: int
+    role: str  # start | end | pair | at
+    minute: int
+    bare: bool = False
+    named: str = ""  # noon | midnight | opening | closing: what it is as a start or an end
+
+
+def hours_numbers(flat: str) -> str:
+    """The line with the number words of hours as digits ('until eleven', 'five in the evening')."""
+    out, at = [], 0
+    for m in P.hours_number_word.finditer(flat):
+        if P.hours_number_before.search(flat[:m.start()]) or P.hours_number_after.match(flat[m.end():]):
+            found = number_words([m.group()], 0)
+            if found:
+                out += [flat[at:m.start()], str(found[0])]
+                at = m.end()
+    return "".join(out) + flat[at:]
+
+
+def hours_times(said: str) -> list[HoursTime] | None:
+    """The times of day a line says after a cue (until, after, from, between ... and, at), in
+    order; None when a cue is followed by a number that is no time of day ('until 25:00')."""
+    found: list[HoursTime] = []
+    for m in P.hours_time.finditer(said):
+        before = said[:m.start()]
+        cue = next(((role, c) for role, pattern in (("end", P.hours_end_cue), ("start", P.hours_start_cue),
+                                                     ("pair", P.hours_pair_cue), ("at", P.hours_at_cue))
+                    if (c := pattern.search(before))), None)
+        if cue is None or (cue[0] == "pair" and not found):
+            continue  # a number that is no time ('2 tacos'), or 'and 5' with no time before it
+        minute = clock_minute(m)
+        if minute is None:
+            return None
+        role = cue[0]
+        if role == "pair":  # 'from 6 to 10', 'between 11 and 2': the second ends the first
+            role = "end" if found[-1].role == "start" else "pair"
+        named = m.group("named") or m.group("half") or ""
+        found.append(HoursTime(cue[1].start(), m.end(), role, minute[0], minute[1],
+                               "noon" if P.hours_noon.match(named) else "midnight" if P.hours_midnight.match(named)
+                               else "opening" if P.hours_named_start.match(named)
+                               else "closing" if P.hours_named_end.match(named) else ""))
+    return found
+
+
+def clock_minute(m: re.Match) -> tuple[int, bool] | None:
+    """(Minute after midnight, bare) of a time said; None when it is no time of day."""
+    named, half = m.group("named") or "", m.group("half") or ""
+    if named:
+        return (720, False) if P.hours_noon.match(named) else (0, False)
+    hour, minute = int(m.group("hour")), int(m.group("minute") or 0)
+    if minute > 59:
+        return None
+    if P.hours_noon.match(half) or P.hours_midnight.match(half):
+        return ((720 if P.hours_noon.match(half) else 0), False) if hour == 12 and not minute else None
+    if P.hours_am.match(half) or P.hours_pm.match(half):
+        if not 1 <= hour <= 12:
+            return None
+        pm = bool(P.hours_pm.match(half))
+        if pm and hour == 12 and half in ("at night", "tonight"):
+            return minute, False  # twelve at night
+        return (hour % 12 + (12 if pm else 0)) * 60 + minute, False
+    if hour > 24 or (hour == 24 and minute):
+        return None
+    if hour == 0 or hour > 12 or P.hours_24.match(half) or m.group("hour").startswith("0"):
+        return hour * 60 + minute, False
+    return hour * 60 + minute, True
+
+
+def hours_window(times: list[HoursTime], negated: bool, said: str) -> tuple[int, int] | None:
+    """(Start, End) of the times said: the one after a start cue, the one after an end cue (or the
+    second of 'from .. to ..'); 'no X after 10' and 'stop serving X at 10' end the hours, 'no X
+    before 11' starts them. None when the times do not make one window."""
+    starts, ends = [], []
+    for t in times:
+        role = t.role
+        if role == "at":
+            role = "end" if P.hours_stop_verb.search(said) or negated else \
+                "start" if P.hours_start_verb.search(said) else ""
+        elif negated and role in ("start", "end") and not P.hours_start_verb.search(said):
+            role = {"start": "end", "end": "start"}[role]
+        if role == "start":
+            starts.append(t)
+        elif role == "end":
+            ends.append(t)
+        else:
+            return None
+    if len(starts) > 1 or len(ends) > 1:
+        return None
+    start, end = (starts[0] if starts else None), (ends[0] if ends else None)
+    if (start and start.named == "closing") or (end and end.named == "opening"):
+        return None
+    if start is None:
+        first = 0
+    elif not start.bare:
+        first = start.minute % 1440
+    elif end is not None and not end.bare:
+        first = min(readings(start.minute), key=lambda m: (end.minute - m) % 1440 or 1440)
+    else:
+        first = usual_hour(start.minute)
+    if end is None:
+        return first, 1440
+    if end.bare:
+        last = min(readings(end.minute), key=lambda m: (m - first) % 1440 or 1440) if start else usual_hour(end.minute)
+    else:
+        last = end.minute or 1440  # midnight, closing: the end of the day
+    return first, last
+
+
+def readings(minute: int) -> tuple[int, int]:
+    """The two times an hour said without am or pm may be."""
+    return minute % 720, minute % 720 + 720
+
+
+def usual_hour(minute: int) -> int:
+    """An hour said without am or pm, as a restaurant means it: 6 to 11 in the morning, 12 to 5
+    after noon."""
+    return minute if 360 <= minute < 720 else (minute + 720) % 1440 if minute < 360 else minute
+
+
 class ManagerParser:
     def __init__(self, menu: Menu, names: NameMatcher | None = None):
         self.menu = menu
@@ -171,8 +298,52 @@ class ManagerParser:
 
     # -- rules: dayparts ('breakfast until 10:30am', 'the party pack only after 5pm on fridays')
     def line_rule_hours(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
-        """rule_hours(Scope, Target, Start, End, Days), else None."""
-        return None
+        """rule_hours(Scope, Target, Start, End, Days), else None: 'breakfast only until 10:30am'
+        (Start 0), 'serve the <combo> only after 5pm' (End 1440), '<category> between 11am and 2pm
+        on weekdays', '<item> is weekends only' (all day). Days: those named, else every day. A
+        line with a time cue but no time of day understood, or nothing it is about, is not
+        understood (irrelevant): never a guessed rule. Lines of other acts (stock, prices, deals,
+        limits per order, questions) are left to them."""
+        if ctx.building or text.rstrip().endswith("?") or P.hours_not.search(flat) or P.rule_per.search(flat) \
+                or P.hours_money.sub("", P.hours_money_as_time.sub(" ", fold(text))) != \
+                P.hours_money_as_time.sub(" ", fold(text)):
+            return None
+        said = hours_numbers(flat)
+        times = hours_times(said)
+        if times is None:
+            return ManagerParse([Pred("irrelevant")])  # a time's cue with no time of day understood
+        days = days_said(flat)
+        if not times and not (days and P.hours_only.search(flat)):
+            return None
+        window = hours_window(times, bool(P.hours_negated.search(said)), said) if times else (0, 1440)
+        target = self.hours_target(said, times)
+        if window is None or target is None:
+            return ManagerParse([Pred("irrelevant")])
+        return ManagerParse([Pred("rule_hours", (Const(target[0]), target[1], *window, days or EVERY_DAY))])
+
+    def hours_target(self, said: str, times: list[HoursTime]) -> tuple[str, str] | None:
+        """(Scope, Target) the rest of an hours line names: a category ('breakfast', 'tacos'), a
+        dish or combo whose name is all the rest says, any combo; else the rest as said (the bot
+        says it is not on the menu); None when nothing is left."""
+        for t in reversed(times):
+            said = said[:t.cue_at] + " " + said[t.end:]
+        rest = normalize(P.hours_filler.sub(" ", P.weekday.sub(" ", said)))
+        if not rest:
+            return None
+        category = self.categories.get(rest) or self.categories.get(rest.rstrip("s")) or \
+            self.categories.get(re.sub(r"es$", "", rest))
+        tokens = tokenize(rest)
+        items = [m for m in find_mentions(self.menu, tokens) if m.kind == "item"]
+        whole = items and {m.name for m in items} == {items[0].name} and \
+            sum(m.end - m.start for m in items) == len(tokens)
+        if whole and (not category or normalize(items[0].name) == rest):
+            return "item", items[0].name
+        if category:
+            return "category", category
+        if P.rule_combo.fullmatch(rest):
+            return "category", "combo"
+        name = self.names.spelled(rest, "item")
+        return "item", name.name if name and name.how in ("exact", "alias", "lexical") else rest
 
     # -- rules: promotions ('wednesdays bean burritos are a dollar', '10% off orders over $20',
     # 'a free drink with any combo')

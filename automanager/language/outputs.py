@@ -50,6 +50,12 @@ class OverRule(Term):
     most: int  # at most this many per order
 
 
+@predicate("confirm", "not_served")
+class NotServed(Term):
+    food: str  # refused: not served at this time of day or on this weekday
+    rule: Rule  # the hours rule (automanager/rules.py Hours) that keeps it from being served now
+
+
 @predicate("confirm", "order_limit")
 class OrderLimit(Term):
     most: int  # the most items on one order
@@ -213,7 +219,8 @@ CUSTOMER = {cls.tag: cls for cls in (
     Ordered, Unavailable, TooMany, BadQuantity, OrderLimit, Updated, Restored, RejectedUpdate, Specified, OverRule,
     RejectedSpecify, Swapped, DefaultChoice, Skipped, Defaulted, Removed, NotInOrder, QuantitySet, Replaced,
     RanOut, ToppingRanOut, Cancelled, Stopped, NotUnderstood, EmptyOrder, Greeting, Unknown, Either, WhichOne,
-    NoSuchUnit, DidYouMean, Copied)}
+    NoSuchUnit, DidYouMean, Copied,
+    NotServed)}
 
 
 # ---- the administrator: confirm(K, kind, ...) --------------------------------------------------

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..rules import EVERY_DAY, DealFree, DealOff, DealPrice, Hours, Instead, Limit, Suggest, days_of
 from ..terms import Term
-from .customer_templates import dollars, join
+from .english import dollars, join
 
 WORDS = tomllib.loads(Path(__file__).with_name("rule_words.toml").read_text(encoding="utf-8"))
 WEEKDAYS_ONLY, WEEKEND = 31, 96
@@ -23,8 +23,7 @@ def rule_text(rule: Term) -> str:
         key += "_one" if rule.most == 1 and key == "combo" else ""
         return str(said[f"limit_{key}"].format(most=rule.most, target=rule.target))
     if isinstance(rule, Hours):
-        return str(said["hours"].format(what=subject_text(rule.scope, rule.target), when=hours_text(rule.start, rule.end),
-                                        days=days_text(rule.days)))
+        return str(said["hours"].format(what=subject_text(rule.scope, rule.target), when=when_text(rule)))
     if isinstance(rule, DealPrice):
         return str(said["deal_price"].format(item=rule.item, price=dollars(rule.cents), days=days_text(rule.days)))
     if isinstance(rule, DealOff):
@@ -45,9 +44,19 @@ def subject_text(scope: str, target: str) -> str:
     return str(WORDS["what"][key].format(target=target))
 
 
+def when_text(rule: Hours) -> str:
+    """When an hours rule serves: 'until 10:30am on weekdays', 'from 10pm until 2am on Fridays', 'on
+    weekends' (all day), 'every day' (all day, every day: a rule that keeps nothing back)."""
+    said = " ".join(f"{hours_text(rule.start, rule.end)}{days_text(rule.days)}".split())
+    return said or str(WORDS["rule"]["hours_always"])
+
+
 def hours_text(start: int, end: int) -> str:
-    """'from 6am until 10:30am', 'until 10:30am' (from opening), 'from 5pm' (until closing)."""
+    """'from 6am until 10:30am', 'until 10:30am' (from opening), 'from 5pm' (until closing), ''
+    (all day)."""
     said = WORDS["rule"]
+    if start == 0 and end >= 1440:
+        return ""
     if start == 0:
         return str(said["hours_until"].format(end=clock_text(end)))
     if end >= 1440:
