@@ -58,7 +58,7 @@ def test_hours_lines_are_read_as_rules(parser, line, expected):
     "breakfast from 11pm to 2am to 4am",  # no one window
 ])
 def test_an_hours_cue_without_a_time_or_target_is_not_understood(parser, line):
-    assert [str(p) for p in parser.parse(line).preds] == ["irrelevant"]
+    assert [str(p) for p in parser.parse(line).preds] == ["rule_unclear"]
 
 
 @pytest.mark.parametrize("line, other", [

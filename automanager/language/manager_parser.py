@@ -302,7 +302,7 @@ class ManagerParser:
         (Start 0), 'serve the <combo> only after 5pm' (End 1440), '<category> between 11am and 2pm
         on weekdays', '<item> is weekends only' (all day). Days: those named, else every day. A
         line with a time cue but no time of day understood, or nothing it is about, is not
-        understood (irrelevant): never a guessed rule. Lines of other acts (stock, prices, deals,
+        understood (rule_unclear): never a guessed rule. Lines of other acts (stock, prices, deals,
         limits per order, questions) are left to them."""
         if ctx.building or text.rstrip().endswith("?") or P.hours_not.search(flat) or P.rule_per.search(flat) \
                 or P.hours_money.sub("", P.hours_money_as_time.sub(" ", fold(text))) != \
@@ -311,14 +311,14 @@ class ManagerParser:
         said = hours_numbers(flat)
         times = hours_times(said)
         if times is None:
-            return ManagerParse([Pred("irrelevant")])  # a time's cue with no time of day understood
+            return ManagerParse([Pred("rule_unclear")])  # a time's cue with no time of day understood
         days = days_said(flat)
         if not times and not (days and P.hours_only.search(flat)):
             return None
         window = hours_window(times, bool(P.hours_negated.search(said)), said) if times else (0, 1440)
         target = self.hours_target(said, times)
         if window is None or target is None:
-            return ManagerParse([Pred("irrelevant")])
+            return ManagerParse([Pred("rule_unclear")])
         return ManagerParse([Pred("rule_hours", (Const(target[0]), target[1], *window, days or EVERY_DAY))])
 
     def hours_target(self, said: str, times: list[HoursTime]) -> tuple[str, str] | None:
