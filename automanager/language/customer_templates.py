@@ -20,7 +20,7 @@ from ..normalize import latin
 from ..reasoner import Atoms
 from ..terms import Term, read
 from ..vocab import MAX_NUMBER
-from .outputs import CUSTOMER, RejectedUpdate, Updated
+from .outputs import CUSTOMER, DealFreeWith, DealPriceOn, RejectedUpdate, Updated
 
 REPLIES = tomllib.loads(Path(__file__).with_name("customer_replies.toml").read_text(encoding="utf-8"))
 
@@ -144,6 +144,7 @@ class CustomerTemplates:
         out += [text["over_rule_" + ("combo" if c.scope == "category" and c.target == "combo" else c.scope)
                      + ("_one" if c.most == 1 and c.scope == "category" and c.target == "combo" else "")].format(
             **fields(c)) for c in dict.fromkeys(said.pop("over_rule", []))]
+        out += [self.deal_text(c) for c in said.pop("deal_price", []) + said.pop("deal_free", [])]
         out += [self.update_text(c) for c in said.pop("update", [])]
         out += [text["restored"].format(topping=c.topping, dishes=plural(c.dish, self.counts.get(c.dish, 1)))
                 for c in said.pop("restored", [])]
@@ -175,6 +176,26 @@ class CustomerTemplates:
         out += [text["no_such_unit"] for _ in said.pop("no_such_unit", [])[:1]]
         out += [text["did_you_mean"].format(**fields(c)) for c in said.pop("did_you_mean", [])[:1]]
         return out
+
+    def deal_text(self, c: DealPriceOn | DealFreeWith) -> str:
+        """Why a price is lower: today's deal price of what was ordered, or what a combo makes free."""
+        from ..rules import DealFree
+        from .rule_words import rule_text
+        text = REPLIES["deals"]
+        if isinstance(c, DealPriceOn):
+            key = "price_every" if c.day == "all" else "price_day"
+            return str(text[key].format(day=text["day"].get(c.day, ""), foods=plural(c.food, 2), price=dollars(c.price)))
+        return str(text["free"].format(rule=rule_text(DealFree(c.combo, c.item)), amount=self.count(c.item, c.units),
+                                       verb=text["is" if c.units == 1 else "are"]))
+
+    def discount_text(self, actions: Atoms) -> str:
+        """The order's discount (discount/2), in a sentence: which deal and how much; '' for none."""
+        from ..rules import read_rule
+        from .rule_words import rule_text
+        for said, cents in actions.get("discount", [])[:1]:
+            rule = read_rule(said)
+            return str(REPLIES["deals"]["off"].format(rule=rule_text(rule) if rule else "", amount=dollars(cents)))
+        return ""
 
     def more(self, food: str, n: int) -> str:
         """'another <dish>', 'two more <dishes>'."""
@@ -252,7 +273,8 @@ class CustomerTemplates:
         if mode == "parting":
             return "Please pull forward to the window. Have a great day!"
         if mode in ("close", "quit"):
-            return (f"That's {dollars(actions['total'][0][0])} in total. Please pull forward to the window. "
+            return (f"That's {dollars(actions['total'][0][0])} in total. " + self.discount_text(actions) * bool(
+                        actions.get("discount")) + "Please pull forward to the window. "
                     f"Thank you for choosing {self.menu.restaurant}!" + (" Goodbye!" if mode == "quit" else ""))
         if mode == "ask":
             return self.question(actions)
@@ -360,15 +382,19 @@ class CustomerTemplates:
                 out.append(f"The {f} is not available right now: we're out of {values[0]}.")
             elif prop == "total":
                 out.append(f"Your order comes to {dollars(values[0])} so far.")
+                out.append(self.discount_text(actions))
         out += self.explanation(actions)
+        if actions.get("explain") and ("order", "total") not in facts:  # why so much: the order's discount too
+            out.append(self.discount_text(actions))
         for kind, f in actions.get("answer_none", []):
             out.append("Which item do you mean? Tell me its name and I'll look it up." if f == "all"
                        else f"Sorry, I don't have the {kind} of the {f}.")
-        return " ".join(out)
+        return " ".join(o for o in out if o)
 
     def check(self, actions: Atoms) -> str:
         """The priced summary: equal units grouped, in the order they were said."""
-        return f"Here's your order: {join(self.lines(actions))}. The total comes to " \
+        deal = self.discount_text(actions)
+        return f"Here's your order: {join(self.lines(actions))}. {deal + ' ' if deal else ''}The total comes to " \
                f"{dollars(actions['total'][0][0])}. Is there anything else?"
 
     def lines(self, actions: Atoms) -> list[str]:
@@ -409,7 +435,8 @@ class CustomerTemplates:
             out.append("Everything else is at its menu price." if parts else
                        "Everything is at its menu price.")
         for (_unit, food), rows in parts.items():
-            words = [f"{dollars(c)} for {self.part_name(food, k, w)}" for k, w, c in
+            words = [REPLIES["deals"]["part_off"].format(amount=dollars(-c), what=self.part_name(food, k, w)) if c < 0
+                     else f"{dollars(c)} for {self.part_name(food, k, w)}" for k, w, c in
                      sorted(rows, key=lambda r: r[0] != "base")]
             sentence = f"A {food} like yours is {dollars(sum(c for _, _, c in rows))}: {join(words)}." \
                 if len(rows) > 1 else f"Your {food} is {dollars(rows[0][2])}, its menu price."
@@ -423,6 +450,10 @@ class CustomerTemplates:
             return f"the {food} itself"
         if kind == "change":
             return f"{what[1]} instead of {what[0]}"
+        if kind in ("deal", "free"):  # a manager's promotion: the deal price's days, the free item's combo
+            from .rule_words import days_text
+            return str(REPLIES["deals"]["part_" + kind].format(days=days_text(what) if kind == "deal" else "",
+                                                               combo=what, food=food))
         if kind == "option":  # "fresco style", "thin crust", "the large size"
             text = self.option_said(*what)
             return text if what[0] in text.split() else f"the {text} {what[0]}"
