@@ -188,13 +188,14 @@ class CustomerTemplates:
         return str(text["free"].format(rule=rule_text(DealFree(c.combo, c.item)), amount=self.count(c.item, c.units),
                                        verb=text["is" if c.units == 1 else "are"]))
 
-    def discount_text(self, actions: Atoms) -> str:
-        """The order's discount (discount/2), in a sentence: which deal and how much; '' for none."""
+    def discount_text(self, actions: Atoms, key: str = "off") -> str:
+        """The order's discount (discount/2) after its total: ', after $2.00 off (10% off orders of
+        $20.00 or more)'; '' for none."""
         from ..rules import read_rule
         from .rule_words import rule_text
         for said, cents in actions.get("discount", [])[:1]:
             rule = read_rule(said)
-            return str(REPLIES["deals"]["off"].format(rule=rule_text(rule) if rule else "", amount=dollars(cents)))
+            return str(REPLIES["deals"][key].format(rule=rule_text(rule) if rule else "", amount=dollars(cents)))
         return ""
 
     def more(self, food: str, n: int) -> str:
@@ -273,8 +274,8 @@ class CustomerTemplates:
         if mode == "parting":
             return "Please pull forward to the window. Have a great day!"
         if mode in ("close", "quit"):
-            return (f"That's {dollars(actions['total'][0][0])} in total. " + self.discount_text(actions) * bool(
-                        actions.get("discount")) + "Please pull forward to the window. "
+            return (f"That's {dollars(actions['total'][0][0])} in total{self.discount_text(actions)}. "
+                    "Please pull forward to the window. "
                     f"Thank you for choosing {self.menu.restaurant}!" + (" Goodbye!" if mode == "quit" else ""))
         if mode == "ask":
             return self.question(actions)
@@ -381,11 +382,10 @@ class CustomerTemplates:
             elif prop == "unavailable":
                 out.append(f"The {f} is not available right now: we're out of {values[0]}.")
             elif prop == "total":
-                out.append(f"Your order comes to {dollars(values[0])} so far.")
-                out.append(self.discount_text(actions))
+                out.append(f"Your order comes to {dollars(values[0])} so far{self.discount_text(actions)}.")
         out += self.explanation(actions)
-        if actions.get("explain") and ("order", "total") not in facts:  # why so much: the order's discount too
-            out.append(self.discount_text(actions))
+        if actions.get("explain") and ("order", "total") not in facts and actions.get("discount"):
+            out.append(self.discount_text(actions, "why_off"))  # the order's discount too
         for kind, f in actions.get("answer_none", []):
             out.append("Which item do you mean? Tell me its name and I'll look it up." if f == "all"
                        else f"Sorry, I don't have the {kind} of the {f}.")
@@ -393,9 +393,8 @@ class CustomerTemplates:
 
     def check(self, actions: Atoms) -> str:
         """The priced summary: equal units grouped, in the order they were said."""
-        deal = self.discount_text(actions)
-        return f"Here's your order: {join(self.lines(actions))}. {deal + ' ' if deal else ''}The total comes to " \
-               f"{dollars(actions['total'][0][0])}. Is there anything else?"
+        return f"Here's your order: {join(self.lines(actions))}. The total comes to " \
+               f"{dollars(actions['total'][0][0])}{self.discount_text(actions)}. Is there anything else?"
 
     def lines(self, actions: Atoms) -> list[str]:
         return [f"{self.count(line.name, line.quantity)}" + (f" ({line.modifiers})" if line.modifiers else "") +
