@@ -181,21 +181,22 @@ class CustomerTemplates:
         """Why a price is lower: today's deal price of what was ordered, or what a combo makes free."""
         from ..rules import DealFree
         from .rule_words import rule_text
-        text = REPLIES["deals"]
+        text = REPLIES["confirm"]
         if isinstance(c, DealPriceOn):
-            key = "price_every" if c.day == "all" else "price_day"
-            return str(text[key].format(day=text["day"].get(c.day, ""), foods=plural(c.food, 2), price=dollars(c.price)))
-        return str(text["free"].format(rule=rule_text(DealFree(c.combo, c.item)), amount=self.count(c.item, c.units),
-                                       verb=text["is" if c.units == 1 else "are"]))
+            key = "deal_price_every" if c.day == "all" else "deal_price_day"
+            return str(text[key].format(day=text["deal_day"].get(c.day, ""), foods=plural(c.food, 2),
+                                        price=dollars(c.price)))
+        return str(text["deal_free"].format(rule=rule_text(DealFree(c.combo, c.item)), amount=self.count(c.item, c.units),
+                                            verb=text["deal_free_is" if c.units == 1 else "deal_free_are"]))
 
-    def discount_text(self, actions: Atoms, key: str = "off") -> str:
+    def discount_text(self, actions: Atoms, key: str = "deal_off") -> str:
         """The order's discount (discount/2) after its total: ', after $2.00 off (10% off orders of
         $20.00 or more)'; '' for none."""
         from ..rules import read_rule
         from .rule_words import rule_text
         for said, cents in actions.get("discount", [])[:1]:
             rule = read_rule(said)
-            return str(REPLIES["deals"][key].format(rule=rule_text(rule) if rule else "", amount=dollars(cents)))
+            return str(REPLIES["confirm"][key].format(rule=rule_text(rule) if rule else "", amount=dollars(cents)))
         return ""
 
     def more(self, food: str, n: int) -> str:
@@ -385,7 +386,7 @@ class CustomerTemplates:
                 out.append(f"Your order comes to {dollars(values[0])} so far{self.discount_text(actions)}.")
         out += self.explanation(actions)
         if actions.get("explain") and ("order", "total") not in facts and actions.get("discount"):
-            out.append(self.discount_text(actions, "why_off"))  # the order's discount too
+            out.append(self.discount_text(actions, "deal_why_off"))  # the order's discount too
         for kind, f in actions.get("answer_none", []):
             out.append("Which item do you mean? Tell me its name and I'll look it up." if f == "all"
                        else f"Sorry, I don't have the {kind} of the {f}.")
@@ -434,7 +435,7 @@ class CustomerTemplates:
             out.append("Everything else is at its menu price." if parts else
                        "Everything is at its menu price.")
         for (_unit, food), rows in parts.items():
-            words = [REPLIES["deals"]["part_off"].format(amount=dollars(-c), what=self.part_name(food, k, w)) if c < 0
+            words = [REPLIES["confirm"]["deal_part_off"].format(amount=dollars(-c), what=self.part_name(food, k, w)) if c < 0
                      else f"{dollars(c)} for {self.part_name(food, k, w)}" for k, w, c in
                      sorted(rows, key=lambda r: r[0] != "base")]
             sentence = f"A {food} like yours is {dollars(sum(c for _, _, c in rows))}: {join(words)}." \
@@ -451,7 +452,7 @@ class CustomerTemplates:
             return f"{what[1]} instead of {what[0]}"
         if kind in ("deal", "free"):  # a manager's promotion: the deal price's days, the free item's combo
             from .rule_words import days_text
-            return str(REPLIES["deals"]["part_" + kind].format(days=days_text(what) if kind == "deal" else "",
+            return str(REPLIES["confirm"]["deal_part_" + kind].format(days=days_text(what) if kind == "deal" else "",
                                                                combo=what, food=food))
         if kind == "option":  # "fresco style", "thin crust", "the large size"
             text = self.option_said(*what)
