@@ -13,7 +13,6 @@ from automanager.bots.assistant import Assistant
 from automanager.bots.base import WEEKDAYS, new_facts, split_next
 from automanager.menu.model import Menu
 from automanager.reasoner import Const, atom
-from automanager.state import State
 from automanager.vocab import CUSTOMER_FACTS, Pred
 
 MENU = Menu.load(paths.kb_files())

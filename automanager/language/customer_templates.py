@@ -18,9 +18,12 @@ import inflect
 from ..menu.model import Menu
 from ..normalize import latin
 from ..reasoner import Atoms
+from ..rules import DealFree, read_rule
 from ..terms import Term, read
 from ..vocab import MAX_NUMBER
+from .amounts import dollars, join
 from .outputs import CUSTOMER, DealFreeWith, DealPriceOn, RejectedUpdate, Updated
+from .rule_words import days_text, rule_text
 
 REPLIES = tomllib.loads(Path(__file__).with_name("customer_replies.toml").read_text(encoding="utf-8"))
 
@@ -39,19 +42,6 @@ def change_words(op: str, opt) -> str:
 def fields(said: Term) -> dict[str, Any]:
     """A typed output's fields by name, for its reply's placeholders."""
     return dict(zip(said.fields, said.field_values()))
-
-
-def dollars(cents: int) -> str:
-    """'$4.19'; a negative amount as '-$14.01' (never '$-15.99' from floor division)."""
-    sign, cents = ("-", -cents) if cents < 0 else ("", cents)
-    return f"{sign}${cents // 100}.{cents % 100:02d}"
-
-
-def join(words: list[str]) -> str:
-    words = list(words)
-    if len(words) <= 1:
-        return "".join(words)
-    return ", ".join(words[:-1]) + " and " + words[-1]
 
 
 def plural(name: str, n: int) -> str:
@@ -179,8 +169,6 @@ class CustomerTemplates:
 
     def deal_text(self, c: DealPriceOn | DealFreeWith) -> str:
         """Why a price is lower: today's deal price of what was ordered, or what a combo makes free."""
-        from ..rules import DealFree
-        from .rule_words import rule_text
         text = REPLIES["confirm"]
         if isinstance(c, DealPriceOn):
             key = "deal_price_every" if c.day == "all" else "deal_price_day"
@@ -192,8 +180,6 @@ class CustomerTemplates:
     def discount_text(self, actions: Atoms, key: str = "deal_off") -> str:
         """The order's discount (discount/2) after its total: ', after $2.00 off (10% off orders of
         $20.00 or more)'; '' for none."""
-        from ..rules import read_rule
-        from .rule_words import rule_text
         for said, cents in actions.get("discount", [])[:1]:
             rule = read_rule(said)
             return str(REPLIES["confirm"][key].format(rule=rule_text(rule) if rule else "", amount=dollars(cents)))
@@ -451,7 +437,6 @@ class CustomerTemplates:
         if kind == "change":
             return f"{what[1]} instead of {what[0]}"
         if kind in ("deal", "free"):  # a manager's promotion: the deal price's days, the free item's combo
-            from .rule_words import days_text
             return str(REPLIES["confirm"]["deal_part_" + kind].format(days=days_text(what) if kind == "deal" else "",
                                                                combo=what, food=food))
         if kind == "option":  # "fresco style", "thin crust", "the large size"

@@ -180,14 +180,14 @@ class ManagerParser:
         """rule_deal_price(Item, Cents, Days), rule_deal_off(Kind, Amount, Over) or
         rule_deal_free(Combo, Item), else None. A line that says a deal but not one of these plainly
         (no number, no item, a price moved by an amount, a day on a whole-order discount) reads as
-        not understood: no rule is guessed."""
+        an unclear rule (rule_unclear): none is guessed."""
         if P.deal_not.search(flat):
             return None  # a new item ("add a new special called ...") is the older reading's
         folded = fold(text)
         for reading in (self.deal_free_said, self.deal_off_said, self.deal_price_said):
             preds = reading(flat, folded)
             if preds is not None:
-                return ManagerParse(preds or [Pred("irrelevant")])
+                return ManagerParse(preds or [Pred("rule_unclear")])
         return None
 
     def deal_free_said(self, flat: str, folded: str) -> list[Pred] | None:

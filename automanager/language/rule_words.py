@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..rules import EVERY_DAY, DealFree, DealOff, DealPrice, Hours, Instead, Limit, Suggest, days_of
 from ..terms import Term
-from .customer_templates import dollars, join
+from .amounts import dollars, join
 
 WORDS = tomllib.loads(Path(__file__).with_name("rule_words.toml").read_text(encoding="utf-8"))
 WEEKDAYS_ONLY, WEEKEND = 31, 96
