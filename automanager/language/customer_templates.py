@@ -18,12 +18,12 @@ import inflect
 from ..menu.model import Menu
 from ..normalize import latin
 from ..reasoner import Atoms
-from ..rules import Hours, read_rule
+from ..rules import DealFree, Hours, read_rule
 from ..terms import Term, read
 from ..vocab import MAX_NUMBER
 from .english import dollars, join
-from .outputs import CUSTOMER, RejectedUpdate, Updated
-from .rule_words import when_text
+from .outputs import CUSTOMER, DealFreeWith, DealPriceOn, RejectedUpdate, Updated
+from .rule_words import days_text, rule_text, when_text
 
 REPLIES = tomllib.loads(Path(__file__).with_name("customer_replies.toml").read_text(encoding="utf-8"))
 
@@ -149,6 +149,7 @@ class CustomerTemplates:
         out += [text["over_rule_" + ("combo" if c.scope == "category" and c.target == "combo" else c.scope)
                      + ("_one" if c.most == 1 and c.scope == "category" and c.target == "combo" else "")].format(
             **fields(c)) for c in dict.fromkeys(said.pop("over_rule", []))]
+        out += [self.deal_text(c) for c in said.pop("deal_price", []) + said.pop("deal_free", [])]
         out += [self.update_text(c) for c in said.pop("update", [])]
         out += [text["restored"].format(topping=c.topping, dishes=plural(c.dish, self.counts.get(c.dish, 1)))
                 for c in said.pop("restored", [])]
@@ -189,6 +190,24 @@ class CustomerTemplates:
         return [REPLIES["confirm"]["not_served_own" if said["what"] == REPLIES["confirm"]["not_served_item"].format(
             target=food) else "not_served"].format(food=food, **said)
             for food, rules_of in rules.items() for said in [served_hours(rules_of)]]
+
+    def deal_text(self, c: DealPriceOn | DealFreeWith) -> str:
+        """Why a price is lower: today's deal price of what was ordered, or what a combo makes free."""
+        text = REPLIES["confirm"]
+        if isinstance(c, DealPriceOn):
+            key = "deal_price_every" if c.day == "all" else "deal_price_day"
+            return str(text[key].format(day=text["deal_day"].get(c.day, ""), foods=plural(c.food, 2),
+                                        price=dollars(c.price)))
+        return str(text["deal_free"].format(rule=rule_text(DealFree(c.combo, c.item)), amount=self.count(c.item, c.units),
+                                            verb=text["deal_free_is" if c.units == 1 else "deal_free_are"]))
+
+    def discount_text(self, actions: Atoms, key: str = "deal_off") -> str:
+        """The order's discount (discount/2) after its total: ', after $2.00 off (10% off orders of
+        $20.00 or more)'; '' for none."""
+        for said, cents in actions.get("discount", [])[:1]:
+            rule = read_rule(said)
+            return str(REPLIES["confirm"][key].format(rule=rule_text(rule) if rule else "", amount=dollars(cents)))
+        return ""
 
     def more(self, food: str, n: int) -> str:
         """'another <dish>', 'two more <dishes>'."""
@@ -266,7 +285,8 @@ class CustomerTemplates:
         if mode == "parting":
             return "Please pull forward to the window. Have a great day!"
         if mode in ("close", "quit"):
-            return (f"That's {dollars(actions['total'][0][0])} in total. Please pull forward to the window. "
+            return (f"That's {dollars(actions['total'][0][0])} in total{self.discount_text(actions)}. "
+                    "Please pull forward to the window. "
                     f"Thank you for choosing {self.menu.restaurant}!" + (" Goodbye!" if mode == "quit" else ""))
         if mode == "ask":
             return self.question(actions)
@@ -377,17 +397,19 @@ class CustomerTemplates:
             elif prop == "unavailable":
                 out.append(f"The {f} is not available right now: we're out of {values[0]}.")
             elif prop == "total":
-                out.append(f"Your order comes to {dollars(values[0])} so far.")
+                out.append(f"Your order comes to {dollars(values[0])} so far{self.discount_text(actions)}.")
         out += self.explanation(actions)
+        if actions.get("explain") and ("order", "total") not in facts and actions.get("discount"):
+            out.append(self.discount_text(actions, "deal_why_off"))  # the order's discount too
         for kind, f in actions.get("answer_none", []):
             out.append("Which item do you mean? Tell me its name and I'll look it up." if f == "all"
                        else f"Sorry, I don't have the {kind} of the {f}.")
-        return " ".join(out)
+        return " ".join(o for o in out if o)
 
     def check(self, actions: Atoms) -> str:
         """The priced summary: equal units grouped, in the order they were said."""
         return f"Here's your order: {join(self.lines(actions))}. The total comes to " \
-               f"{dollars(actions['total'][0][0])}. Is there anything else?"
+               f"{dollars(actions['total'][0][0])}{self.discount_text(actions)}. Is there anything else?"
 
     def lines(self, actions: Atoms) -> list[str]:
         return [f"{self.count(line.name, line.quantity)}" + (f" ({line.modifiers})" if line.modifiers else "") +
@@ -427,7 +449,8 @@ class CustomerTemplates:
             out.append("Everything else is at its menu price." if parts else
                        "Everything is at its menu price.")
         for (_unit, food), rows in parts.items():
-            words = [f"{dollars(c)} for {self.part_name(food, k, w)}" for k, w, c in
+            words = [REPLIES["confirm"]["deal_part_off"].format(amount=dollars(-c), what=self.part_name(food, k, w)) if c < 0
+                     else f"{dollars(c)} for {self.part_name(food, k, w)}" for k, w, c in
                      sorted(rows, key=lambda r: r[0] != "base")]
             sentence = f"A {food} like yours is {dollars(sum(c for _, _, c in rows))}: {join(words)}." \
                 if len(rows) > 1 else f"Your {food} is {dollars(rows[0][2])}, its menu price."
@@ -441,6 +464,9 @@ class CustomerTemplates:
             return f"the {food} itself"
         if kind == "change":
             return f"{what[1]} instead of {what[0]}"
+        if kind in ("deal", "free"):  # a manager's promotion: the deal price's days, the free item's combo
+            return str(REPLIES["confirm"]["deal_part_" + kind].format(days=days_text(what) if kind == "deal" else "",
+                                                               combo=what, food=food))
         if kind == "option":  # "fresco style", "thin crust", "the large size"
             text = self.option_said(*what)
             return text if what[0] in text.split() else f"the {text} {what[0]}"

@@ -349,8 +349,99 @@ class ManagerParser:
     # 'a free drink with any combo')
     def line_rule_deal(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
         """rule_deal_price(Item, Cents, Days), rule_deal_off(Kind, Amount, Over) or
-        rule_deal_free(Combo, Item), else None."""
+        rule_deal_free(Combo, Item), else None. A line that says a deal but not one of these plainly
+        (no number, no item, a price moved by an amount, a day on a whole-order discount) reads as
+        an unclear rule (rule_unclear): none is guessed."""
+        if P.deal_not.search(flat):
+            return None  # a new item ("add a new special called ...") is the older reading's
+        folded = fold(text)
+        for reading in (self.deal_free_said, self.deal_off_said, self.deal_price_said):
+            preds = reading(flat, folded)
+            if preds is not None:
+                return ManagerParse(preds or [Pred("rule_unclear")])
         return None
+
+    def deal_free_said(self, flat: str, folded: str) -> list[Pred] | None:
+        """'a free <dish> with any combo', 'free <dish> with every <combo>', 'buy a <combo>, get a
+        <dish> free': rule_deal_free(Combo or "combo", Dish); None when the line is no free-with-a-
+        combo line ('make the <dish> free' is a price)."""
+        combos = self.deal_names(flat, combo=True)
+        if not P.deal_free.search(flat) or not (combos or P.rule_combo.search(flat)):
+            return None
+        both = P.deal_buy_get.search(flat)
+        if both:
+            parts = [both.group("combo"), both.group("item")]
+        else:
+            split = P.deal_free_with.search(flat)
+            if not split:
+                return None
+            parts = [flat[:split.start()], flat[split.end():]]
+        with_combo = [part for part in parts if self.deal_names(part, combo=True) or P.rule_combo.search(part)]
+        if len(with_combo) != 1 or days_said(flat):
+            return []
+        combo_part, item_part = with_combo[0], next(part for part in parts if part is not with_combo[0])
+        named = self.deal_names(combo_part, combo=True)
+        combo = named[0] if len(named) == 1 else "combo" if not named else None
+        item = self.deal_item(item_part, P.deal_combo_filler)
+        return [Pred("rule_deal_free", (combo, item))] if combo and item else []
+
+    def deal_off_said(self, flat: str, folded: str) -> list[Pred] | None:
+        """'10% off orders over $20', 'take $3 off any order of $25 or more', '15 percent off every
+        order': rule_deal_off(percent|amount, Amount, Over cents, 0 when not said). An amount off
+        without an order word is a price move (the older reading's) unless a deal word or day is said."""
+        percent, amount = P.deal_percent_off.search(folded), P.deal_amount_off.search(folded)
+        said = percent or amount
+        if not said:
+            return None
+        if not P.deal_order.search(flat) or days_said(flat):
+            return [] if P.deal_word.search(flat) or days_said(flat) else None
+        rest = folded[:said.start()] + " " + folded[said.end():]
+        over = P.deal_over.search(rest)
+        threshold = cents(over.group("over") or over.group("before"), bare_is_price=True) if over else 0
+        if threshold is None:
+            return []
+        if percent:
+            if "." in percent.group("percent"):
+                return []
+            return [Pred("rule_deal_off", (Const("percent"), bounded(percent.group("percent")), threshold))]
+        off = cents(amount.group(), bare_is_price=True) if amount else None
+        return [Pred("rule_deal_off", (Const("amount"), off, threshold))] if off is not None else []
+
+    def deal_price_said(self, flat: str, folded: str) -> list[Pred] | None:
+        """'wednesdays, <item>s are a dollar', '<item> for $1.49 on tuesdays', 'make <item> $2 every
+        friday': rule_deal_price(Item, Cents, Days, 127 when no day is said). Only with a day or a deal
+        word said: a price alone is an ordinary price edit (the older reading's)."""
+        days, word = days_said(flat), P.deal_word.search(flat)
+        if not days and not word:
+            return None
+        price = cents(folded)
+        if price is None:
+            return None  # no price: a line of another kind
+        if P.deal_move.search(MONEY.sub(" ", folded)) or len(MONEY.findall(folded)) > 1 or \
+                (P.deal_time.search(flat) and not word):
+            return []  # a price moved by an amount, two prices, a time of day: no one deal price said
+        items = self.deal_names(P.weekday.sub(" ", flat), combo=None)
+        if not items:
+            item = self.deal_item(P.weekday.sub(" ", flat), P.deal_filler)
+            items = [item] if item else []
+        return [Pred("rule_deal_price", (item, price, days or EVERY_DAY)) for item in items]
+
+    def deal_names(self, said: str, combo: bool | None) -> list[str]:
+        """The menu items a part of a line names, in order: combos only, dishes only, or (None) both."""
+        found = [m.name for m in find_mentions(self.menu, tokenize(said)) if m.kind == "item"]
+        return list(dict.fromkeys(n for n in found if combo is None or (n in self.menu.combos) == combo))
+
+    def deal_item(self, said: str, filler: re.Pattern) -> str | None:
+        """The one dish a deal's words name: by name, else the words left (a close spelling); None
+        for none, several, or a category's word."""
+        dishes = self.deal_names(said, combo=None)
+        if dishes:
+            return dishes[0] if len(dishes) == 1 else None
+        rest = normalize(filler.sub(" ", re.sub(r"-?\d+(?:\.\d+)?", " ", said)))
+        if not rest or self.categories.get(rest) or self.categories.get(rest.rstrip("s")) or P.rule_combo.search(rest):
+            return None
+        name = self.names.spelled(rest, "item")
+        return name.name if name else None
 
     # -- rules: substitutions and suggestions ('if the beef is out, offer chicken instead', 'with a
     # combo, offer a large drink')

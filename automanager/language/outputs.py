@@ -56,6 +56,20 @@ class NotServed(Term):
     rule: Rule  # the hours rule (automanager/rules.py Hours) that keeps it from being served now
 
 
+@predicate("confirm", "deal_price")
+class DealPriceOn(Term):
+    food: str  # what this turn ordered, at a manager's deal price today
+    price: int  # cents, each
+    day: str  # today's weekday (mon..sun), or all: the deal holds every day
+
+
+@predicate("confirm", "deal_free")
+class DealFreeWith(Term):
+    combo: str  # the combo the rule names, or "combo": any combo
+    item: str  # the dish one unit of which is free with each such combo
+    units: int  # how many units of it in the order are free
+
+
 @predicate("confirm", "order_limit")
 class OrderLimit(Term):
     most: int  # the most items on one order
@@ -217,6 +231,7 @@ class NoSuchUnit(Term):
 
 CUSTOMER = {cls.tag: cls for cls in (
     Ordered, Unavailable, TooMany, BadQuantity, OrderLimit, Updated, Restored, RejectedUpdate, Specified, OverRule,
+    DealPriceOn, DealFreeWith,
     RejectedSpecify, Swapped, DefaultChoice, Skipped, Defaulted, Removed, NotInOrder, QuantitySet, Replaced,
     RanOut, ToppingRanOut, Cancelled, Stopped, NotUnderstood, EmptyOrder, Greeting, Unknown, Either, WhichOne,
     NoSuchUnit, DidYouMean, Copied,
