@@ -185,8 +185,8 @@ class ManagerParser:
     # combo, offer a large drink')
     def line_rule_offer(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
         """rule_instead(Out, Offer) or rule_suggest(Given, Offer), else None. A line with a price is
-        a deal's; one whose names cannot be read (an offer that is no item: 'a large drink') is not
-        understood, never a guessed rule; one that offers a topping with a dish is left to the
+        a deal's; one whose names cannot be read (an offer that is no item: 'a large drink') is
+        rule_unclear, never a guessed rule; one that offers a topping with a dish is left to the
         older readings (a popular topping)."""
         if P.price_like.search(flat):
             return None
@@ -206,27 +206,27 @@ class ManagerParser:
         a name not on the menu as said (admin.lp says so)."""
         old, new = self.offer_said(out), self.offer_said(offer)
         if old is None or new is None:
-            return ManagerParse([Pred("irrelevant")])
+            return ManagerParse([Pred("rule_unclear")])
         for kind in ("item", "topping"):
             if kind in old and kind in new:
                 return ManagerParse([Pred("rule_instead", (old[kind], new[kind]))])
         pick = [said.get("item") or said.get("topping") or said.get("as_said") for said in (old, new)]
         if None in pick or "category" in old or "category" in new:
-            return ManagerParse([Pred("irrelevant")])  # a kind of food ("drinks"): no one item
+            return ManagerParse([Pred("rule_unclear")])  # a kind of food ("drinks"): no one item
         return ManagerParse([Pred("rule_instead", (pick[0], pick[1]))])
 
     def rule_suggest(self, given: str, offer: str) -> ManagerParse | None:
         """rule_suggest(Given, Offer): Given an item, a category or "combo" (any combo), Offer an item."""
         what, extra = self.offer_said(given), self.offer_said(offer)
         if what is None or extra is None:
-            return ManagerParse([Pred("irrelevant")])
+            return ManagerParse([Pred("rule_unclear")])
         if "topping" in extra and "item" not in extra and "item" in what:
             return None  # "suggest <topping> with the <dish>": a popular topping, not this
         offered = extra.get("item") or (extra.get("as_said") if len(extra) == 1 else None)
         target = what.get("combo") or what.get("category") or what.get("item") or \
             (what.get("as_said") if len(what) == 1 else None)
         if offered is None or target is None:
-            return ManagerParse([Pred("irrelevant")])
+            return ManagerParse([Pred("rule_unclear")])
         return ManagerParse([Pred("rule_suggest", (target, offered))])
 
     def offer_said(self, phrase: str) -> dict[str, str] | None:
