@@ -135,6 +135,22 @@ class Refused(Term):
     food: str
 
 
+@predicate("offered")
+class Offered(Term):
+    """Last turn's offer (a substitution or a suggestion a manager stated): a bare yes orders
+    `quantity` of `food`, made with `change` (None: as it comes; else (old, new))."""
+    food: str
+    quantity: int
+    change: Const | tuple[Any, ...]
+
+
+@predicate("suggested")
+class Suggested(Term):
+    """A suggestion made in this conversation (given, offer): never made again."""
+    given: str
+    offer: str
+
+
 # -- the administrator -----------------------------------------------------------------------
 @predicate("turn")
 class Turn(Term):

@@ -180,6 +180,11 @@ class CustomerTemplates:
                 for c in said.pop("which_one", [])]
         out += [text["no_such_unit"] for _ in said.pop("no_such_unit", [])[:1]]
         out += [text["did_you_mean"].format(**fields(c)) for c in said.pop("did_you_mean", [])[:1]]
+        out += [text["offer_instead"].format(food=c.food, amount=self.count(c.offer, c.quantity))
+                for c in said.pop("offer_instead", [])[:1]]  # an offer is the reply's last question
+        out += [text["offer_change"].format(foods=plural(c.food, c.quantity), **fields(c))
+                for c in said.pop("offer_change", [])[:1]]
+        out += [text["offer_suggest"].format(amount=self.count(c.offer, 1)) for c in said.pop("offer_suggest", [])[:1]]
         return out
 
     def not_served(self, refused: list[Any]) -> list[str]:

@@ -446,8 +446,84 @@ class ManagerParser:
     # -- rules: substitutions and suggestions ('if the beef is out, offer chicken instead', 'with a
     # combo, offer a large drink')
     def line_rule_offer(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
-        """rule_instead(Out, Offer) or rule_suggest(Given, Offer), else None."""
+        """rule_instead(Out, Offer) or rule_suggest(Given, Offer), else None. A line with a price is
+        a deal's; one whose names cannot be read (an offer that is no item: 'a large drink') is
+        rule_unclear, never a guessed rule; one that offers a topping with a dish is left to the
+        older readings (a popular topping)."""
+        if P.price_like.search(flat):
+            return None
+        for cue in ("offer_instead_out_of", "offer_instead_is_out", "offer_instead_for", "offer_instead_after_out_of",
+                    "offer_instead_after_is_out"):  # the cues of phrases_manager.toml, in this order
+            said = getattr(P, cue).match(flat)
+            if said:
+                return self.rule_instead(said.group("out"), said.group("offer"))
+        for cue in ("offer_suggest_with_first", "offer_suggest_verb_first", "offer_suggest_when_ordered"):
+            said = getattr(P, cue).match(flat)
+            if said:
+                return self.rule_suggest(said.group("given"), said.group("offer"))
         return None
+
+    def rule_instead(self, out: str, offer: str) -> ManagerParse:
+        """rule_instead(Out, Offer): two items, or two ingredients (admin.lp refuses a mix, with why);
+        a name not on the menu as said (admin.lp says so)."""
+        old, new = self.offer_said(out), self.offer_said(offer)
+        if old is None or new is None:
+            return ManagerParse([Pred("rule_unclear")])
+        for kind in ("item", "topping"):
+            if kind in old and kind in new:
+                return ManagerParse([Pred("rule_instead", (old[kind], new[kind]))])
+        pick = [said.get("item") or said.get("topping") or said.get("as_said") for said in (old, new)]
+        if None in pick or "category" in old or "category" in new:
+            return ManagerParse([Pred("rule_unclear")])  # a kind of food ("drinks"): no one item
+        return ManagerParse([Pred("rule_instead", (pick[0], pick[1]))])
+
+    def rule_suggest(self, given: str, offer: str) -> ManagerParse | None:
+        """rule_suggest(Given, Offer): Given an item, a category or "combo" (any combo), Offer an item."""
+        what, extra = self.offer_said(given), self.offer_said(offer)
+        if what is None or extra is None:
+            return ManagerParse([Pred("rule_unclear")])
+        if "topping" in extra and "item" not in extra and "item" in what:
+            return None  # "suggest <topping> with the <dish>": a popular topping, not this
+        offered = extra.get("item") or (extra.get("as_said") if len(extra) == 1 else None)
+        target = what.get("combo") or what.get("category") or what.get("item") or \
+            (what.get("as_said") if len(what) == 1 else None)
+        if offered is None or target is None:
+            return ManagerParse([Pred("rule_unclear")])
+        return ManagerParse([Pred("rule_suggest", (target, offered))])
+
+    def offer_said(self, phrase: str) -> dict[str, str] | None:
+        """What a name in a substitution or suggestion may be: {'item': ..., 'topping': ...,
+        'category': ..., 'combo': 'combo'}, or {'as_said': ...} for a name not on the menu; None
+        when the words are no name (an option value said with it, a pronoun, nothing)."""
+        words = normalize(P.offer_filler.sub(" ", " " + phrase + " ").strip())
+        words = normalize(P.offer_filler.sub(" ", words))
+        if not words or P.pronoun_name.fullmatch(words):
+            return None
+        tokens = tokenize(words)
+        if any(m.kind == "option" for m in find_mentions(self.menu, tokens)):
+            return None  # "a large drink": a size is no item
+        found: dict[str, str] = {}
+        if P.rule_combo.fullmatch(words):
+            found["combo"] = "combo"
+        category = self.categories.get(words) or self.categories.get(words.rstrip("s")) or \
+            self.categories.get(re.sub(r"es$", "", words))
+        exact = self.menu.lexicon.get(words, {}).get("item")
+        if category and not (exact and normalize(exact) in (words, words.rstrip("s"))):
+            found["category"] = category
+        for kind in ("item", "topping"):
+            whole = self.whole_names(words, kind)
+            name = whole[0] if len(whole) == 1 else None
+            if name is None and not whole:
+                match = self.names.spelled(words, kind)
+                name = match.name if match and match.how in ("exact", "alias", "lexical") else None
+            if name:
+                found[kind] = name
+        if "category" in found:  # "tacos": the kind, not the dish its word is also an alias of
+            found.pop("item", None)
+        if not found:
+            name = new_name(words)
+            return {"as_said": name} if name else None
+        return found
 
     # -- rules: limits of at most N per order, said in plain English (offline only: OFFLINE_ONLY)
     def line_rule_query(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:

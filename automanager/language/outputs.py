@@ -229,12 +229,34 @@ class NoSuchUnit(Term):
     pass
 
 
+# substitutions and suggestions a manager stated (instead/2, suggest/2): the offer a bare yes takes
+@predicate("confirm", "offer_instead")
+class OfferInstead(Term):
+    food: str  # refused: it, or what it needs, ran out
+    offer: str  # offered in its place
+    quantity: int  # as many as were asked for
+
+
+@predicate("confirm", "offer_change")
+class OfferChange(Term):
+    food: str  # refused: an ingredient it needs ran out
+    old: str  # that ingredient
+    new: str  # the one the dish can be made with instead
+    quantity: int  # as many as were asked for
+
+
+@predicate("confirm", "offer_suggest")
+class OfferSuggest(Term):
+    given: str  # what the order has: an item, a category or "combo"
+    offer: str  # one of it, offered with that
+
+
 CUSTOMER = {cls.tag: cls for cls in (
     Ordered, Unavailable, TooMany, BadQuantity, OrderLimit, Updated, Restored, RejectedUpdate, Specified, OverRule,
     DealPriceOn, DealFreeWith,
     RejectedSpecify, Swapped, DefaultChoice, Skipped, Defaulted, Removed, NotInOrder, QuantitySet, Replaced,
     RanOut, ToppingRanOut, Cancelled, Stopped, NotUnderstood, EmptyOrder, Greeting, Unknown, Either, WhichOne,
-    NoSuchUnit, DidYouMean, Copied,
+    NoSuchUnit, DidYouMean, Copied, OfferInstead, OfferChange, OfferSuggest,
     NotServed)}
 
 
