@@ -420,11 +420,27 @@ class ManagerParser:
         if P.deal_move.search(MONEY.sub(" ", folded)) or len(MONEY.findall(folded)) > 1 or \
                 (P.deal_time.search(flat) and not word):
             return []  # a price moved by an amount, two prices, a time of day: no one deal price said
-        items = self.deal_names(P.weekday.sub(" ", flat), combo=None)
-        if not items:
-            item = self.deal_item(P.weekday.sub(" ", flat), P.deal_filler)
-            items = [item] if item else []
-        return [Pred("rule_deal_price", (item, price, days or EVERY_DAY)) for item in items]
+        item = self.whole_item(MONEY.sub(" ", P.weekday.sub(" ", flat)), P.deal_filler)
+        return [Pred("rule_deal_price", (item, price, days or EVERY_DAY))] if item else []
+
+    def whole_item(self, said: str, filler: re.Pattern) -> str | None:
+        """The one dish or combo whose name is all a rule's words say once its filler is gone; None
+        for a category's word ('burritos' is no one burrito), a size or another word more, or none."""
+        rest = normalize(filler.sub(" ", re.sub(r"-?\d+(?:\.\d+)?|\b(?:bucks?|dollars?|cents?)\b", " ", said)))
+        rest = " ".join(word for word in rest.split() if number_words([word], 0) is None)  # 'two bucks'
+        if not rest or P.rule_combo.fullmatch(rest):
+            return None
+        tokens = tokenize(rest)
+        items = [m for m in find_mentions(self.menu, tokens) if m.kind == "item"]
+        whole = items and {m.name for m in items} == {items[0].name} and sum(m.end - m.start for m in items) == len(tokens)
+        category = self.categories.get(rest) or self.categories.get(rest.rstrip("s")) or \
+            self.categories.get(re.sub(r"es$", "", rest))
+        if whole and (not category or normalize(items[0].name) in (rest, rest.rstrip("s"))):
+            return items[0].name
+        if category:
+            return None
+        name = self.names.spelled(rest, "item")
+        return name.name if name and name.how in ("exact", "alias", "lexical") else None
 
     def deal_names(self, said: str, combo: bool | None) -> list[str]:
         """The menu items a part of a line names, in order: combos only, dishes only, or (None) both."""
@@ -548,7 +564,13 @@ class ManagerParser:
         if not P.rule_drop.match(flat):
             return None
         family = next((kind for kind, cue in CUES.rule_families.items() if re.search(cue, flat)), "any")
-        scope, target, most = self.rule_said(P.weekday.sub(" ", flat))
+        said = P.weekday.sub(" ", flat)
+        for cue in CUES.rule_families.values():  # 'the substitution for X': X names it, not the word
+            said = re.sub(cue, " ", said)
+        scope, target, most = self.rule_said(said)
+        kitchen = [m.alternatives["topping"] for m in find_mentions(self.menu, tokenize(said)) if "topping" in m.alternatives]
+        if scope == "item" and kitchen and not any(m.kind == "item" for m in find_mentions(self.menu, tokenize(said))):
+            target = kitchen[0]  # an ingredient a substitution names
         kind = scope if family in ("any", "limit") and scope in ("any_item", "total") else family
         return ManagerParse([Pred("rule_drop", (Const(kind), target, most or 0, days_said(flat)))])
 
@@ -558,8 +580,10 @@ class ManagerParser:
         number is said. A name not on the menu is taken as said (the bot says so)."""
         tokens = tokenize(P.rule_per.sub(" ", flat))
         most = next((found[0] for i in range(len(tokens)) if (found := number_at(tokens, i))), None)
-        items = [m.name for m in find_mentions(self.menu, tokens) if m.kind == "item"]
-        if items:
+        mentions = [m for m in find_mentions(self.menu, tokens) if m.kind == "item"]
+        items = [m.name for m in mentions if not (m.end - m.start == 1 and self.category_word(tokens[m.start]) and
+                                                  normalize(m.name) not in (tokens[m.start], tokens[m.start].rstrip("s")))]
+        if items:  # a category's word alone ('tacos') names the category, not a dish it also fits
             return "item", items[0], most
         said = [t for t in tokens if not re.fullmatch(r"-?\d+", t)]
         for word in said:
@@ -578,6 +602,12 @@ class ManagerParser:
             name = self.names.spelled(rest, "item")
             return "item", name.name if name else rest, most
         return "any", "all", most
+
+    def category_word(self, word: str) -> str | None:
+        """The category a word names ('tacos', 'burrito'), else None."""
+        word = normalize(word)
+        return self.categories.get(word) or self.categories.get(word.rstrip("s")) or \
+            self.categories.get(re.sub(r"es$", "", word))
 
     def line_store_price(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
         """'here the X costs $1.79', 'set our store's price of X to $1.79': store_price(X, 179),
