@@ -364,6 +364,9 @@ class CustomerTemplates:
                 amount = dollars(values[0]) if prop[0] == "price_for" else f"{values[0]} calories"
                 out.append(f"{what[0].upper()}{what[1:]} {verb} {amount}." if prop[0] == "price_for"
                            else f"{what[0].upper()}{what[1:]} {'have' if n > 1 else 'has'} {amount}.")
+            elif isinstance(prop, tuple) and prop[0] == "deal_today":
+                out.append(REPLIES["confirm"]["deal_price_asked"].format(
+                    day=REPLIES["confirm"]["deal_day"].get(prop[1], ""), price=dollars(values[0])))
             elif isinstance(prop, tuple) and prop[0] == "extra_for":
                 said = self.option_said(self.group_of(f, prop[1]), prop[1])
                 out.append(f"{said[0].upper()}{said[1:]} is {dollars(values[0])} extra on the {f}." if values[0] > 0
@@ -434,6 +437,9 @@ class CustomerTemplates:
                 details[unit].append(("with " if kind in ("add", "plain") else "") + change_words(kind, value))
             elif kind == "choice":
                 details[unit].append(f"with {value[2]}")
+            elif kind in ("deal", "free"):  # a manager's promotion: the deal price's days, the free item's combo
+                details[unit].append(REPLIES["confirm"]["deal_detail_" + kind].format(
+                    days=days_text(value) if kind == "deal" else "", combo=value))
         lines: dict[tuple, OrderLine] = {}
         for unit, food, price in sorted(actions.get("check", [])):
             key = (" ".join([*before[unit], food]), ", ".join(sorted(details[unit])), price)
