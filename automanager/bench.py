@@ -11,12 +11,15 @@ Cases in fresh processes (each a new `python`, the state dir's rule cache alread
 `cold_turn` is the first turn right after a chat is made; `first_turn_after_greeting` the first
 turn after the background warm-up a chat starts with its greeting; `embedding_first_use` the first
 turn that needs the sentence embeddings (its extra memory is in `embedding_extra_mb`).
-`commit_turn` is the manager's "save" that publishes one price change. `long_session` is one
-customer session kept open for thousands of turns (questions about every item in turn, a dish
-ordered and taken off, small talk): ms per whole turn near turn 100 and near its last turn, and
-the bytes its files take; the two should be alike. With an LLM configured
-(OPENAI_BASE_URL or OPENAI_API_KEY: a real server, or the fake one a test starts), the figures
-`llm_calls_per_turn` and `parse_prompt_tokens` are measured over a few customer turns.
+`commit_turn` is the manager's "save" that publishes one price change. `customer_turn_rules_0`
+and `customer_turn_rules_10` are the customer turn on the menu published with no store rule and
+with ten (issue 30: limits, hours, deals, stand-ins, suggestions), timed in turn; `store_rules`
+has their p50s, the ratio and whether the ten stay within 20% of none (the second case's
+target). `long_session` is one customer session kept open for thousands of turns (questions
+about every item in turn, a dish ordered and taken off, small talk): ms per whole turn near turn
+100 and near its last turn, and the bytes its files take; the two should be alike. With an LLM
+configured (OPENAI_BASE_URL or OPENAI_API_KEY: a real server, or the fake one a test starts), the
+figures `llm_calls_per_turn` and `parse_prompt_tokens` are measured over a few customer turns.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from functools import partial
 from pathlib import Path
 
@@ -47,9 +50,10 @@ from .bots.admin import Administrator
 from .bots.assistant import Assistant
 from .language.customer_templates import plural
 from .language.phrases import menu_examples
-from .menu.commit import kb_facts
+from .menu.check import check_kb
+from .menu.commit import HEADER, facts_by_text, kb_facts, known_problems
 from .menu.model import Menu
-from .reasoner import Const, caches_written
+from .reasoner import Const, caches_written, term
 from .star import Chat, CustomerChat, ManagerChat
 from .state import LastAsk, State
 from .store import Home
@@ -278,6 +282,93 @@ def llm_figures(dish: str, kb: Path | None) -> dict | None:
     return {"llm_calls_per_turn": round(sum(calls) / len(calls), 2), "parse_prompt_tokens": max(first)}
 
 
+RULES_WITHIN = 0.20  # issue 30: a customer turn with ten store rules on stays within 20% of none
+
+
+def store_rules(menu: Menu, dish: str, drink: str) -> list[clingo.Symbol]:
+    """Ten store rules of every kind (issue 30) as KB facts, over the menu's own names, for the
+    turn "two <dish> and a large <drink>": limits on what it orders that it keeps to (the turn's
+    answer is the same with them), hours that hold at any clock on the dish's category and
+    breakfast hours on a dish it does not order, deals on it (a price every day, 10% off over $20,
+    a free drink with a combo), a stand-in for the dish when it is out and a suggestion. The bots
+    read limits today; the other kinds are inert facts until their rules are written, and then
+    this case measures those rules too."""
+    kind = menu.category_of.get(dish) or "combo"
+    others = [d for d in menu.names("dish") if d not in (dish, drink)]
+    spare = next((d for d in others if menu.category_of.get(d) == kind), others[0] if others else dish)
+    combo = min(menu.combos, default="combo")  # a pack without combos: any combo
+    price = dict(menu.facts.get("original_price", [])).get(dish, 100)
+    item, category, total = Const("item"), Const("category"), Const("total")
+    rules: list[tuple[str, tuple[object, ...]]] = [
+        ("limit", (item, dish, 3)),
+        ("limit", (category, kind, 6)),
+        ("limit", (total, "all", 20)),
+        ("hours", (category, kind, 0, 24 * 60, 127)),  # every day, all day
+        ("hours", (item, spare, 6 * 60, 10 * 60 + 30, 1 + 2 + 4 + 8 + 16)),  # mon-fri, 6:00-10:30
+        ("deal_price", (dish, max(1, price * 4 // 5), 127)),
+        ("deal_off", (Const("percent"), 10, 2000)),
+        ("deal_free", (combo, drink)),
+        ("instead", (dish, spare)),
+        ("suggest", (kind, drink))]
+    return [clingo.Function(name, [term(arg) for arg in args]) for name, args in rules]
+
+
+def publish_rules(home: Home, rules: list[clingo.Symbol]) -> list[Path]:
+    """Publish the store's menu with `rules` added as its next version, the way a manager's save
+    writes one (menu/commit.py: every fact of the version it starts from and the new ones, sorted,
+    in one file); checked against the integrity rules. Returns the version's files."""
+    base = home.menu_files(home.latest_version())
+
+    def make(files: list[Path]) -> str:
+        facts = {**facts_by_text(files), **{str(rule): rule for rule in rules}}
+        return HEADER + "".join(f"{fact}.\n" for fact in sorted(facts))
+
+    version = home.commit_menu("bench", f"rules-{len(rules)}", home.latest_version(), [], make)
+    files = home.menu_files(version)
+    if new := set(check_kb(files)) - known_problems(base):
+        raise RuntimeError(f"the menu with {len(rules)} rules breaks the integrity rules: {sorted(new)}")
+    return files
+
+
+def paired(names: tuple[str, str], works: tuple[Callable[[], object], Callable[[], object]], rounds: int,
+           warmup: int) -> tuple[Case, Case]:
+    """Two cases timed as `measure` times one, round by round in turn (first one, then the other,
+    then the other way round), so that a machine busier for a while weighs on both alike."""
+    samples: tuple[list[float], list[float]] = ([], [])
+    for n in range(warmup + rounds):
+        for k in ((0, 1) if n % 2 == 0 else (1, 0)):
+            start = time.perf_counter()
+            works[k]()
+            if n >= warmup:
+                samples[k].append((time.perf_counter() - start) * 1000)
+    return from_samples(names[0], samples[0]), from_samples(names[1], samples[1])
+
+
+def rules_cases(folder: Path, kb: Path | None, menu: Menu, dish: str, drink: str, rounds: int,
+                warmup: int) -> tuple[Case, Case, dict]:
+    """The customer turn of `customer_turn` on the menu published with no rule and with ten
+    (store_rules), each in a state dir of its own (both published the same way, so the rules are
+    the only difference): both cases, the second's target 20% over the
+    first's p50, and the figures of issue 30's line (both p50s, their ratio, whether it holds)."""
+    rules = store_rules(menu, dish, drink)
+    line = f"two {dish} and a large {drink}"
+    chats = []
+    for name, published in (("none", []), ("ten", rules)):
+        home = Home(folder / f"rules-{name}", kb)
+        publish_rules(home, published)
+        chats.append(CustomerChat(home))
+
+    def turn(chat: CustomerChat) -> None:
+        chat.state = State()
+        chat.step(line)
+
+    none, ten = paired(("customer_turn_rules_0", "customer_turn_rules_10"),
+                       (partial(turn, chats[0]), partial(turn, chats[1])), rounds, warmup)
+    ten = replace(ten, target=round(none.p50 * (1 + RULES_WITHIN), 2))
+    return none, ten, {"rules": [str(rule) for rule in rules], "p50_none": none.p50, "p50_rules": ten.p50,
+                       "ratio": round(ten.p50 / none.p50, 3), "within": RULES_WITHIN, "meets": ten.meets}
+
+
 def run(quick: bool = False, progress: Callable[[str], None] = lambda _name: None, kb: Path | None = None) -> dict:
     """Every case on the menu pack in kb (None: paths.kb_dir())."""
     rounds, warmup = (15, 3) if quick else (60, 10)
@@ -321,6 +412,9 @@ def run(quick: bool = False, progress: Callable[[str], None] = lambda _name: Non
             customer.save()
 
         add("customer_turn_with_save", customer_turn_with_save)
+        progress("customer_turn_rules")
+        rules_none, rules_ten, rules = rules_cases(Path(tmp), kb, menu, dish, drink, rounds, warmup)
+        cases += [rules_none, rules_ten]
         progress("mixed_run")
         mixed = mixed_run(Home(Path(tmp) / "mixed", kb), menu, 60 if quick else 200)
         progress("long_session")
@@ -353,7 +447,7 @@ def run(quick: bool = False, progress: Callable[[str], None] = lambda _name: Non
     return {"quick": quick, "cases": [{**asdict(c), "meets": c.meets} for c in cases],
             "peak_memory_mb": {"bench_process": round(peak, 1), "repl_process": round(max(mb for _, mb in prompts), 1),
                                "embedding_extra_mb": round(max(run["extra_mb"] for run in lookups), 1)},
-            "mixed_run": mixed, "long_session": long, "llm": llm_figures(dish, kb),
+            "store_rules": rules, "mixed_run": mixed, "long_session": long, "llm": llm_figures(dish, kb),
             "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0], "clingo": clingo.__version__}}
 
 

@@ -504,7 +504,8 @@ def bench_command(
     """Time reasoning and whole turns against the paper's Table 1 (p50/p95/max in ms).
 
     Cases: administrator reasoning; assistant reasoning with 1, 10, 30 and 100 requirements in
-    the order; the menu cloned x1, x4, x10; whole offline turns; REPL start to first prompt.
+    the order; the menu cloned x1, x4, x10; whole offline turns; a customer turn with ten store
+    rules published and with none; REPL start to first prompt.
     With --served: the HTTP service under load instead (see docs/service-load.md).
     """
     from rich.progress import Progress
@@ -557,6 +558,10 @@ def bench_command(
                      Text.assemble(f"<= {case['target']} ", meets) if case["target"] else "",
                      str(case["paper"] or ""))
     out.print(grid)
+    rules = result["store_rules"]
+    out.print(f"store rules: a customer turn {rules['p50_rules']} ms (p50) with {len(rules['rules'])} rules on, "
+              f"{rules['p50_none']} ms with none: x{rules['ratio']} (within {rules['within']:.0%}: "
+              f"{'yes' if rules['meets'] else 'no'})", highlight=False)
     long = result["long_session"]
     out.print(f"long session: {long['p50_ms_near_100']} ms a turn near turn 100, {long['p50_ms_at_end']} ms near "
               f"turn {long['turns']}; {long['session_bytes']} bytes saved", highlight=False)

@@ -4,14 +4,20 @@ from __future__ import annotations
 
 import json
 
+import clingo
 from typer.testing import CliRunner
 
+from automanager import bench, paths
 from automanager.cli import app
+from automanager.language.phrases import menu_examples
+from automanager.menu.model import Menu
+from automanager.reasoner import caches_written
 
 CASES = {"admin_reasoning", "assistant_reasoning_1", "assistant_reasoning_10", "assistant_reasoning_30",
          "assistant_reasoning_100", "menu_x1_reasoning_10", "menu_x4_reasoning_10", "menu_x10_reasoning_10",
          "customer_turn", "manager_turn", "customer_turn_with_save", "commit_turn", "first_prompt", "cold_turn",
-         "first_turn_after_greeting", "embedding_first_use"}
+         "first_turn_after_greeting", "embedding_first_use", "customer_turn_rules_0", "customer_turn_rules_10"}
+RULE_KINDS = {"limit", "hours", "deal_price", "deal_off", "deal_free", "instead", "suggest"}
 
 
 def test_bench_quick_json_has_every_figure(monkeypatch):
@@ -30,6 +36,13 @@ def test_bench_quick_json_has_every_figure(monkeypatch):
         assert (case["meets"] is None) == (case["target"] is None)
     assert {c["name"]: c["paper"] for c in data["cases"] if c["paper"]} == {
         "admin_reasoning": 9.9, "assistant_reasoning_1": 115.4, "assistant_reasoning_10": 886.5}
+    rules = data["store_rules"]  # issue 30: a customer turn with ten store rules on, and with none
+    assert set(rules) == {"rules", "p50_none", "p50_rules", "ratio", "within", "meets"}
+    assert len(rules["rules"]) == 10 and rules["within"] == 0.2
+    cases = {c["name"]: c for c in data["cases"]}
+    assert (rules["p50_none"], rules["p50_rules"]) == (cases["customer_turn_rules_0"]["p50"],
+                                                       cases["customer_turn_rules_10"]["p50"])
+    assert cases["customer_turn_rules_10"]["meets"] == rules["meets"]
     memory = data["peak_memory_mb"]
     assert memory["bench_process"] > 0 and memory["repl_process"] > 0 and memory["embedding_extra_mb"] >= 0
     assert data["quick"] is True
@@ -53,3 +66,28 @@ def test_bench_served_tiny_run_loses_nothing():
     assert data["errors"] == data["lost"] == data["doubled"] == 0 and data["error_samples"] == []
     assert 0 < data["p50"] <= data["p95"] <= data["p99"] <= data["max"] and data["turns_per_second"] > 0
     assert [save["ok"] for save in data["manager_saves"]] == [True, True] and data["menu_version"] == 2
+
+
+def test_store_rules_case_reports_both_turns_and_their_ratio(tmp_path):
+    """Issue 30's line: the customer turn with ten store rules published, of every kind and named
+    from the pack's own menu, against none; both p50s and their ratio (no timing is asserted)."""
+    kb = paths.pack_dir("pizza")
+    menu = Menu.load(paths.kb_files(kb))
+    dish, drink = menu.example_dish, menu_examples(menu)["drink"]
+    with caches_written():
+        none, ten, figures = bench.rules_cases(tmp_path, kb, menu, dish, drink, 3, 1)
+    assert (none.name, ten.name) == ("customer_turn_rules_0", "customer_turn_rules_10")
+    assert none.rounds == ten.rounds == 3 and 0 < none.p50 and 0 < ten.p50
+    assert figures["p50_none"] == none.p50 and figures["p50_rules"] == ten.p50
+    assert figures["ratio"] == round(ten.p50 / none.p50, 3) and figures["meets"] == ten.meets
+    assert ten.target == round(none.p50 * 1.2, 2) and none.target is None
+    rules = [clingo.parse_term(rule) for rule in figures["rules"]]
+    assert len(rules) == 10 and {rule.name for rule in rules} == RULE_KINDS
+    named = {arg.string for rule in rules for arg in rule.arguments if arg.type == clingo.SymbolType.String}
+    assert named - {"all", "combo"} <= menu.items | menu.categories  # the pack's own names
+    # published as a manager's save publishes a version: the rules are facts of the new menu, the
+    # other state dir's version has none of them
+    published = {name: (tmp_path / f"rules-{name}" / "menu" / "v1.lp").read_text(encoding="utf-8")
+                 for name in ("none", "ten")}
+    assert all(f"{rule}." in published["ten"].splitlines() for rule in figures["rules"])
+    assert not any(f"{rule}." in published["none"].splitlines() for rule in figures["rules"])
