@@ -839,6 +839,20 @@ def replace_durably(path: Path, data: bytes, exclusive: bool = False) -> None:
     """Write a temporary file in path's folder, fsync it, put it in place in one step (os.replace,
     or with `exclusive` os.link, which fails with FileExistsError if the name is taken), and fsync
     the folder so the new name survives a power loss too. The temporary file never stays."""
+    tmp = write_temporary(path, data)
+    try:
+        if exclusive:
+            os.link(tmp, path)  # atomic, and fails if the name is taken
+        else:
+            os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    fsync_dir(path.parent)
+
+
+def write_temporary(path: Path, data: bytes) -> Path:
+    """A new temporary file in path's folder holding data, fsynced, for the caller to put in place
+    (os.replace) or remove; one a killed writer left is removed by remove_stale_temporary."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=TEMPORARY)
     try:
@@ -846,13 +860,10 @@ def replace_durably(path: Path, data: bytes, exclusive: bool = False) -> None:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        if exclusive:
-            os.link(tmp, path)  # atomic, and fails if the name is taken
-        else:
-            os.replace(tmp, path)
-    finally:
+    except BaseException:
         Path(tmp).unlink(missing_ok=True)
-    fsync_dir(path.parent)
+        raise
+    return Path(tmp)
 
 
 def fsync_dir(folder: Path) -> None:

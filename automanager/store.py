@@ -13,8 +13,12 @@ leaves the old file or the new one, never half a file. One manager and many cust
 at once: the shared tables live in SQLite in WAL mode, and a menu commit holds the write lock
 from reading the latest version to publishing the next one. Menu versions are files
 `menu/v<N>.lp` in the state dir; a version exists once its row is in `menu_version`, so a crash
-before that leaves an unused file and no half-applied menu. Versions belong to the base KB
-they were made from (its digest): another restaurant's KB starts from its own menu.
+before that leaves no half-applied menu. The file is written (and fsynced) before the commit but
+put in its place only after it: a crash before leaves a temporary file the next start removes,
+never a `v<N>.lp` of a menu nobody published (on a chain another machine may publish N with
+other text); a crash after leaves no file, and the first reader makes it from the row's text.
+Versions belong to the base KB they were made from (its digest): another restaurant's KB starts
+from its own menu.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from typing import Any, NamedTuple, TypeVar
 
 from . import paths
 from .database import Database, DatabaseError, Transaction, open_database
-from .reasoner import fsync_dir, remove_stale_temporary, replace_durably
+from .reasoner import fsync_dir, remove_stale_temporary, replace_durably, write_temporary
 from .settings import fixed_now
 
 Result = TypeVar("Result")  # what a write transaction's work returns
@@ -285,6 +289,8 @@ class Home:
         raised. Returns the new version.
         """
 
+        written: list[Path] = []  # the new version's file, not in its place until the version is published
+
         def work(conn: Transaction) -> int:
             latest = conn.execute("SELECT max(version) FROM menu_version WHERE base = ?",
                                   (self.base_digest,)).fetchone()[0] or 0
@@ -292,7 +298,7 @@ class Home:
                 raise VersionMoved(latest)
             text = make(self.menu_files(latest))
             version = (conn.execute("SELECT max(version) FROM menu_version").fetchone()[0] or 0) + 1
-            write_atomic(self.root / "menu" / f"v{version}.lp", text)
+            written.append(write_temporary(self.root / "menu" / f"v{version}.lp", text.encode("utf-8")))
             conn.execute("INSERT INTO menu_version (version, base, at, session, batch, menu_text) "
                          "VALUES (?, ?, ?, ?, ?, ?)", (version, self.base_digest, now(), session, batch, text))
             for record in records:
@@ -300,7 +306,18 @@ class Home:
             self.database.notify(conn, "menu", version=version)
             return version
 
-        return self._write(work, exclusive=True)
+        try:
+            version = self._write(work, exclusive=True)
+            path = self.root / "menu" / f"v{version}.lp"
+            try:
+                os.replace(written[-1], path)
+                fsync_dir(path.parent)
+            except OSError as exc:  # published all the same: the first reader makes the file from its text
+                LOG.warning("menu version %d is published, but %s could not be put in place: %s", version, path, exc)
+            return version
+        finally:
+            for leftover in written:
+                leftover.unlink(missing_ok=True)
 
     def history(self, limit: int = 50) -> list[dict[str, Any]]:
         """The newest applied changes first, with old and new values: this store's (stock, store

@@ -15,9 +15,13 @@ import httpx
 
 
 class ChatProcess:
-    def __init__(self, role: str, state_dir: Path, resume: str | None = None):
+    """`before`: Python code the process runs before the chat starts (to make it fail at a chosen point)."""
+
+    def __init__(self, role: str, state_dir: Path, resume: str | None = None, before: str = ""):
         env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
-        args = [sys.executable, "-m", "automanager", role, "--json", "--state-dir", str(state_dir)]
+        start = ["-c", f"{before}\nimport runpy\nrunpy.run_module('automanager', run_name='__main__')"] if before \
+            else ["-m", "automanager"]
+        args = [sys.executable, *start, role, "--json", "--state-dir", str(state_dir)]
         self.proc = subprocess.Popen(args + (["--resume", resume] if resume else []), stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
 
