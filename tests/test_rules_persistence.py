@@ -42,16 +42,16 @@ class Rule:
 
 RULES = [
     Rule("cap burrito supreme at 3 a car", "drop the limit on burrito supreme", 'limit(item,"Burrito Supreme®",3)',
-         ("Burrito Supreme®", "limit", "('item', 3)"), "at most 3 Burrito Supreme® per order",
+         ("Burrito Supreme®", "rule", 'limit(item,"Burrito Supreme®",3)'), "at most 3 Burrito Supreme® per order",
          "four burrito supremes", "Sorry, we can only serve 3 Burrito Supreme® per order"),
     Rule("limit each car to 4 drinks", "scrap the drinks limit", 'limit(category,"drink",4)',
-         ("drink", "limit", "('category', 4)"), "at most 4 items from drink per order",
+         ("drink", "rule", 'limit(category,"drink",4)'), "at most 4 items from drink per order",
          "two pepsis and three diet pepsis", "Sorry, we can only serve 4 from drink per order"),
     Rule("at most 4 of any single item per order", "remove the per item limit", 'limit(any_item,"all",4)',
-         ("all", "limit", "('any_item', 4)"), "at most 4 of any one item per order",
+         ("all", "rule", 'limit(any_item,"all",4)'), "at most 4 of any one item per order",
          "five cinnamon twists", "Sorry, we can only serve 4 of any one item per order"),
     Rule("not more than 7 items per order", "get rid of the 7 items rule", 'limit(total,"all",7)',
-         ("all", "limit", "('total', 7)"), "at most 7 items in all per order",
+         ("all", "rule", 'limit(total,"all",7)'), "at most 7 items in all per order",
          "four crunchy tacos and four soft tacos", "Sorry, we can only take 7 items per order"),
 ]
 
