@@ -409,11 +409,11 @@ class ManagerParser:
 
     def deal_price_said(self, flat: str, folded: str) -> list[Pred] | None:
         """'wednesdays, <item>s are a dollar', '<item> for $1.49 on tuesdays', 'make <item> $2 every
-        friday': rule_deal_price(Item, Cents, Days, 127 when no day is said). Only with a day or a deal
-        word said: a price alone is an ordinary price edit (the older reading's)."""
+        friday', 'daily special: <item> for 99 cents': rule_deal_price(Item, Cents, Days). Only with a
+        day said ('every day' too): a price alone, or on sale, is an ordinary price edit (the older reading's)."""
         days, word = days_said(flat), P.deal_word.search(flat)
-        if not days and not word:
-            return None
+        if not days:
+            return None  # a price on sale with no day is the item's price: an ordinary edit
         price = cents(folded)
         if price is None:
             return None  # no price: a line of another kind
