@@ -120,6 +120,8 @@ class CustomerParser:
             return Parse([Pred("irrelevant")], [], [])
         if acts["quit"].search(flat):
             return Parse([Pred("quit")], [], [])
+        if acts["store_rule"].search(flat):  # only a manager sets the store's rules: nothing is ordered
+            return Parse([Pred("irrelevant")], [], [])
         mentions = self.mentions_in(tokens)
         tokens, mentions, choices = self.either_or(tokens, mentions, flat)
         if ctx.ask_topic == "more" and acts["one_more"].search(said) and not any(m.kind == "item" for m in mentions):
