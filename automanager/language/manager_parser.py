@@ -328,22 +328,24 @@ class ManagerParser:
         for t in reversed(times):
             said = said[:t.cue_at] + " " + said[t.end:]
         rest = normalize(P.hours_filler.sub(" ", P.weekday.sub(" ", said)))
-        if not rest:
-            return None
-        category = self.categories.get(rest) or self.categories.get(rest.rstrip("s")) or \
-            self.categories.get(re.sub(r"es$", "", rest))
+        return (self.rule_target(rest) or ("item", rest)) if rest else None
+
+    def rule_target(self, rest: str) -> tuple[str, str] | None:
+        """What the words left of a rule name, whole: ('item', X) for the dish or combo whose name is
+        all of them, ('category', C) for a category's word (a dish named by that very word wins: the
+        pizza pack's Pizza), ('category', 'combo') for any combo; None for anything else."""
         tokens = tokenize(rest)
         items = [m for m in find_mentions(self.menu, tokens) if m.kind == "item"]
-        whole = items and {m.name for m in items} == {items[0].name} and \
-            sum(m.end - m.start for m in items) == len(tokens)
-        if whole and (not category or normalize(items[0].name) == rest):
+        whole = items and {m.name for m in items} == {items[0].name} and sum(m.end - m.start for m in items) == len(tokens)
+        category = self.category_word(rest)
+        if whole and (not category or normalize(items[0].name) in (rest, rest.rstrip("s"))):
             return "item", items[0].name
         if category:
             return "category", category
         if P.rule_combo.fullmatch(rest):
             return "category", "combo"
         name = self.names.spelled(rest, "item")
-        return "item", name.name if name and name.how in ("exact", "alias", "lexical") else rest
+        return ("item", name.name) if name and name.how in ("exact", "alias", "lexical") else None
 
     # -- rules: promotions ('wednesdays bean burritos are a dollar', '10% off orders over $20',
     # 'a free drink with any combo')
@@ -428,19 +430,8 @@ class ManagerParser:
         for a category's word ('burritos' is no one burrito), a size or another word more, or none."""
         rest = normalize(filler.sub(" ", re.sub(r"-?\d+(?:\.\d+)?|\b(?:bucks?|dollars?|cents?)\b", " ", said)))
         rest = " ".join(word for word in rest.split() if number_words([word], 0) is None)  # 'two bucks'
-        if not rest or P.rule_combo.fullmatch(rest):
-            return None
-        tokens = tokenize(rest)
-        items = [m for m in find_mentions(self.menu, tokens) if m.kind == "item"]
-        whole = items and {m.name for m in items} == {items[0].name} and sum(m.end - m.start for m in items) == len(tokens)
-        category = self.categories.get(rest) or self.categories.get(rest.rstrip("s")) or \
-            self.categories.get(re.sub(r"es$", "", rest))
-        if whole and (not category or normalize(items[0].name) in (rest, rest.rstrip("s"))):
-            return items[0].name
-        if category:
-            return None
-        name = self.names.spelled(rest, "item")
-        return name.name if name and name.how in ("exact", "alias", "lexical") else None
+        target = self.rule_target(rest) if rest else None
+        return target[1] if target and target[0] == "item" else None
 
     def deal_names(self, said: str, combo: bool | None) -> list[str]:
         """The menu items a part of a line names, in order: combos only, dishes only, or (None) both."""
@@ -454,7 +445,7 @@ class ManagerParser:
         if dishes:
             return dishes[0] if len(dishes) == 1 else None
         rest = normalize(filler.sub(" ", re.sub(r"-?\d+(?:\.\d+)?", " ", said)))
-        if not rest or self.categories.get(rest) or self.categories.get(rest.rstrip("s")) or P.rule_combo.search(rest):
+        if not rest or self.category_word(rest) or P.rule_combo.search(rest):
             return None
         name = self.names.spelled(rest, "item")
         return name.name if name else None
@@ -521,8 +512,7 @@ class ManagerParser:
         found: dict[str, str] = {}
         if P.rule_combo.fullmatch(words):
             found["combo"] = "combo"
-        category = self.categories.get(words) or self.categories.get(words.rstrip("s")) or \
-            self.categories.get(re.sub(r"es$", "", words))
+        category = self.category_word(words)
         exact = self.menu.lexicon.get(words, {}).get("item")
         if category and not (exact and normalize(exact) in (words, words.rstrip("s"))):
             found["category"] = category
@@ -568,8 +558,9 @@ class ManagerParser:
         for cue in CUES.rule_families.values():  # 'the substitution for X': X names it, not the word
             said = re.sub(cue, " ", said)
         scope, target, most = self.rule_said(said)
-        kitchen = [m.alternatives["topping"] for m in find_mentions(self.menu, tokenize(said)) if "topping" in m.alternatives]
-        if scope == "item" and kitchen and not any(m.kind == "item" for m in find_mentions(self.menu, tokenize(said))):
+        mentions = find_mentions(self.menu, tokenize(said))
+        kitchen = [m.alternatives["topping"] for m in mentions if "topping" in m.alternatives]
+        if scope == "item" and kitchen and not any(m.kind == "item" for m in mentions):
             target = kitchen[0]  # an ingredient a substitution names
         kind = scope if family in ("any", "limit") and scope in ("any_item", "total") else family
         return ManagerParse([Pred("rule_drop", (Const(kind), target, most or 0, days_said(flat)))])
@@ -587,7 +578,7 @@ class ManagerParser:
             return "item", items[0], most
         said = [t for t in tokens if not re.fullmatch(r"-?\d+", t)]
         for word in said:
-            category = self.categories.get(normalize(word)) or self.categories.get(normalize(word.rstrip("s")))
+            category = self.category_word(word)
             if category:
                 return "category", category, most
         if P.rule_combo.search(flat):

@@ -10,9 +10,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from clingo import SymbolType
-
-from ..reasoner import Atoms
+from ..reasoner import Atoms, value
 from ..rules import read_rule
 from ..terms import Term, parse, read
 from ..vocab import MAX_NUMBER
@@ -136,9 +134,7 @@ class ManagerTemplates:
     def rule_refusal(self, rule: Any, why: Any) -> str:
         """Why a rule said was not made: its canonical sentence and the reason, in words."""
         reason = parse(str(why))
-        args = [said_rule(arg) if read_rule(arg) else show_number(reason.name, arg.number if arg.type == SymbolType.Number
-                                                                else arg.string if arg.type == SymbolType.String else str(arg))
-                for arg in reason.arguments]
+        args = [said_rule(arg) if read_rule(arg) else show_number(reason.name, value(arg)) for arg in reason.arguments]
         return str(REPLIES["rule_refused"][reason.name].format(*args, rule=said_rule(rule), **self.limits))
 
     def confirmation(self, said: Term, **words: str) -> str:
