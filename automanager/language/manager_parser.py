@@ -332,8 +332,8 @@ class ManagerParser:
 
     def rule_target(self, rest: str) -> tuple[str, str] | None:
         """What the words left of a rule name, whole: ('item', X) for the dish or combo whose name is
-        all of them, ('category', C) for a category's word (a dish named by that very word wins: the
-        pizza pack's Pizza), ('category', 'combo') for any combo; None for anything else."""
+        all of them, ('category', C) for a category's word (a dish named by that very word
+        wins: a pack whose dish shares its category's name), ('category', 'combo') for any combo; None for anything else."""
         tokens = tokenize(rest)
         items = [m for m in find_mentions(self.menu, tokens) if m.kind == "item"]
         whole = items and {m.name for m in items} == {items[0].name} and sum(m.end - m.start for m in items) == len(tokens)
