@@ -185,3 +185,13 @@ def test_exact_match_ignores_the_order_of_children_only():
 
 def test_the_shipped_packs_are_in_the_installed_data():
     assert (paths.data_dir("kb") / "packs" / "pizza" / "menu.lp").is_file()
+
+
+def test_a_specialty_pizza_is_asked_no_toppings_a_plain_one_is(pizza, tmp_path):
+    """The pack's style group settles the toppings question (settles = ["toppings"])."""
+    chat = chat_with(tmp_path / "a")
+    chat.turn("one small mediterranean pie please")
+    assert chat.turn("that'll be all").actions["mode"] == [("check",)]
+    plain = chat_with(tmp_path / "b")
+    plain.turn("one small pie please")
+    assert plain.turn("that'll be all").reply.startswith("Any toppings")
