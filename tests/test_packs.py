@@ -195,3 +195,31 @@ def test_a_specialty_pizza_is_asked_no_toppings_a_plain_one_is(pizza, tmp_path):
     plain = chat_with(tmp_path / "b")
     plain.turn("one small pie please")
     assert plain.turn("that'll be all").reply.startswith("Any toppings")
+
+
+@pytest.mark.parametrize("lines, expected", [
+    # each option said with a food named binds to that food, never a second unit of it
+    (["a pie with onions and an iced tea, extra large for the pie and large for the tea"],
+     [{"item": "Pizza", "add": ["Onions"], "size": ["extra large"]}, {"item": "Iced Tea", "size": ["large"]}]),
+    (["a sprite and a pepsi: the sprite small and the pepsi in a bottle"],
+     [{"item": "Sprite", "size": ["small"]}, {"item": "Pepsi", "container": ["bottle"]}]),
+    (["a ham pizza and a fanta", "small on the fanta and personal on the pizza"],
+     [{"item": "Pizza", "add": ["Ham"], "size": ["personal"]}, {"item": "Fanta", "size": ["small"]}]),
+    (["one pineapple pizza and one bacon pizza", "the bacon one thin crust and the pineapple one large"],
+     [{"item": "Pizza", "add": ["Pineapple"], "size": ["large"]}, {"item": "Pizza", "add": ["Bacon"], "crust": ["thin crust"]}]),
+    # a copy with a difference: the difference is the copy's, the first unit stays as it was
+    (["a small pizza with ham", "a second one of those but large"],
+     [{"item": "Pizza", "add": ["Ham"], "size": ["small"]}, {"item": "Pizza", "add": ["Ham"], "size": ["large"]}]),
+    (["a large pizza with ham and onions", "one more like it, hold the onions"],
+     [{"item": "Pizza", "add": ["Ham", "Onions"], "size": ["large"]}, {"item": "Pizza", "add": ["Ham"], "size": ["large"]}]),
+    (["a small pizza with bacon", "the same but with olives as well"],
+     [{"item": "Pizza", "add": ["Bacon"], "size": ["small"]}, {"item": "Pizza", "add": ["Bacon", "Olives"], "size": ["small"]}]),
+    (["a large supreme pizza", "another one like that, on deep dish"],
+     [{"item": "Pizza", "size": ["large"], "style": ["supreme"]},
+      {"item": "Pizza", "crust": ["deep dish"], "size": ["large"], "style": ["supreme"]}]),
+])
+def test_options_bind_to_the_food_they_are_said_with_and_copies_keep_the_first(pizza, tmp_path, lines, expected):
+    chat = chat_with(tmp_path)
+    for line in lines:
+        turn = chat.turn(line)
+    assert sorted(turn.order, key=repr) == sorted(expected, key=repr)

@@ -425,6 +425,9 @@ class CustomerParser:
             elif i > start and i not in inside and self.unit_follows(tokens, start, i, mentions):
                 cuts.append((start, i))  # "a large pepperoni a medium hawaiian": each its own unit
                 start = i
+            elif item_before and i > start and self.named_again(tokens, i, mentions):
+                cuts.append((start, i))  # "a coke and a diet coke the coke large": about the coke said
+                start = i
             if tok in self.p.splitters and i not in inside:
                 # "and" between two modifiers of one dish keeps the clause ("with beans and extra cheese")
                 if tok in ("and", ",") and self.modifier_follows(tokens, i, mentions, item_before):
@@ -437,6 +440,14 @@ class CustomerParser:
         return [Clause(tokens[a:b], [replace(m, start=m.start - a, end=m.end - a) for m in mentions if a <= m.start < b],
                        asks="?" in tokens[b:b + 1])
                 for a, b in cuts if b > a and any(is_word(t) for t in tokens[a:b])]
+
+    def named_again(self, tokens: list[str], i: int, mentions: list[Mention]) -> bool:
+        """Does a definite word at tokens[i] start a name said as an item earlier in the line ("the
+        coke" after "a coke"), not after a word that links it to what comes before?"""
+        after = next((m for m in mentions if m.start == i + 1 and m.kind == "item"), None)
+        return tokens[i] in self.p.definite and after is not None and \
+            tokens[i - 1] not in self.p.operator_words and tokens[i - 1] not in LINKING and \
+            any(m.kind == "item" and m.name == after.name and m.end <= i for m in mentions)
 
     def unit_follows(self, tokens: list[str], start: int, i: int, mentions: list[Mention]) -> bool:
         """'a large pepperoni a medium hawaiian': a counted run of options and ingredients with no
@@ -463,6 +474,9 @@ class CustomerParser:
         ahead = next((j for j in range(i + 1, len(tokens)) if tokens[j] in self.p.splitters), len(tokens))
         if any(t in self.p.ordinals and tokens[j - 1] == "the" for j, t in enumerate(tokens[i + 1:ahead], i + 1)):
             return False  # "onions on the first one and peppers on the second": each its own unit
+        if any(tokens[m.start - 1] in self.p.definite and tokens[m.end:m.end + 1] and tokens[m.end] in self.p.unit_nouns
+               for m in mentions if i + 1 < m.start < ahead):
+            return False  # "the mushroom one medium and the olive one personal": each unit its own
         return nxt.kind == "topping" or nxt.kind == "option" and nxt.start == i + 1 and item_before and \
             not self.names_ahead(tokens, nxt.end - 1, mentions)
 
@@ -806,7 +820,7 @@ class CustomerParser:
 
     def reads_copy(self, s: Seen) -> bool:
         return bool(self.p.acts["copy"].search(s.text)) and bool(s.ctx.ordered) and not s.earlier and \
-            all(self.ordered_named(m, s.ctx) for m in s.items) and not s.clause.toppings()
+            all(self.ordered_named(m, s.ctx) for m in s.items) and not (s.items and s.clause.toppings())
 
     def reads_quantity(self, s: Seen) -> bool:
         return not s.items and not s.clause.toppings() and not s.clause.options() and self.number_in(s.clause) is not None
@@ -859,9 +873,12 @@ class CustomerParser:
     def clause(self, clause: Clause, ctx: Context, result: Parse, state: dict) -> None:
         preds = result.preds
         toks, text = clause.tokens, clause.text
-        targets = [m for m in clause.items() if self.is_target(toks, m) or self.modified_ordered(clause, m, ctx)]
+        placed = state.setdefault("placed", {})  # the foods this line ordered, each with its last order line
+        targets = [m for m in clause.items() if self.is_target(toks, m, self.p.definite) or
+                   self.modified_ordered(clause, m, ctx, placed)]
         items = [m for m in clause.items() if m not in targets]
-        if targets and not state["last"]:
+        state["aimed"] = bool(targets)
+        if targets:  # "large for the pizza, small for the lemonade": each about the food it names
             state["last"] = self.ordered_named(targets[0], ctx) or targets[0].name
         dish = self.context_dish(ctx, state["last"])
         act = clause.act
@@ -893,7 +910,7 @@ class CustomerParser:
         elif act == "replace":
             self.replacement(clause, items, ctx, result, state)
         elif act == "resize":
-            named = self.ordered_named(items[0], ctx) if items else None
+            named = self.ordered_named((items or targets)[0], ctx) if items or targets else None
             asked = ctx.ask_group if ctx.ask_topic == "pick(size)" and not named else []
             resized: list[str | None] = list(asked) or [named or self.context_sized(ctx) or dish]
             for target in resized:
@@ -944,6 +961,7 @@ class CustomerParser:
             preds.append(Pred("order", (m.name, n), state["line"]))
             placed.append((m, state["line"]))
             state["last"] = m.name
+            state.setdefault("placed", {})[m.name] = state["line"]
         if len(placed) > 1:  # "two medium ham pizzas with a large pepsi": each item its own modifiers
             for (m, line), (after, _) in zip(placed, placed[1:] + [(None, 0)]):
                 self.updates(self.item_span(clause, m, after), m.name, line, ctx, result.preds)
@@ -951,7 +969,9 @@ class CustomerParser:
         dish = items[-1].name if items else self.context_dish(ctx, state["last"])
         if not clause.items():  # no food named: "it" is the one that can take the change
             dish = self.taking(clause, ctx, dish)
-        line = state["line"] if items else 0
+        # a food this line ordered, named again ("..., large for the pizza"): its order line
+        line = state["line"] if items else state.get("placed", {}).get(dish, 0) \
+            if state.get("aimed") or not self.p.every_unit.search(clause.text) else 0
         units = None
         if not items and one:
             line = self.line_of_one(preds, state) or line
@@ -1068,16 +1088,16 @@ class CustomerParser:
         words = [t for t in clause.tokens if is_letters(t)]
         n = next((got[0] for i in range(len(words)) if (got := number_at(words, i)) and
                   words[i] not in ("a", "an", "one") and words[i + got[1]:i + got[1] + 1] == ["more"]), 1)
-        said_options = any(m.kind == "option" for m in clause.mentions)  # "the same again but large": on the copy
+        said = [m for m in clause.mentions if m.kind in ("option", "topping")]  # "the same again but large"
         whole = not named and bool(self.p.acts["copy_all"].search(clause.text)) and \
-            not (said_options and len(ctx.ordered) == 1)
+            not (said and len(ctx.ordered) == 1)
         food = "all" if whole else (named[-1] if named else ctx.ordered[-1])
         state["line"] += 1
         result.preds.append(Pred("copy", (food, n), state["line"]))
         state["last"] = None if whole else food
-        if not whole:
-            self.updates(Clause([], [m for m in clause.mentions if m.kind == "option"]), food, state["line"], ctx,
-                         result.preds)  # "the same again but large": on the new ones only
+        if not whole:  # what is said with the copy, and in the clauses after it, is on the new ones only
+            state.setdefault("placed", {})[food] = state["line"]
+            self.updates(Clause(clause.tokens, said, clause.act, clause.asks), food, state["line"], ctx, result.preds)
 
     def order_discussed(self, ctx: Context, result: Parse, state: dict, n: int | None = None) -> None:
         """'ok, two of those' / 'do that': the food asked about, in the amount and size asked."""
@@ -1230,19 +1250,22 @@ class CustomerParser:
         return name if exact else (ctx.ordered[-1] if ctx.ordered else None)
 
     @staticmethod
-    def is_target(toks: list[str], m: Mention) -> bool:
-        """'add beans to my burrito': the item after to/on/onto is what changes, not an order."""
+    def is_target(toks: list[str], m: Mention, definite: frozenset[str]) -> bool:
+        """'add beans to my burrito', 'large for the pizza': the item after to/on/onto (or "for" and
+        a definite word) is what changes, not an order."""
         before = [t for t in toks[max(0, m.start - 6):m.start]
                   if t not in ("my", "the", "your", "both", "all", "those", "of", "one", "just", "only", "each")]
-        return bool(before) and before[-1] in ("to", "on", "onto", "in")
+        return bool(before) and (before[-1] in ("to", "on", "onto", "in") or
+                                 before[-1] == "for" and toks[m.start - 1] in definite)
 
-    def modified_ordered(self, clause: Clause, m: Mention, ctx: Context) -> bool:
-        """'make the tacos fresco', 'my burrito with no onions': a definite reference to a food
-        already ordered, in a clause that modifies it, changes that food; it orders nothing."""
+    def modified_ordered(self, clause: Clause, m: Mention, ctx: Context, placed: dict[str, int]) -> bool:
+        """'make the tacos fresco', 'my burrito with no onions', 'a coke and a sprite, the coke
+        large': a definite reference to a food already ordered (or by this line), in a clause that
+        modifies it, changes that food; it orders nothing."""
         toks = clause.tokens
         definite = toks[max(0, m.start - 1):m.start] in (["the"], ["my"], ["those"], ["these"], ["both"], ["our"])
         modifies = bool(clause.toppings() or clause.options())
-        return definite and modifies and bool(self.ordered_named(m, ctx)) and \
+        return definite and modifies and bool(self.ordered_named(m, ctx) or m.name in placed) and \
             self.quantity_before(toks, m.start, clause.mentions) is None
 
     def quantity_before(self, toks: list[str], end: int, mentions: list[Mention], default: int | None = None):
