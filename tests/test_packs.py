@@ -223,3 +223,32 @@ def test_options_bind_to_the_food_they_are_said_with_and_copies_keep_the_first(p
     for line in lines:
         turn = chat.turn(line)
     assert sorted(turn.order, key=repr) == sorted(expected, key=repr)
+
+
+@pytest.mark.parametrize("lines, expected", [
+    # "the other one" after a reference: the unit not picked last turn
+    (["two small pizzas, one with ham and one with bacon", "light cheese on the bacon one",
+      "the other one should get olives"],
+     [{"item": "Pizza", "add": ["Ham", "Olives"], "size": ["small"]},
+      {"item": "Pizza", "add": ["Bacon"], "less": ["Cheese"], "size": ["small"]}]),
+    # an ingredient taken off a unit referred to by its content: never the unit itself
+    (["a small pizza with ham and peppers and a small pizza with olives and peppers",
+      "take the peppers off the olive one"],
+     [{"item": "Pizza", "add": ["Ham", "Peppers"], "size": ["small"]}, {"item": "Pizza", "add": ["Olives"], "size": ["small"]}]),
+    # a corrected value of an exclusive group replaces the old one
+    (["a small sourdough crust pizza with ham", "sorry, not sourdough, I'd like it stuffed"],
+     [{"item": "Pizza", "add": ["Ham"], "crust": ["stuffed crust"], "size": ["small"]}]),
+    (["a personal vegetarian pizza", "make it mexican rather than vegetarian"],
+     [{"item": "Pizza", "size": ["personal"], "style": ["mexican"]}]),
+    (["a large pizza with ham and a small pepsi", "the pizza should be small, not large"],
+     [{"item": "Pizza", "add": ["Ham"], "size": ["small"]}, {"item": "Pepsi", "size": ["small"]}]),
+    # a volume settles the size: it takes the size's place
+    (["a large sprite", "make the sprite a one liter"], [{"item": "Sprite", "volume": ["1 liter"]}]),
+    # a name not on the menu in front of a food word orders nothing, whatever follows it
+    (["I want the Zorblax pizza just like the one at the mall"], []),
+])
+def test_references_corrections_and_names_not_sold_on_the_pizza_pack(pizza, tmp_path, lines, expected):
+    chat = chat_with(tmp_path)
+    for line in lines:
+        turn = chat.turn(line)
+    assert sorted(turn.order, key=repr) == sorted(expected, key=repr)

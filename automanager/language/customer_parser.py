@@ -337,10 +337,12 @@ class CustomerParser:
             out.append(m)
         return out
 
-    @staticmethod
-    def verb_not_option(tokens: list[str], m: Mention) -> bool:
-        """'can I get', 'can you': a word that names an option value (a can) used as a verb."""
-        return m.kind == "option" and m.end - m.start == 1 and tokens[m.end:m.end + 1] in (["i"], ["you"], ["we"], ["u"])
+    def verb_not_option(self, tokens: list[str], m: Mention) -> bool:
+        """'can I get', 'can you': a word that names an option value (a can) used as a verb, where a
+        sentence starts (never "not thin, I want it deep dish")."""
+        starts = m.start == 0 or tokens[m.start - 1] in OPENERS or tokens[m.start - 1] in self.p.splitters
+        return m.kind == "option" and m.end - m.start == 1 and starts and \
+            tokens[m.end:m.end + 1] in (["i"], ["you"], ["we"], ["u"])
 
     def without_discourse(self, tokens: list[str]) -> list[str]:
         """The tokens without phrases that only steer the talk ("oh, one more thing")."""
@@ -536,8 +538,7 @@ class CustomerParser:
         if item is None:  # words after the last name: part of it ("... spreme combo"), or said back
             self.words_after_a_name(clause, content, result)
             return
-        if any(i > item.start for i in content):
-            return
+        content = [i for i in content if i < item.start]  # "the X pizza like they have at Y": "X pizza"
         end = item.end
         while end < len(toks) and (toks[end] in self.category_words or toks[end] in self.option_tokens):
             end += 1  # "... crunchwrap combo": the name goes on
@@ -778,7 +779,9 @@ class CustomerParser:
         return bool(self.p.inside["stock_question"].search(s.text))
 
     def reads_unit_remove(self, s: Seen) -> bool:
-        return self.takes_off(s.text) and bool(self.unit_refs(s.clause, s.ctx)[0])
+        refs, used = self.unit_refs(s.clause, s.ctx)  # "take the onions off the ham one": the onions only
+        return self.takes_off(s.text) and bool(refs) and \
+            not any(m.kind in ("topping", "option") and m not in used for m in s.clause.mentions)
 
     def reads_unit_change(self, s: Seen) -> bool:
         refs, used = self.unit_refs(s.clause, s.ctx)
@@ -816,7 +819,7 @@ class CustomerParser:
             and all(self.ordered_named(m, s.ctx) for m in s.items) and not s.clause.toppings() and not s.clause.options()
 
     def reads_resize(self, s: Seen) -> bool:
-        return self.resizes(s.clause, s.ctx)
+        return self.resizes(s.clause, s.ctx) and not s.clause.toppings()  # "... large with ham": the ham too
 
     def reads_copy(self, s: Seen) -> bool:
         return bool(self.p.acts["copy"].search(s.text)) and bool(s.ctx.ordered) and not s.earlier and \
@@ -1482,8 +1485,10 @@ class CustomerParser:
                 preds.append(Pred("update", (rec_dish, Const("add"), topping)))
         for m in clause.options():
             group = m.alternatives["option"]
-            since = max([x.end for x in clause.mentions if x.end <= m.start and x.kind != "option"], default=0)
-            negated = bool(set(toks[max(since, m.start - 5):m.start]) & self.p.option_negation)
+            since = max([x.end for x in clause.mentions if x.end <= m.start and
+                         (x.kind != "option" or x.alternatives["option"] == group)], default=0)
+            negated = bool(set(toks[max(since, m.start - 5):m.start]) & self.p.option_negation) or \
+                self.p.inside["new_first"].search(" ".join(toks[max(since, m.start - 3):m.start])) is not None
             offers = any(g == group for g, _ in self.menu.options_of(dish))
             target = dish if offers or line else self.context_sized(ctx, group) or dish
             preds.append(Pred("update", (target, Const("option"), option_value(group, m.name, not negated)),
