@@ -252,3 +252,24 @@ def test_references_corrections_and_names_not_sold_on_the_pizza_pack(pizza, tmp_
     for line in lines:
         turn = chat.turn(line)
     assert sorted(turn.order, key=repr) == sorted(expected, key=repr)
+
+
+@pytest.mark.parametrize("lines, expected", [
+    # a request after a sentence of talk, ended by a question mark, orders
+    (["Hey there, long day. Could I get a small ham pizza and a small olive pizza?"],
+     [{"item": "Pizza", "add": ["Ham"], "size": ["small"]}, {"item": "Pizza", "add": ["Olives"], "size": ["small"]}]),
+    # "one with X, the other one Y" about units ordered before: the other one is the unit not changed
+    (["two small pizzas for us", "one with bacon, the other one margherita"],
+     [{"item": "Pizza", "add": ["Bacon"], "size": ["small"]}, {"item": "Pizza", "size": ["small"], "style": ["margherita"]}]),
+    # a dish made to order takes another sauce in place of its own: its own off, the other on
+    (["a small pizza with alfredo sauce instead of the tomato sauce"],
+     [{"item": "Pizza", "add": ["Alfredo Sauce"], "no": ["Tomato Sauce"], "size": ["small"]}]),
+    # "we'll do one ..." is an order, even after a price question
+    (["how much is a small pizza", "we'll do one small pizza with ham then"],
+     [{"item": "Pizza", "add": ["Ham"], "size": ["small"]}]),
+])
+def test_requests_the_other_unit_and_sauce_swaps_on_the_pizza_pack(pizza, tmp_path, lines, expected):
+    chat = chat_with(tmp_path)
+    for line in lines:
+        turn = chat.turn(line)
+    assert sorted(turn.order, key=repr) == sorted(expected, key=repr)

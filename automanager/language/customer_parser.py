@@ -53,6 +53,7 @@ class Clause:
     mentions: list[Mention]
     act: str = "order"
     asks: bool = False  # it ended with a question mark
+    ends: bool = False  # it ended a sentence (a full stop, a question or exclamation mark)
 
     @property
     def text(self) -> str:
@@ -160,9 +161,14 @@ class CustomerParser:
 
         result = Parse([], [], [])
         clauses = self.clauses(tokens, mentions)
-        if self.p.requests(self.opened(flat)):  # "can I get a X and a Y?": the mark ends a request, not a question
-            for clause in clauses:
-                clause.asks = False
+        sentence: list[Clause] = []
+        for clause in clauses:  # "hi, it's me. can I get a X and a Y?": the mark ends a request, not a question
+            sentence.append(clause)
+            if clause.ends or clause is clauses[-1]:
+                if self.p.requests(self.opened(flat)) or self.p.requests(self.opened(" ".join(c.text for c in sentence))):
+                    for said in sentence:
+                        said.asks = False
+                sentence = []
         counted: dict[str, int] = {}  # how many of each item the clauses so far ordered
         for clause in clauses:
             self.kind_with_ingredient(clause, result)
@@ -440,7 +446,7 @@ class CustomerParser:
                 start = i + 1
         cuts.append((start, len(tokens)))
         return [Clause(tokens[a:b], [replace(m, start=m.start - a, end=m.end - a) for m in mentions if a <= m.start < b],
-                       asks="?" in tokens[b:b + 1])
+                       asks="?" in tokens[b:b + 1], ends=tokens[b:b + 1] in (["."], ["!"], ["?"]))
                 for a, b in cuts if b > a and any(is_word(t) for t in tokens[a:b])]
 
     def named_again(self, tokens: list[str], i: int, mentions: list[Mention]) -> bool:
