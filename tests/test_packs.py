@@ -273,3 +273,19 @@ def test_requests_the_other_unit_and_sauce_swaps_on_the_pizza_pack(pizza, tmp_pa
     for line in lines:
         turn = chat.turn(line)
     assert sorted(turn.order, key=repr) == sorted(expected, key=repr)
+
+
+@pytest.mark.parametrize("lines, expected", [
+    # a number and options before a list of as many foods: one of each, each with the options
+    (["two 1 liters please, a fanta and a pepsi"], [{"item": "Fanta", "volume": ["1 liter"]}, {"item": "Pepsi", "volume": ["1 liter"]}]),
+    (["three small sodas: coke, sprite and water"],
+     [{"item": "Coke", "size": ["small"]}, {"item": "Sprite", "size": ["small"]}, {"item": "Water", "size": ["small"]}]),
+    # "one more <food>" with toppings said for it is a new one made as said, not a copy of the last
+    (["a small pizza with bacon", "and one more pizza, large, with just onions"],
+     [{"item": "Pizza", "add": ["Bacon"], "size": ["small"]}, {"item": "Pizza", "add": ["Onions"], "size": ["large"]}]),
+])
+def test_a_counted_list_and_one_more_made_as_said_on_the_pizza_pack(pizza, tmp_path, lines, expected):
+    chat = chat_with(tmp_path)
+    for line in lines:
+        turn = chat.turn(line)
+    assert sorted(turn.order, key=repr) == sorted(expected, key=repr)

@@ -54,6 +54,7 @@ class Clause:
     act: str = "order"
     asks: bool = False  # it ended with a question mark
     ends: bool = False  # it ended a sentence (a full stop, a question or exclamation mark)
+    count: int | None = None  # how many of its food it orders, when its own number counts a list
 
     @property
     def text(self) -> str:
@@ -178,6 +179,7 @@ class CustomerParser:
             for m in clause.items():
                 counted[m.name] = counted.get(m.name, 0) + self.quantity_before(clause.tokens, m.start, clause.mentions, 1)
         self.give_acts(clauses, ctx)
+        self.count_of_a_list(clauses)
         state = {"line": 0, "last": ctx.ordered[-1] if flat.startswith("with ") and ctx.ordered else None,
                  "label": next((self.menu.label_words[w] for w in flat.split() if w in self.menu.label_words), None)}
         for clause in clauses:
@@ -752,10 +754,46 @@ class CustomerParser:
             previous = None if clause.asks else own  # after a "?" a new sentence starts
             if own == "order":
                 earlier += [m.name for m in clause.items()]
+        for i, clause in enumerate(clauses):  # "one more pizza, medium, with ham": a new one, made as said
+            if clause.act == "copy" and clause.items() and not clause.ends and not self.refers_back(clause.text) and \
+                    not self.p.inside["copy_like"].search(clause.text):
+                end = next((j for j in range(i + 1, len(clauses)) if clauses[j].ends), len(clauses) - 1)
+                if any(c.act == "order" and not c.items() and c.toppings() for c in clauses[i + 1:end + 1]):
+                    clause.act = "order"
         first, rest = (clauses[0], clauses[1:]) if clauses else (None, [])
         if first and rest and rest[0].act in ("set", "replace", "quantity", "change", "resize") and \
                 tuple(self.opened(first.text).split()) in self.p.repair_drop:
             first.act = "unknown"  # "scratch that, just one burrito": the cue of the correction that follows
+
+    def count_of_a_list(self, clauses: list[Clause]) -> None:
+        """'three 2 liters: coke, diet coke and sprite', 'two large sodas, a pepsi and a sprite': a
+        number and options said before a list of as many foods, each said once, count the list:
+        one of each, each with those options (never three cokes and two more drinks)."""
+        for i, clause in enumerate(clauses):
+            items, toks = clause.items(), clause.tokens
+            if clause.act != "order" or len(items) > 1 or items and items[0].said.endswith("s") or clause.ends:
+                continue
+            head = items[0].start if items else len(toks)  # the list may start in this clause or after it
+            at = next((j for j in range(head) if number_at(toks, j) and toks[j] not in ("a", "an")), None)
+            if at is None:
+                continue
+            n, length = number_at(toks, at) or (0, 0)
+            end = next((j for j in range(i + 1, len(clauses)) if clauses[j].ends), len(clauses) - 1)
+            rest = clauses[i + 1:end + 1]
+            between = [t for k, t in enumerate(toks[at + length:head], at + length)
+                       if not any(m.start <= k < m.end for m in clause.mentions) and t not in ARTICLES]
+            said = [m for m in clause.mentions if m.kind == "option" and m.end <= head]
+            if n < 2 or len(rest) != n - len(items) or not (items or said) or \
+                    any(t not in self.p.drink and t not in self.p.filler for t in between) or \
+                    any(c.act != "order" or len(c.items()) != 1 or c.toppings() or c.options() or self.number_in(c)
+                        not in (None, 1) for c in rest):
+                continue
+            if items:
+                clause.count = 1
+            else:  # "two 1 liters please, a fanta and a pepsi": the count orders nothing itself
+                clause.act, clause.mentions = "unknown", []
+            for c in rest:
+                c.mentions = sorted(c.mentions + [replace(m, start=0, end=0) for m in said], key=lambda m: m.start)
 
     def act_of(self, clause: Clause, ctx: Context, earlier: Sequence[str] = ()) -> str | None:
         """The act of one clause: the act of the first reading (in the phrase file's order) that
@@ -957,7 +995,7 @@ class CustomerParser:
                 state["line"] += 1  # each choice its own line: the n-th choice fills the n-th open slot
                 preds.append(Pred("specify", (choice_combo, m.name), state["line"]))
                 continue
-            n = self.quantity_before(toks, m.start, clause.mentions, default=1)
+            n = clause.count or self.quantity_before(toks, m.start, clause.mentions, default=1)
             part = (1 if one else self.units_of_them(clause, m)) if m is items[-1] else None
             if part and n > part:  # "three tacos, one with no lettuce", "..., jalapenos on two of them": two lines
                 state["line"] += 1
