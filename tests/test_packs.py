@@ -289,3 +289,18 @@ def test_a_counted_list_and_one_more_made_as_said_on_the_pizza_pack(pizza, tmp_p
     for line in lines:
         turn = chat.turn(line)
     assert sorted(turn.order, key=repr) == sorted(expected, key=repr)
+
+
+@pytest.mark.parametrize("lines, expected", [
+    # "one X, one Y" after units with nothing on them yet: those units, never more of them
+    (["two personal pizzas please", "one plain cheese and one ham"],
+     [{"item": "Pizza", "plain": ["Cheese"], "size": ["personal"]}, {"item": "Pizza", "add": ["Ham"], "size": ["personal"]}]),
+    # ... but after a unit that has its toppings, "one X" is one more
+    (["a personal pizza with tuna", "one ham"],
+     [{"item": "Pizza", "add": ["Tuna"], "size": ["personal"]}, {"item": "Pizza", "add": ["Ham"]}]),
+])
+def test_one_this_one_that_fills_the_plain_units_ordered_before(pizza, tmp_path, lines, expected):
+    chat = chat_with(tmp_path)
+    for line in lines:
+        turn = chat.turn(line)
+    assert sorted(turn.order, key=repr) == sorted(expected, key=repr)

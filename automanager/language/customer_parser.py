@@ -666,7 +666,8 @@ class CustomerParser:
         if clause.items() or not modifiers:
             return
         first = modifiers[0]
-        count = next((j for j in range(first.start) if (got := number_at(toks, j)) and j + got[1] == first.start), None)
+        count = next((j for j in range(first.start) if (got := number_at(toks, j)) and
+                      all(t in self.p.bare_words for t in toks[j + got[1]:first.start])), None)  # "one plain cheese"
         if count is None:
             return
         options = {(m.alternatives["option"], m.name) for m in modifiers if m.kind == "option"}
@@ -1006,6 +1007,10 @@ class CustomerParser:
                 n = part
             state["line"] += 1
             preds.append(Pred("order", (m.name, n), state["line"]))
+            bare = state.setdefault("bare", set())  # the lines that may be units ordered before
+            if not m.said and n == 1 and m.name in ctx.ordered and set(state.get("placed", {}).values()) <= bare:
+                bare.add(state["line"])  # "one pepperoni, one ham" after "two pizzas": maybe those two
+                preds.append(Pred("refer", (Const("bare"), 1), state["line"]))
             placed.append((m, state["line"]))
             state["last"] = m.name
             state.setdefault("placed", {})[m.name] = state["line"]
