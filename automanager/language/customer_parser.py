@@ -167,8 +167,8 @@ class CustomerParser:
             sentence.append(clause)
             if clause.ends or clause is clauses[-1]:
                 if self.p.requests(self.opened(flat)) or self.p.requests(self.opened(" ".join(c.text for c in sentence))):
-                    for said in sentence:
-                        said.asks = False
+                    for part in sentence:
+                        part.asks = False
                 sentence = []
         counted: dict[str, int] = {}  # how many of each item the clauses so far ordered
         for clause in clauses:
