@@ -784,10 +784,10 @@ class CustomerParser:
             between = [t for k, t in enumerate(toks[at + length:head], at + length)
                        if not any(m.start <= k < m.end for m in clause.mentions) and t not in ARTICLES]
             said = [m for m in clause.mentions if m.kind == "option" and m.end <= head]
-            if n < 2 or len(rest) != n - len(items) or not (items or said) or \
+            if n < 2 or len(rest) != n - len(items) or not (said or set(between) & self.p.drink) or \
                     any(t not in self.p.drink and t not in self.p.filler for t in between) or \
-                    any(c.act != "order" or len(c.items()) != 1 or c.toppings() or c.options() or self.number_in(c)
-                        not in (None, 1) for c in rest):
+                    any(c.act != "order" or len(c.items()) != 1 or c.toppings() or c.options() or
+                        self.number_in(c) is not None for c in rest):
                 continue
             if items:
                 clause.count = 1
