@@ -781,7 +781,8 @@ class CustomerParser:
             all(m.name in s.ctx.ordered or self.ordered_named(m, s.ctx) for m in s.items)
 
     def reads_order_instead(self, s: Seen) -> bool:
-        return len(s.items) == 1 and "instead" in s.text.split() and s.ctx.said_unknown and not self.refers_back(s.text)
+        return len(s.items) == 1 and "instead" in s.text.split() and bool(s.ctx.said_unknown or s.ctx.refused) \
+            and not self.refers_back(s.text) and not any(m.name in s.ctx.ordered for m in s.items)
 
     def reads_replace(self, s: Seen) -> bool:
         old = s.items[0].name if s.items else s.ctx.ordered[-1] if s.ctx.ordered and self.refers_back(s.text) else None
