@@ -28,6 +28,7 @@ from ..names import NameMatcher, covers
 from ..normalize import normalize
 from ..reasoner import Const
 from ..vocab import Pred
+from .coverage import CHANGING, Talk
 from .phrases import phrases
 from .reading import Context, Parse, asked_not_taken
 from .repair import Repairs
@@ -96,6 +97,8 @@ class CustomerParser:
         self.readings = [(getattr(self, "reads_" + reading), act) for reading, act in self.p.readings]
         self.name_ends = frozenset(w.rstrip("s") for name in menu.items if (w := normalize(name).split()[-1:][0]))
         self.repairs = Repairs(menu, self.p, self.mentions_in, self.plain_word)
+        self.talk = Talk(self.p)
+        self.kinds = set(self.category_words) | {c + end for c in menu.categories for end in ("", "s", "es")}
         # kind words of ingredients ("sauce"): the last word of two or more ingredient names that is
         # no name itself; said alone it means the dish's own ingredient of that kind (own_ingredient)
         heads: dict[str, int] = {}
@@ -123,6 +126,11 @@ class CustomerParser:
         if acts["store_rule"].search(flat):  # only a manager sets the store's rules: nothing is ordered
             return Parse([Pred("irrelevant")], [], [])
         mentions = self.mentions_in(tokens)
+        context = self.talk.spans(tokens, mentions, self.kinds)
+        if context:  # talk around the order ("for my son", "we're in a hurry") is read as nothing
+            tokens = ["" if i in context else t for i, t in enumerate(tokens)]
+            mentions = [m for m in mentions if not context & set(range(m.start, m.end))]
+            flat = " ".join(t for t in tokens if is_word(t))
         tokens, mentions, choices = self.either_or(tokens, mentions, flat)
         if ctx.ask_topic == "more" and acts["one_more"].search(said) and not any(m.kind == "item" for m in mentions):
             return Parse([Pred("accept")], [], [])  # "one more thing": the summary's order reopens
@@ -142,7 +150,7 @@ class CustomerParser:
             return Parse([Pred("decline")], [], [])  # "I don't want a drink": asked once more, then the default
         reply = self.p.reply(flat)
         if reply == "yes" and not mentions and ctx.discussed and ctx.ask_topic in (None, "else") \
-                and not ctx.recommended_items:
+                and not ctx.recommended_items and not ctx.pending:
             result = Parse([], [], [])
             self.order_discussed(ctx, result, {"line": 0, "last": None})
             return result
@@ -164,10 +172,14 @@ class CustomerParser:
             for clause in clauses:
                 clause.asks = False
         counted: dict[str, int] = {}  # how many of each item the clauses so far ordered
+        half_heard = []  # clauses whose reading stands with words left over: their changes are asked about
         for clause in clauses:
             self.kind_with_ingredient(clause, result)
             if clause.act != "unknown":
+                said = len(result.unknown)
                 self.find_unknown(clause, result, ctx)
+                if clause.act != "unknown" and self.talk.leftover(" ".join(result.unknown[said:]).split()):
+                    half_heard.append(clause)
                 self.implied_item(clause, counted)
             for m in clause.items():
                 counted[m.name] = counted.get(m.name, 0) + self.quantity_before(clause.tokens, m.start, clause.mentions, 1)
@@ -177,6 +189,9 @@ class CustomerParser:
         for clause in clauses:
             self.clause(clause, ctx, result, state)
         result.preds += [Pred("either", choice) for choice in choices]
+        result.unknown = [said for said in result.unknown if self.talk.leftover(said.split())]  # talk is no name
+        if any(clause.act in CHANGING for clause in half_heard):
+            result.preds.append(Pred("unsure"))
         if complete:
             result.preds.append(Pred("complete"))
         asked_not_taken(result)
