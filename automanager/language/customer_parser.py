@@ -727,8 +727,20 @@ class CustomerParser:
                                      key=lambda m: m.start)
         else:
             result.unknown.append(phrase)
-            clause.act = "unknown"
-            clause.mentions = []
+            if self.names_a_food(clause, first):
+                clause.act = "unknown"
+                clause.mentions = []
+
+    def names_a_food(self, clause: Clause, first: int) -> bool:
+        """Do the unknown words from `first` on try to name a food (a clause with no modifier, or
+        words after an article or a number: "a large zorp")? Else they are words left over beside
+        the changes the clause makes ("no lettuce on them zorp"), which then are asked about."""
+        toks = clause.tokens
+        k = first
+        while k > 0 and any(m.kind == "option" and m.end == k for m in clause.mentions):
+            k = next(m.start for m in clause.mentions if m.kind == "option" and m.end == k)
+        return not any(m.kind in ("topping", "option") for m in clause.mentions) or k == 0 or \
+            toks[k - 1] in ARTICLES or number_at(toks, k - 1) is not None
 
     # -- dialogue acts ---------------------------------------------------------------------
     def give_acts(self, clauses: list[Clause], ctx: Context) -> None:
