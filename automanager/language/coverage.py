@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .phrases import Cue, Phrases
-from .text import Mention, is_letters
+from .text import Mention, is_letters, number_at
 
 # the acts of a clause that change the order: on a clause half heard they are asked about
 CHANGING = frozenset({"order", "remove", "replace", "set", "resize", "change", "quantity", "copy"})
@@ -78,7 +78,8 @@ class Talk:
             if k == j:
                 continue
             if k < len(tokens) and is_letters(tokens[k]) and k not in named and tokens[k] not in self.p.filler \
-                    and tokens[k] not in self.p.splitters and not self.p.cue_words & {tokens[k]}:
+                    and tokens[k] not in self.p.splitters and tokens[k] not in self.p.cue_words \
+                    and number_at(list(tokens), k) is None:
                 k += 1  # "for my buddy mike": the person's name
             covered.update(range(i + 1, k))
         return covered
