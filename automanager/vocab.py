@@ -104,7 +104,8 @@ CUSTOMER: dict[str, Form] = {
     "cancel": form("cancel", "cancel the whole order"),
     "stop": form("stop", "stop; add nothing"),
     "quit": form("quit", "the customer leaves ('bye')"),
-    "greet": form("greet", "a greeting or small talk", kind="hello|how_are_you|thanks"),
+    "greet": form("greet", "a greeting or small talk; noted: only talk around the order ('we're in a hurry')",
+                  kind="hello|how_are_you|thanks|noted"),
     "unsure": form("unsure", "words of the line were not understood (neither filler nor talk around the order): "
                    "its changes are asked about, not made"),
     "irrelevant": form("irrelevant", "nothing to act on"),

@@ -34,6 +34,7 @@ class Talk:
         self.reports = Cue(tuple(talk["reports"]))
         self.ends = frozenset(talk["ends"])
         self.words = frozenset(talk["words"])
+        self.verbs = frozenset(talk["verbs"])
 
     def spans(self, tokens: Sequence[str], mentions: Sequence[Mention], kinds: set[str]) -> set[int]:
         """The positions of the tokens that are talk around the order; `kinds`: the words that
@@ -44,13 +45,28 @@ class Talk:
             text = self.opened(" ".join(t for t in tokens[start:end] if t))
             if not text or self.p.requests(text) or self.p.is_question(text) or "?" in tokens[end:end + 1]:
                 continue
+            covered.update(self.subject(tokens, start, end, named))
             named_here = any(start <= i < end for i in named)
-            if self.reports.search(text) or self.store_talk.search(text):
+            unnamed = " ".join(t for i, t in enumerate(tokens[start:end], start) if t and i not in named)
+            if self.reports.search(text) or self.store_talk.search(unnamed):
                 covered.update(range(start, end))  # "the manager said tacos are free": nothing is ordered
-            elif not named_here and not set(text.split()) & kinds and (
-                    self.statements.starts(text) or self.only_talk(text)):
+            elif not named_here and (self.statements.starts(text) and not set(text.split()) & kinds or
+                                     self.only_talk(" ".join(t for i, t in enumerate(tokens[start:end], start)
+                                                             if t and i not in covered))):
                 covered.update(range(start, end))  # "we're in a hurry", "no dairy for him"
         return covered
+
+    def subject(self, tokens: Sequence[str], start: int, end: int, named: set[int]) -> set[int]:
+        """'Dana wants a X', "Priya's vegetarian": the name a clause starts with, before a verb
+        of wanting or being (or, said with 's, before a word of talk)."""
+        i = next((k for k in range(start, end) if tokens[k] and tokens[k] not in self.p.acts["hello"].phrases
+                  and tokens[k] not in ("oh", "ok", "okay", "so", "and", "but", "then", "well")), end)
+        if i + 1 >= end or i in named or not is_letters(tokens[i]) or tokens[i] in self.p.filler or \
+                tokens[i] in self.words or tokens[i] in self.people or tokens[i] in self.p.cue_words:
+            return set()
+        after = tokens[i + 1]
+        said = after in self.verbs or tokens[i].endswith("s") and (after in self.words or after in self.people)
+        return {i} if said and i + 1 not in named else set()
 
     def only_talk(self, text: str) -> bool:
         """A clause of talk words, people and filler alone, with no cue of an act ("same for her")."""

@@ -131,6 +131,8 @@ class CustomerParser:
             tokens = ["" if i in context else t for i, t in enumerate(tokens)]
             mentions = [m for m in mentions if not context & set(range(m.start, m.end))]
             flat = " ".join(t for t in tokens if is_word(t))
+            if not flat:  # "we're in a hurry": heard, and nothing to do
+                return Parse([Pred("greet", (Const("hello" if talk and not ctx.ordered else "noted"),))], [], [])
         tokens, mentions, choices = self.either_or(tokens, mentions, flat)
         if ctx.ask_topic == "more" and acts["one_more"].search(said) and not any(m.kind == "item" for m in mentions):
             return Parse([Pred("accept")], [], [])  # "one more thing": the summary's order reopens

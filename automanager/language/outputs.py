@@ -193,7 +193,7 @@ class EmptyOrder(Term):
 
 @predicate("confirm", "greeting")
 class Greeting(Term):
-    kind: str  # hello, how_are_you, thanks
+    kind: str  # hello, how_are_you, thanks, noted (a line of talk around the order alone)
 
 
 @predicate("confirm", "unknown")
