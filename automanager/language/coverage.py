@@ -12,7 +12,7 @@ context make the line's changes unsure (`half_heard`): the bot asks before makin
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from .phrases import Cue, Phrases
 from .text import Mention, is_letters, number_at
@@ -36,16 +36,18 @@ class Talk:
         self.words = frozenset(talk["words"])
         self.verbs = frozenset(talk["verbs"])
 
-    def spans(self, tokens: Sequence[str], mentions: Sequence[Mention], kinds: set[str]) -> set[int]:
+    def spans(self, tokens: Sequence[str], mentions: Sequence[Mention], kinds: set[str],
+              known: Callable[[str], bool]) -> set[int]:
         """The positions of the tokens that are talk around the order; `kinds`: the words that
-        name a kind of food ("burritos", "veggie"), never talk."""
+        name a kind of food ("burritos", "veggie"), never talk; `known`: words the parser reads
+        (never a person's name)."""
         named = {i for m in mentions for i in range(m.start, m.end)}
         covered = self.for_whom(tokens, named)
         for start, end in self.clauses(tokens):
             text = self.opened(" ".join(t for t in tokens[start:end] if t))
             if not text or self.p.requests(text) or self.p.is_question(text) or "?" in tokens[end:end + 1]:
                 continue
-            covered.update(self.subject(tokens, start, end, named))
+            covered.update(self.subject(tokens, start, end, named | {i for i in range(start, end) if known(tokens[i])}))
             named_here = any(start <= i < end for i in named)
             unnamed = " ".join(t for i, t in enumerate(tokens[start:end], start) if t and i not in named)
             if self.reports.search(text) or self.store_talk.search(unnamed):

@@ -126,7 +126,7 @@ class CustomerParser:
         if acts["store_rule"].search(flat):  # only a manager sets the store's rules: nothing is ordered
             return Parse([Pred("irrelevant")], [], [])
         mentions = self.mentions_in(tokens)
-        context = self.talk.spans(tokens, mentions, self.kinds)
+        context = self.talk.spans(tokens, mentions, self.kinds, lambda w: self.plain_word(w) or bool(self.p.reply(w)))
         if context:  # talk around the order ("for my son", "we're in a hurry") is read as nothing
             tokens = ["" if i in context else t for i, t in enumerate(tokens)]
             mentions = [m for m in mentions if not context & set(range(m.start, m.end))]
