@@ -52,9 +52,9 @@ class Talk:
             unnamed = " ".join(t for i, t in enumerate(tokens[start:end], start) if t and i not in named)
             if self.reports.search(text) or self.store_talk.search(unnamed):
                 covered.update(range(start, end))  # "the manager said tacos are free": nothing is ordered
-            elif not named_here and (self.statements.starts(text) and not set(text.split()) & kinds or
-                                     self.only_talk(" ".join(t for i, t in enumerate(tokens[start:end], start)
-                                                             if t and i not in covered))):
+            elif not named_here and not self.cued(text) and (
+                    self.statements.starts(text) and not set(text.split()) & kinds or
+                    self.only_talk(" ".join(t for i, t in enumerate(tokens[start:end], start) if t and i not in covered))):
                 covered.update(range(start, end))  # "we're in a hurry", "no dairy for him"
         return covered
 
@@ -73,8 +73,11 @@ class Talk:
     def only_talk(self, text: str) -> bool:
         """A clause of talk words, people and filler alone, with no cue of an act ("same for her")."""
         words = [w for w in text.split() if w not in self.p.filler]
-        return bool(words) and all(w in self.words or w in self.people for w in words) and \
-            not any(cue.search(text) for cue in self.p.acts.values()) and self.p.reply(text) is None
+        return bool(words) and all(w in self.words or w in self.people for w in words)
+
+    def cued(self, text: str) -> bool:
+        """Does the clause hold the cue of an act ("I'm done", "same for her") or answer a question?"""
+        return any(cue.search(text) for cue in self.p.acts.values()) or self.p.reply(text) is not None
 
     def leftover(self, words: Sequence[str]) -> list[str]:
         """The words said back for a clause that are not talk around the order."""

@@ -180,7 +180,8 @@ class CustomerParser:
             if clause.act != "unknown":
                 said = len(result.unknown)
                 self.find_unknown(clause, result, ctx)
-                if clause.act != "unknown" and self.talk.leftover(" ".join(result.unknown[said:]).split()):
+                if clause.act != "unknown" and any(self.talk.leftover(words.split()) and not self.tried_a_name(clause, words)
+                                                   for words in result.unknown[said:]):
                     half_heard.append(clause)
                 self.implied_item(clause, counted)
             for m in clause.items():
@@ -733,16 +734,29 @@ class CustomerParser:
                 clause.act = "unknown"
                 clause.mentions = []
 
+    def tried_a_name(self, clause: Clause, words: str) -> bool:
+        """Are the words said back a name tried after an article or a number ("a pizza and some
+        garlic fries"), not words left over beside what the clause does?"""
+        said = words.split()
+        toks = clause.tokens
+        first = next((i for i in range(len(toks)) if toks[i:i + len(said)] == said), None)
+        return first is not None and self.after_article(clause, first)
+
     def names_a_food(self, clause: Clause, first: int) -> bool:
         """Do the unknown words from `first` on try to name a food (a clause with no modifier, or
         words after an article or a number: "a large zorp")? Else they are words left over beside
         the changes the clause makes ("no lettuce on them zorp"), which then are asked about."""
+        return not any(m.kind in ("topping", "option") for m in clause.mentions) or first == 0 or \
+            self.after_article(clause, first)
+
+    @staticmethod
+    def after_article(clause: Clause, first: int) -> bool:
+        """Do the words from `first` on come after an article or a number (sizes between)?"""
         toks = clause.tokens
         k = first
         while k > 0 and any(m.kind == "option" and m.end == k for m in clause.mentions):
             k = next(m.start for m in clause.mentions if m.kind == "option" and m.end == k)
-        return not any(m.kind in ("topping", "option") for m in clause.mentions) or k == 0 or \
-            toks[k - 1] in ARTICLES or number_at(toks, k - 1) is not None
+        return k > 0 and (toks[k - 1] in ARTICLES or number_at(toks, k - 1) is not None)
 
     # -- dialogue acts ---------------------------------------------------------------------
     def give_acts(self, clauses: list[Clause], ctx: Context) -> None:
