@@ -43,37 +43,43 @@ class Talk:
         (never a person's name)."""
         named = {i for m in mentions for i in range(m.start, m.end)}
         covered = self.for_whom(tokens, named)
+        remark = False  # the clause before was a remark: "I'm so hungry" goes on over "so"
         for start, end in self.clauses(tokens):
             text = self.opened(" ".join(t for t in tokens[start:end] if t))
             if not text or self.p.requests(text) or self.p.is_question(text) or "?" in tokens[end:end + 1]:
                 continue
-            covered.update(self.subject(tokens, start, end, named | {i for i in range(start, end) if known(tokens[i])}))
+            covered.update(self.subject(tokens, start, end, named, known))
             named_here = any(start <= i < end for i in named)
             unnamed = " ".join(t for i, t in enumerate(tokens[start:end], start) if t and i not in named)
             if self.reports.search(text) or self.store_talk.search(unnamed):
                 covered.update(range(start, end))  # "the manager said tacos are free": nothing is ordered
             elif not named_here and not self.cued(text) and (
                     self.statements.starts(text) and not set(text.split()) & kinds or
-                    self.only_talk(" ".join(t for i, t in enumerate(tokens[start:end], start) if t and i not in covered))):
-                covered.update(range(start, end))  # "we're in a hurry", "no dairy for him"
+                    self.only_talk(" ".join(t for i, t in enumerate(tokens[start:end], start) if t and i not in covered),
+                                   remark)):
+                covered.update(range(start - remark, end))  # "we're in a hurry", "no dairy for him"
+                remark = True
+                continue
+            remark = False
         return covered
 
-    def subject(self, tokens: Sequence[str], start: int, end: int, named: set[int]) -> set[int]:
+    def subject(self, tokens: Sequence[str], start: int, end: int, named: set[int],
+                known: Callable[[str], bool]) -> set[int]:
         """'Dana wants a X', "Priya's vegetarian": the name a clause starts with, before a verb
         of wanting or being (or, said with 's, before a word of talk)."""
         i = next((k for k in range(start, end) if tokens[k] and tokens[k] not in self.p.acts["hello"].phrases
                   and tokens[k] not in ("oh", "ok", "okay", "so", "and", "but", "then", "well")), end)
-        if i + 1 >= end or i in named or not is_letters(tokens[i]) or tokens[i] in self.p.filler or \
+        if i + 1 >= end or i in named or known(tokens[i]) or not is_letters(tokens[i]) or \
                 tokens[i] in self.words or tokens[i] in self.people or tokens[i] in self.p.cue_words:
             return set()
         after = tokens[i + 1]
         said = after in self.verbs or tokens[i].endswith("s") and (after in self.words or after in self.people)
         return {i} if said and i + 1 not in named else set()
 
-    def only_talk(self, text: str) -> bool:
-        """A clause of talk words, people and filler alone, with no cue of an act ("same for her")."""
+    def only_talk(self, text: str, remark: bool) -> bool:
+        """A clause of talk words, people and filler alone (filler alone after a remark)."""
         words = [w for w in text.split() if w not in self.p.filler]
-        return bool(words) and all(w in self.words or w in self.people for w in words)
+        return bool(words or remark) and all(w in self.words or w in self.people for w in words)
 
     def cued(self, text: str) -> bool:
         """Does the clause hold the cue of an act ("I'm done", "same for her") or answer a question?"""
@@ -94,7 +100,8 @@ class Talk:
             while j < len(tokens) and tokens[j] in self.p.definite | {"his", "her", "their", "your", "our"}:
                 j += 1
             k = j
-            while k < len(tokens) and tokens[k] in self.people and k not in named:
+            while k < len(tokens) and (tokens[k] in self.people or tokens[k].removesuffix("s") in self.people) \
+                    and k not in named:
                 k += 1
             if k == j:
                 continue
