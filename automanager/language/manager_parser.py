@@ -98,6 +98,12 @@ def words(text: str) -> str:
     return " ".join(t for t in tokenize(text) if t not in ",.;!?")
 
 
+def after_words(folded: str, said: list[str]) -> str:
+    """A folded text after its first words `said` (what a cue read), with its punctuation."""
+    m = re.match(r"\W*" + r"\W+".join(map(re.escape, said)), folded) if said else None
+    return folded[m.end():] if m else folded
+
+
 @dataclass
 class HoursTime:
     """A time of day an hours rule says: where its cue starts and it ends in the line, whether it
@@ -638,9 +644,11 @@ class ManagerParser:
         return ManagerParse([Pred("quit")]) if P.quit.search(flat) and not P.add.search(flat) else None
 
     def line_undo_named(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
-        """'don't delete the cinnamon twists after all': that item's pending changes go."""
+        """'don't delete the cinnamon twists after all': that item's pending changes go. A line
+        that takes back the last change ('scratch that, it's pico') is line_undo's."""
         named_undo = P.undo_named.match(flat)
-        if not named_undo or re.search(r"\d", flat):
+        last = P.undo.match(flat)
+        if not named_undo or re.search(r"\d", flat) or (last and not P.undo_bare.match(last.group("cue"))):
             return None
         about = [m.name for m in find_mentions(self.menu, tokenize(named_undo.group("rest"))) if m.kind == "item"] \
             or [m.alternatives["topping"] for m in find_mentions(self.menu, tokenize(named_undo.group("rest")))]
@@ -651,16 +659,46 @@ class ManagerParser:
         return ManagerParse([Pred("decline")]) if P.undo.match(flat) and ctx.ask_topic in YES_NO_QUESTIONS else None
 
     def line_undo(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
-        """'scratch that, I meant 3.79': undo, then the rest of the line."""
+        """'scratch that, I meant 3.79': undo, then the rest of the line (the wrong one said with
+        'not' only names what goes); 'my bad, I meant the soft tacos': the last change, made to the
+        food meant (correct: admin.lp undoes it and makes it again)."""
         undo = P.undo.match(flat)
         if not undo or ctx.building:
             return None
-        tail = flat[undo.end():].strip()
+        tail = P.correct_not.sub(" , ", after_words(fold(text), flat[:undo.end()].split())).strip(" ,")
+        meant = self.meant(tail)
+        if meant:
+            return ManagerParse([Pred("correct", (name,)) for name in meant])
+        tail = words(tail)
         rest = [p for p in (self.parse(tail, ctx).preds if tail else []) if p.name != "irrelevant"]
         price = cents(tail, bare_is_price=True) if tail and not rest and ctx.last_item else None
         if price is not None:  # "scratch that, I meant 3.79": the same item, the price meant
             rest = [Pred("edit", (ctx.last_item, Const("price"), price))]
         return ManagerParse(list(dict.fromkeys([Pred("undo")] + rest)))
+
+    def line_correct(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
+        """'I meant the soft tacos', 'not lettuce, cheese', 'pico, not onions': a line that is only
+        the food meant (and the wrong one said with 'not') corrects the last change (correct)."""
+        folded = fold(text)
+        lead = P.correct_lead.match(words(folded))
+        rest = after_words(folded, lead.group().split()) if lead else folded
+        said = P.correct_not.sub(" , ", rest)
+        if ctx.building or (not lead and said == rest):  # neither "I meant ..." nor "not <the wrong one>"
+            return None
+        meant = self.meant(said.strip(" ,"))
+        return ManagerParse([Pred("correct", (name,)) for name in meant]) if meant else None
+
+    def meant(self, said: str) -> list[str]:
+        """The foods a correction's words name, when names are all they say."""
+        phrase = " ".join(w for w in words(said).split() if w not in CUES.filler)
+        if not phrase:
+            return []
+        for kind in ("topping", "item"):
+            whole = self.whole_names(phrase, kind)
+            if whole:
+                return list(dict.fromkeys(whole))
+        near = self.names.spelled(phrase, "item") or self.names.spelled(phrase, "topping")
+        return [near.name] if near and near.how in ("exact", "alias", "lexical") else []
 
     def line_cancel(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
         return ManagerParse([Pred("cancel")]) if P.cancel.match(flat) else None
