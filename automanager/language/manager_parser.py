@@ -14,8 +14,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from rapidfuzz import fuzz
+
 from ..menu.model import Menu
-from ..names import NameMatcher, covers
+from ..names import NameMatcher, covers, word_alike
 from ..normalize import normalize
 from ..reasoner import Const
 from ..rules import EVERY_DAY, days_mask
@@ -118,16 +120,24 @@ class HoursTime:
     named: str = ""  # noon | midnight | opening | closing: what it is as a start or an end
 
 
+def digits_said(text: str, word: re.Pattern, before: re.Pattern, after: re.Pattern) -> str:
+    """The text with each run of number words that `word` fits and a cue marks as a number (`before`
+    matches the text before it, or `after` the text after it) as digits: 'until eleven', 'ten
+    percent off', 'over twenty-five'."""
+    out, at = [], 0
+    for m in word.finditer(text):
+        if m.start() < at or not (before.search(text[:m.start()]) or after.match(text[m.end():])):
+            continue
+        found = number_words(re.split(r"[\s-]+", m.group()), 0)
+        if found and found[1] == len(re.split(r"[\s-]+", m.group())):
+            out += [text[at:m.start()], str(found[0])]
+            at = m.end()
+    return "".join(out) + text[at:]
+
+
 def hours_numbers(flat: str) -> str:
     """The line with the number words of hours as digits ('until eleven', 'five in the evening')."""
-    out, at = [], 0
-    for m in P.hours_number_word.finditer(flat):
-        if P.hours_number_before.search(flat[:m.start()]) or P.hours_number_after.match(flat[m.end():]):
-            found = number_words([m.group()], 0)
-            if found:
-                out += [flat[at:m.start()], str(found[0])]
-                at = m.end()
-    return "".join(out) + flat[at:]
+    return digits_said(flat, P.hours_number_word, P.hours_number_before, P.hours_number_after)
 
 
 def hours_times(said: str) -> list[HoursTime] | None:
@@ -139,6 +149,8 @@ def hours_times(said: str) -> list[HoursTime] | None:
         cue = next(((role, c) for role, pattern in (("end", P.hours_end_cue), ("start", P.hours_start_cue),
                                                      ("pair", P.hours_pair_cue), ("at", P.hours_at_cue))
                     if (c := pattern.search(before))), None)
+        if cue is None and not found and P.hours_range_next.match(said[m.end():]):
+            cue = ("start", m)  # "10pm to 4am": a range said without "from"
         if cue is None or (cue[0] == "pair" and not found):
             continue  # a number that is no time ('2 tacos'), or 'and 5' with no time before it
         minute = clock_minute(m)
@@ -237,10 +249,22 @@ class ManagerParser:
         self.categories = {normalize(c): c for c in menu.categories}
         self.groups = {normalize(g): g for g in menu.groups}
         self.line_readings = [getattr(self, "line_" + reading) for reading in CUES.line_readings]
+        self.menu_words = {word for key in menu.lexicon for word in key.split()}
+
+    def days_spelled(self, text: str) -> str:
+        """The text with a misspelt weekday ('wensdays', 'thrusday') as the weekday it is a typo of;
+        a word of the menu's names is left as it is."""
+        def day(m: re.Match) -> str:
+            said = m.group().lower()
+            if said in CUES.weekdays or said in self.menu_words or len(said) < 5:
+                return m.group()
+            close = [w for w in CUES.weekdays if " " not in w and len(w) >= 5 and word_alike(said, w)]
+            return max(close, key=lambda w: fuzz.ratio(said, w)) if close else m.group()
+        return re.sub(r"[^\W\d_]+", day, text)
 
     def parse(self, text: str, ctx: ManagerContext | None = None) -> ManagerParse:
         ctx = ctx or ManagerContext()
-        text = spoken_prices(text, whole=ctx.ask_topic == "calories")
+        text = P.context.sub(" ", self.days_spelled(spoken_prices(text, whole=ctx.ask_topic == "calories")))
         flat = words(text)
         if not flat:
             return ManagerParse([Pred("irrelevant")])
@@ -287,7 +311,7 @@ class ManagerParser:
     def store_line(self, text: str, ctx: ManagerContext | None = None) -> ManagerParse | None:
         """The parse of a line about this store's own prices or its rules (limits), else None."""
         ctx = ctx or ManagerContext()
-        text = spoken_prices(text)
+        text = P.context.sub(" ", self.days_spelled(spoken_prices(text)))
         flat = words(text)
         if not flat:
             return None
@@ -314,7 +338,7 @@ class ManagerParser:
                 or P.hours_money.sub("", P.hours_money_as_time.sub(" ", fold(text))) != \
                 P.hours_money_as_time.sub(" ", fold(text)):
             return None
-        said = hours_numbers(flat)
+        said = hours_numbers(words(P.hours_dash.sub(" to ", fold(text))))
         times = hours_times(said)
         if times is None:
             return ManagerParse([Pred("rule_unclear")])  # a time's cue with no time of day understood
@@ -350,8 +374,8 @@ class ManagerParser:
             return "category", category
         if P.rule_combo.fullmatch(rest):
             return "category", "combo"
-        name = self.names.spelled(rest, "item")
-        return ("item", name.name) if name and name.how in ("exact", "alias", "lexical") else None
+        name = self.names.match(rest, "item")  # a rule is read back before it is made: a name close in meaning may be it
+        return ("item", name.name) if name and name.how != "unsure" else None
 
     # -- rules: promotions ('wednesdays bean burritos are a dollar', '10% off orders over $20',
     # 'a free drink with any combo')
@@ -362,7 +386,8 @@ class ManagerParser:
         an unclear rule (rule_unclear): none is guessed."""
         if P.deal_not.search(flat):
             return None  # a new item ("add a new special called ...") is the older reading's
-        folded = fold(text)
+        folded = digits_said(fold(text), P.number_run, P.deal_number_before, P.deal_number_after)
+        flat = words(folded)
         for reading in (self.deal_free_said, self.deal_off_said, self.deal_price_said):
             preds = reading(flat, folded)
             if preds is not None:
@@ -401,10 +426,10 @@ class ManagerParser:
         said = percent or amount
         if not said:
             return None
-        if not P.deal_order.search(flat) or days_said(flat):
-            return [] if P.deal_word.search(flat) or days_said(flat) else None
         rest = folded[:said.start()] + " " + folded[said.end():]
         over = P.deal_over.search(rest)
+        if not (P.deal_order.search(flat) or over) or days_said(flat):  # '5 bucks off at 30' is an order's
+            return [] if P.deal_word.search(flat) or days_said(flat) else None
         threshold = cents(over.group("over") or over.group("before"), bare_is_price=True) if over else 0
         if threshold is None:
             return []
