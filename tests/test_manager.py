@@ -267,3 +267,20 @@ def test_a_corrected_price_replaces_the_typo_and_a_late_correction_changes_nothi
     chat, turns = manage(home, "we're out of tomatoes", "what's out?", "I meant the onions")
     assert home.stock_out() == ["Tomatoes"]
     assert "nothing changed" in turns[2].reply
+
+
+def test_talk_around_stock_news_never_breaks_it_and_a_condition_is_no_runout(home):
+    chat, turns = manage(home, "delivery's running late again, we're completely outta flour tortillas til it shows up",
+                         "yep, go ahead. it should be here by two hopefully",
+                         "the sour cream is running low. if we run out, offer guacamole instead")
+    assert home.stock_out() == ["Flour Tortilla"]
+    assert turns[2].parsed == ["rule_instead('Reduced-Fat Sour Cream', 'Guacamole')"]
+
+
+def test_a_list_of_runouts_with_its_reason_and_a_family_said_by_its_last_word(home):
+    chat, turns = manage(home, "the grill's busted so no steak, no cinnamon twists and no potato bites tonight")
+    assert home.stock_out() == ["Cinnamon Twists", "Potato Bites", "Steak"]
+    chat, turns = manage(home, "eighty six all the freezes", "the freezes are back")
+    assert home.stock_out() == ["Cinnamon Twists", "Potato Bites", "Steak"]
+    assert turns[0].parsed == ["runout('Blue Raspberry Freeze')", "runout('Cherry Twilight Freeze')",
+                               "runout('Mountain Dew Baja Blast® Freeze')", "runout('Wild Strawberry Freeze')"]

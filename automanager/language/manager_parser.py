@@ -262,9 +262,16 @@ class ManagerParser:
             return max(close, key=lambda w: fuzz.ratio(said, w)) if close else m.group()
         return re.sub(r"[^\W\d_]+", day, text)
 
+    @staticmethod
+    def without_context(text: str) -> str:
+        """The line without the talk around its change ('the truck's late', 'starting today'); a line
+        with none keeps its apostrophes (a new name is taken as said)."""
+        bare = re.sub(r"['’`]", "", text)
+        return P.context.sub(" ", bare) if P.context.search(bare) else text
+
     def parse(self, text: str, ctx: ManagerContext | None = None) -> ManagerParse:
         ctx = ctx or ManagerContext()
-        text = P.context.sub(" ", self.days_spelled(spoken_prices(text, whole=ctx.ask_topic == "calories")))
+        text = self.without_context(self.days_spelled(spoken_prices(text, whole=ctx.ask_topic == "calories")))
         flat = words(text)
         if not flat:
             return ManagerParse([Pred("irrelevant")])
@@ -311,7 +318,7 @@ class ManagerParser:
     def store_line(self, text: str, ctx: ManagerContext | None = None) -> ManagerParse | None:
         """The parse of a line about this store's own prices or its rules (limits), else None."""
         ctx = ctx or ManagerContext()
-        text = P.context.sub(" ", self.days_spelled(spoken_prices(text)))
+        text = self.without_context(self.days_spelled(spoken_prices(text)))
         flat = words(text)
         if not flat:
             return None
@@ -490,6 +497,7 @@ class ManagerParser:
         older readings (a popular topping)."""
         if P.price_like.search(flat):
             return None
+        flat = self.out_of_what(flat)
         for cue in ("offer_instead_out_of", "offer_instead_is_out", "offer_instead_for", "offer_instead_after_out_of",
                     "offer_instead_after_is_out"):  # the cues of phrases_manager.toml, in this order
             said = getattr(P, cue).match(flat)
@@ -500,6 +508,17 @@ class ManagerParser:
             if said:
                 return self.rule_suggest(said.group("given"), said.group("offer"))
         return None
+
+    def out_of_what(self, flat: str) -> str:
+        """'<food> is getting low, if we run out offer <other> instead': the condition said without
+        its food is about the one food the line named before it."""
+        cond = P.stock_if.search(flat)
+        if not cond or re.match(r"\s+of\b", flat[cond.end():]):
+            return flat
+        before = [m for m in find_mentions(self.menu, tokenize(flat[:cond.start()])) if m.kind in ("item", "topping")]
+        if len({m.said for m in before}) != 1:
+            return flat
+        return f"{flat[cond.start():cond.end()]} of {before[0].said}{flat[cond.end():]}"
 
     def rule_instead(self, out: str, offer: str) -> ManagerParse:
         """rule_instead(Out, Offer): two items, or two ingredients (admin.lp refuses a mix, with why);
@@ -1002,7 +1021,7 @@ class ManagerParser:
                            "say it is out (\"we're out of ...\").")
             return target
         if (P.back_again.search(flat) or (P.restore.search(flat) and not P.delete.search(flat) and not P.add.search(flat))) \
-                and (kitchen or items):
+                and (kitchen or items or any(self.family(word) for word in flat.split())):
             back = self.stock_list(clause, result) or stock_names
             preds += [Pred("restore", self.stock_said(name, result, back=True)) for name in back]
             return target
@@ -1010,7 +1029,7 @@ class ManagerParser:
         if taken_out and any(m.kind == "item" for m in find_mentions(self.menu, tokenize(taken_out.group("owner")))):
             return self.deletion(clause, flat, items, kitchen, target, result, ctx.last_item)  # out of a dish
         if P.runout.search(flat) and not P.add.search(flat) and (not P.delete.search(flat) or "out of stock" in flat) and \
-                not P.price_like.search(clause.lower()):
+                not P.price_like.search(clause.lower()) and not P.stock_if.search(flat):
             said = self.stock_list(clause, result) or self.unknown_stock_name(flat, result)
             names = said if said else stock_names
             preds += [Pred("runout", self.stock_said(name, result)) for name in names]
@@ -1131,6 +1150,9 @@ class ManagerParser:
             phrase = " ".join(w for w in normalize(chunk).split() if w not in CUES.filler)
             if not phrase:
                 continue
+            if family := self.family(phrase):
+                names += family
+                continue
             found = [m for m in (self.names.match(phrase, "topping"), self.names.match(phrase, "item")) if m]
             best = sorted(found, key=lambda m: m.how not in ("exact", "alias"))  # "mexican pizza": the dish
             name = best[0].name if best else None
@@ -1158,6 +1180,10 @@ class ManagerParser:
             phrase = " ".join(w for w in rest if w not in CUES.filler)
             rest.clear()
             if not phrase:
+                return True
+            family = self.family(phrase)
+            if family:
+                found.extend(([name], name) for name in family)
                 return True
             name = self.known(phrase, "topping", result) or self.known(phrase, "item", result)
             found.append(([phrase], name or ""))
@@ -1189,6 +1215,15 @@ class ManagerParser:
             return False
         return kind_word or (any_word and self.category(said, False) is not None)
 
+    def family(self, phrase: str) -> list[str]:
+        """The dishes a plural of the last word their names share names ('the freezes'), when the
+        word is no name, alias or category of its own: every one of them."""
+        if " " in phrase or not phrase.endswith("s") or phrase in self.menu.lexicon or self.category_word(phrase):
+            return []
+        head = {phrase[:-1], phrase[:-2] if phrase.endswith("es") else phrase[:-1]}
+        named = sorted(name for name in self.menu.items if normalize(name).split()[-1] in head)
+        return named if len(named) > 1 else []
+
     def kitchen_reading(self, said: str, name: str, result: ManagerParse) -> str:
         """A dish said the way the kitchen says what it is made of is that ingredient: a short
         name's plural ("<dish>s", which all of that family share) or its words and a kitchen part
@@ -1203,7 +1238,8 @@ class ManagerParser:
         if len(fits) != 1:
             return name
         own = self.names.spelled(said, "item")
-        if (own and own.how == "exact") or (kept == words and not (kept[-1].endswith("s") and not kept[-1].endswith("ss"))):
+        plural = kept[-1].endswith("s") and not kept[-1].endswith("ss") and kept[-1] != normalize(name).split()[-1]
+        if (own and own.how == "exact") or (kept == words and not plural):  # "twists": the dish's own word
             result.read_as[name] = fits[0]  # the dish said by its own name; back, it may mean the ingredient
             return name
         result.read_as[fits[0]] = name  # the reply says so, and how to mean the dish
