@@ -237,6 +237,8 @@ class ManagerReader:
             return Pred("delete", (self.food(f["name"], ctx, result),))
         if name == "undo":
             return Pred("undo", (self.food(f["name"], ctx, result),)) if f["name"] else Pred("undo")
+        if name == "correct":
+            return Pred("correct", (self.food(f["name"], ctx, result),))
         if name == "query":
             about = "all" if f["kind"] in ("out", "pending") else self.food(f["name"], ctx, result)
             return Pred("query", (Const(f["kind"]), about))
