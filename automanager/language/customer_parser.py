@@ -708,7 +708,8 @@ class CustomerParser:
             got = number_at(toks, i)
             if got and toks[i] not in ("a", "an"):
                 numbers.update(range(i, i + got[1]))
-        content = [i for i, t in enumerate(toks) if i not in covered and i not in numbers and not self.plain_word(t)]
+        content = [i for i, t in enumerate(toks) if i not in covered and i not in numbers and not self.plain_word(t)
+                   and not (t in self.p.bare_words and i - 1 in numbers)]  # "one plain cheese": that one as it comes
         if not content or self.p.acts["recommend"].search(clause.text):
             return
         if clause.items():
