@@ -15,7 +15,6 @@ from collections import defaultdict, deque
 from pathlib import Path
 from typing import Any
 
-import pytest
 from fake_openai import FakeOpenAI, completion
 
 from automanager.evaluation.runner import run_scenario
@@ -28,10 +27,19 @@ from automanager.vocab import Pred
 
 REPO = Path(__file__).resolve().parents[1]
 
-# A sample of the project's own scenarios: orders, options, corrections, references, copies,
-# questions, the close; a manager's runouts, prices, new dishes, undo and store rules.
+# A sample of the project's own scenarios, 58 turns: orders with options and combo choices,
+# references, copies, corrections, questions, names not sold; a manager's runouts, questions,
+# prices, a dish built piece by piece, a store rule made and dropped, customers after them.
 SAMPLE = [
-    "sign-off-after-the-order",
+    # the customer's
+    "two-combos-each-its-own-drink", "combo-then-extra-drink-is-separate", "pizza-request-as-a-question",
+    "pizza-refer-first-and-second", "refer-the-other-one", "pizza-same-again-but-another-size", "replace-an-item",
+    "remove-an-item", "a-topping-choice-left-open-keeps-the-dish-and-asks", "customer-cannot-change-stock-or-menu",
+    "pz-sem-option-price-alone", "what-combos-are-there", "vegetarian-options-listed",
+    "unknown-word-on-a-name-is-said-back",
+    # the manager's, with customers after
+    "an-exact-sauce-name-is-the-sauce", "a-stock-question-changes-nothing", "second-customer-sees-committed-change",
+    "manager-add-dish-piecemeal", "manager-edit-price-and-swap", "rule-item-is-limited", "rule-dropped-by-its-target",
 ]
 
 
