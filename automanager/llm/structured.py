@@ -202,14 +202,17 @@ def about_units(name: str, f: dict[str, Any]) -> bool:
 
 def reference_groups(forms: list[tuple[str, dict[str, Any]]]) -> list[int]:
     """Which references and changes of dish "" go together: said one after the other, in either
-    order ("the first one, no onions", "no onions on the first one"); a reference after a change
-    that already has one starts the next group ("onions on the first and peppers on the second")."""
-    out, group, referred, changed = [], 0, False, False
+    order ("the first one, no onions", "no onions or lettuce on the first one"); a group said
+    reference first ends at a reference after its change, one said change first at a change after
+    its reference ("onions on the first and peppers on the second", either way)."""
+    out, group, started, referred, changed = [], 0, "", False, False
     for name, f in forms:
-        if about_units(name, f) and referred and changed:
-            group, referred, changed = group + 1, False, False
-        referred = referred or name == "refer"
-        changed = changed or about_units(name, f) and name != "refer"
+        if about_units(name, f):
+            kind = "refer" if name == "refer" else "change"
+            if referred and changed and kind == started:
+                group, started, referred, changed = group + 1, "", False, False
+            started = started or kind
+            referred, changed = referred or kind == "refer", changed or kind == "change"
         out.append(group)
     return out
 
