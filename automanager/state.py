@@ -144,6 +144,13 @@ class Offered(Term):
     change: Const | tuple[Any, ...]
 
 
+@predicate("pending")
+class Pending(Term):
+    """A change of a line only half heard (a `new_<change>(...)` fact of assistant.lp, kept as it
+    was said): asked about ("Did you want ...?"), made when the next line is a bare yes."""
+    change: Value
+
+
 @predicate("suggested")
 class Suggested(Term):
     """A suggestion made in this conversation (given, offer): never made again."""

@@ -104,9 +104,15 @@ CUSTOMER: dict[str, Form] = {
     "cancel": form("cancel", "cancel the whole order"),
     "stop": form("stop", "stop; add nothing"),
     "quit": form("quit", "the customer leaves ('bye')"),
-    "greet": form("greet", "a greeting or small talk", kind="hello|how_are_you|thanks"),
+    "greet": form("greet", "a greeting or small talk; noted: only talk around the order ('we're in a hurry')",
+                  kind="hello|how_are_you|thanks|noted"),
+    "unsure": form("unsure", "words of the line were not understood (neither filler nor talk around the order): "
+                   "its changes are asked about, not made"),
     "irrelevant": form("irrelevant", "nothing to act on"),
 }
+# The predicates that change the order: on a line only half heard (unsure) they are asked
+# about first (assistant.lp keeps them as pending and a yes makes them).
+CHANGES = frozenset({"order", "specify", "update", "remove", "set_quantity", "copy", "refer", "replace"})
 
 # alias: a phrase customers say for the item (the prompt stays within its token budget: no gloss)
 PROPERTIES = "category|price|calories|ingredient|popular|contains|alias"
@@ -134,8 +140,9 @@ MANAGER: dict[str, Form] = {
                        name="string", property="popular"),
     "save": form("save", "apply the pending menu changes now"),
     "cancel": form("cancel", "abandon the item being added"),
-    "undo": form("undo", "take back the last change ('undo', 'scratch that'; name null), or every pending "
-                 "change to name ('don't delete the X after all')", name="string?"),
+    "undo": form("undo", "take back the last change ('scratch that'; name null), or every pending "
+                 "change to name", name="string?"),
+    "correct": form("correct", "the last change was meant for name", name="string"),
     "query": form("query", "a question: out (what is out of stock) or pending (changes waiting), name all; "
                   "price|calories|ingredient of the item name", kind="out|pending|price|calories|ingredient",
                   name="string"),
@@ -226,7 +233,8 @@ CUSTOMER_FACTS = Facts("Customer", "line", {
     "guess": [{"food": str}],  # from the name matcher, not said by the LLM: a name only close to food
     "greet": [{"kind": Const}],
     "unknown": [{"position": int}],  # the position-th name said is not on the menu
-    **{name: [{}] for name in ("complete", "accept", "decline", "cancel", "stop", "quit", "irrelevant", "review")},
+    **{name: [{}] for name in ("complete", "accept", "decline", "cancel", "stop", "quit", "irrelevant", "review",
+                               "unsure")},
 })
 
 # what admin.lp reads: every fact ends with the predicate's position in the sentence
@@ -240,6 +248,7 @@ MANAGER_FACTS = Facts("Manager", "at", {
     "delete": [{"item": str, **AT}, {"item": str, "property": Const, **AT},
                {"item": str, "property": Const, "value": Value, **AT}],
     "undo": [{**AT}, {"item": str, **AT}],
+    "correct": [{"item": str, **AT}],  # the last turn's change was meant for this food instead
     "query": [{"kind": Const, "item": str, **AT}],
     "store_price": [{"item": str, "cents": int, **AT}],  # this store's own price of a menu item
     "chain_price": [{"item": str, **AT}],  # the chain menu's price again in this store

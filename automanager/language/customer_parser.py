@@ -28,6 +28,7 @@ from ..names import NameMatcher, covers
 from ..normalize import normalize
 from ..reasoner import Const
 from ..vocab import Pred
+from .coverage import CHANGING, Talk
 from .phrases import phrases
 from .reading import Context, Parse, asked_not_taken
 from .repair import Repairs
@@ -96,6 +97,8 @@ class CustomerParser:
         self.readings = [(getattr(self, "reads_" + reading), act) for reading, act in self.p.readings]
         self.name_ends = frozenset(w.rstrip("s") for name in menu.items if (w := normalize(name).split()[-1:][0]))
         self.repairs = Repairs(menu, self.p, self.mentions_in, self.plain_word)
+        self.talk = Talk(self.p)
+        self.kinds = set(self.category_words) | {c + end for c in menu.categories for end in ("", "s", "es")}
         # kind words of ingredients ("sauce"): the last word of two or more ingredient names that is
         # no name itself; said alone it means the dish's own ingredient of that kind (own_ingredient)
         heads: dict[str, int] = {}
@@ -123,6 +126,13 @@ class CustomerParser:
         if acts["store_rule"].search(flat):  # only a manager sets the store's rules: nothing is ordered
             return Parse([Pred("irrelevant")], [], [])
         mentions = self.mentions_in(tokens)
+        context = self.talk.spans(tokens, mentions, self.kinds, lambda w: self.plain_word(w) or bool(self.p.reply(w)))
+        if context:  # talk around the order ("for my son", "we're in a hurry") is read as nothing
+            tokens = ["" if i in context else t for i, t in enumerate(tokens)]
+            mentions = [m for m in mentions if not context & set(range(m.start, m.end))]
+            flat = " ".join(t for t in tokens if is_word(t))
+            if not flat:  # "we're in a hurry": heard, and nothing to do
+                return Parse([Pred("greet", (Const("hello" if talk and not ctx.ordered else "noted"),))], [], [])
         tokens, mentions, choices = self.either_or(tokens, mentions, flat)
         if ctx.ask_topic == "more" and acts["one_more"].search(said) and not any(m.kind == "item" for m in mentions):
             return Parse([Pred("accept")], [], [])  # "one more thing": the summary's order reopens
@@ -142,7 +152,7 @@ class CustomerParser:
             return Parse([Pred("decline")], [], [])  # "I don't want a drink": asked once more, then the default
         reply = self.p.reply(flat)
         if reply == "yes" and not mentions and ctx.discussed and ctx.ask_topic in (None, "else") \
-                and not ctx.recommended_items:
+                and not ctx.recommended_items and not ctx.pending:
             result = Parse([], [], [])
             self.order_discussed(ctx, result, {"line": 0, "last": None})
             return result
@@ -164,10 +174,15 @@ class CustomerParser:
             for clause in clauses:
                 clause.asks = False
         counted: dict[str, int] = {}  # how many of each item the clauses so far ordered
+        half_heard = []  # clauses whose reading stands with words left over: their changes are asked about
         for clause in clauses:
             self.kind_with_ingredient(clause, result)
             if clause.act != "unknown":
+                said = len(result.unknown)
                 self.find_unknown(clause, result, ctx)
+                if clause.act != "unknown" and any(self.talk.leftover(words.split()) and not self.tried_a_name(clause, words)
+                                                   for words in result.unknown[said:]):
+                    half_heard.append(clause)
                 self.implied_item(clause, counted)
             for m in clause.items():
                 counted[m.name] = counted.get(m.name, 0) + self.quantity_before(clause.tokens, m.start, clause.mentions, 1)
@@ -177,6 +192,9 @@ class CustomerParser:
         for clause in clauses:
             self.clause(clause, ctx, result, state)
         result.preds += [Pred("either", choice) for choice in choices]
+        result.unknown = [said for said in result.unknown if self.talk.leftover(said.split())]  # talk is no name
+        if any(clause.act in CHANGING for clause in half_heard):
+            result.preds.append(Pred("unsure"))
         if complete:
             result.preds.append(Pred("complete"))
         asked_not_taken(result)
@@ -712,8 +730,33 @@ class CustomerParser:
                                      key=lambda m: m.start)
         else:
             result.unknown.append(phrase)
-            clause.act = "unknown"
-            clause.mentions = []
+            if self.names_a_food(clause, first):
+                clause.act = "unknown"
+                clause.mentions = []
+
+    def tried_a_name(self, clause: Clause, words: str) -> bool:
+        """Are the words said back a name tried after an article or a number ("a pizza and some
+        garlic fries"), not words left over beside what the clause does?"""
+        said = words.split()
+        toks = clause.tokens
+        first = next((i for i in range(len(toks)) if toks[i:i + len(said)] == said), None)
+        return first is not None and self.after_article(clause, first)
+
+    def names_a_food(self, clause: Clause, first: int) -> bool:
+        """Do the unknown words from `first` on try to name a food (a clause with no modifier, or
+        words after an article or a number: "a large zorp")? Else they are words left over beside
+        the changes the clause makes ("no lettuce on them zorp"), which then are asked about."""
+        return not any(m.kind in ("topping", "option") for m in clause.mentions) or first == 0 or \
+            self.after_article(clause, first)
+
+    @staticmethod
+    def after_article(clause: Clause, first: int) -> bool:
+        """Do the words from `first` on come after an article or a number (sizes between)?"""
+        toks = clause.tokens
+        k = first
+        while k > 0 and any(m.kind == "option" and m.end == k for m in clause.mentions):
+            k = next(m.start for m in clause.mentions if m.kind == "option" and m.end == k)
+        return k > 0 and (toks[k - 1] in ARTICLES or number_at(toks, k - 1) is not None)
 
     # -- dialogue acts ---------------------------------------------------------------------
     def give_acts(self, clauses: list[Clause], ctx: Context) -> None:
@@ -781,7 +824,8 @@ class CustomerParser:
             all(m.name in s.ctx.ordered or self.ordered_named(m, s.ctx) for m in s.items)
 
     def reads_order_instead(self, s: Seen) -> bool:
-        return len(s.items) == 1 and "instead" in s.text.split() and s.ctx.said_unknown and not self.refers_back(s.text)
+        return len(s.items) == 1 and "instead" in s.text.split() and bool(s.ctx.said_unknown or s.ctx.refused) \
+            and not self.refers_back(s.text) and not any(m.name in s.ctx.ordered for m in s.items)
 
     def reads_replace(self, s: Seen) -> bool:
         old = s.items[0].name if s.items else s.ctx.ordered[-1] if s.ctx.ordered and self.refers_back(s.text) else None

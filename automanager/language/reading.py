@@ -35,6 +35,7 @@ class Context:
     said_unknown: bool = False  # the last line named something not on the menu
     asked_price: bool = False  # the last line asked a price ("and a large one?" asks it too)
     refused: str | None = None  # the food the last line was refused (what "why can't I have it" means)
+    pending: bool = False  # the last line was half heard: its changes wait for a yes
 
 
 @dataclass

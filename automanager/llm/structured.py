@@ -298,6 +298,8 @@ class ManagerReader:
             return Pred("delete", (self.food(f["name"], ctx, result),))
         if name == "undo":
             return Pred("undo", (self.food(f["name"], ctx, result),)) if f["name"] else Pred("undo")
+        if name == "correct":
+            return Pred("correct", (self.food(f["name"], ctx, result),))
         if name == "query":
             named = f["kind"] == "out" and normalize(f["name"]) not in ("all", "")  # "is the steak out?"
             about = self.food(f["name"], ctx, result) if named or f["kind"] not in ("out", "pending") else "all"
