@@ -126,6 +126,8 @@ def manager_form(pred: Pred) -> tuple[str, dict[str, Any]]:
         return "delete_value", {"name": a[0], "property": a[1], "value": value(a[1], pred.args[2])}
     if name == "undo":
         return "undo", {"name": a[0] if a else None}
+    if name == "correct":
+        return "correct", {"name": a[0]}
     if name == "query":
         return "query", {"kind": a[0], "name": a[1]}
     if name == "rule_limit":
