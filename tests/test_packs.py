@@ -322,3 +322,13 @@ def test_answers_naming_foods_and_names_not_sold_on_the_pizza_pack(pizza, tmp_pa
     for line in lines:
         turn = chat.turn(line)
     assert sorted(turn.order, key=repr) == sorted(expected, key=repr)
+
+
+def test_copies_said_with_changes_are_said_back_as_changed_and_leave_the_first(pizza, tmp_path):
+    chat = chat_with(tmp_path)
+    chat.turn("a personal pizza with tuna")
+    turn = chat.turn("two more like that but party size")
+    assert "made like before but with those changes" in turn.reply
+    assert sorted(u.get("size") for u in turn.order) == [["party"], ["party"], ["personal"]]
+    same = chat.turn("the same thing but with corn")  # the last unit copied, with corn on the copy only
+    assert sum("Corn" in u.get("add", []) for u in same.order) == 1 and len(same.order) == 4

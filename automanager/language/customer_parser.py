@@ -185,10 +185,10 @@ class CustomerParser:
         for clause in clauses:
             self.kind_with_ingredient(clause, result)
             if clause.act != "unknown":
-                said = len(result.unknown)
+                before = len(result.unknown)
                 self.find_unknown(clause, result, ctx)
                 if clause.act != "unknown" and any(self.talk.leftover(words.split()) and not self.tried_a_name(clause, words)
-                                                   for words in result.unknown[said:]):
+                                                   for words in result.unknown[before:]):
                     half_heard.append(clause)
                 self.implied_item(clause, counted)
             for m in clause.items():
