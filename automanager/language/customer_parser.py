@@ -913,7 +913,8 @@ class CustomerParser:
             and all(self.ordered_named(m, s.ctx) for m in s.items) and not s.clause.toppings() and not s.clause.options()
 
     def reads_resize(self, s: Seen) -> bool:
-        return self.resizes(s.clause, s.ctx) and not s.clause.toppings()  # "... large with ham": the ham too
+        # "... large with ham": the ham too; "two more like that but party size": a copy's size
+        return self.resizes(s.clause, s.ctx) and not s.clause.toppings() and not self.reads_copy(s)
 
     def reads_copy(self, s: Seen) -> bool:
         return bool(self.p.acts["copy"].search(s.text)) and bool(s.ctx.ordered) and not s.earlier and \
