@@ -240,6 +240,8 @@ def test_options_bind_to_the_food_they_are_said_with_and_copies_keep_the_first(p
      [{"item": "Pizza", "add": ["Ham"], "crust": ["stuffed crust"], "size": ["small"]}]),
     (["a personal vegetarian pizza", "make it mexican rather than vegetarian"],
      [{"item": "Pizza", "size": ["personal"], "style": ["mexican"]}]),
+    (["a personal combination", "could you switch it to a margherita"],
+     [{"item": "Pizza", "size": ["personal"], "style": ["margherita"]}]),
     (["a large pizza with ham and a small pepsi", "the pizza should be small, not large"],
      [{"item": "Pizza", "add": ["Ham"], "size": ["small"]}, {"item": "Pepsi", "size": ["small"]}]),
     # a volume settles the size: it takes the size's place

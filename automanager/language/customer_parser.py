@@ -1255,6 +1255,9 @@ class CustomerParser:
             state["last"] = new_name
             if not kind:  # the words of "a chicken one" named the food, not an ingredient to add
                 self.updates(clause, new_name, state["line"], ctx, result.preds)
+        elif old_name and not any(m.said for m in items):  # "change it to a vegetarian": the food it is, restyled
+            state["last"] = old_name
+            self.updates(clause, old_name, 0, ctx, result.preds)
 
     def kind_of_ordered(self, said: str, clause: Clause, ctx: Context) -> str | None:
         """'change two of them to crunchy': in a change, words that name no food alone name the
