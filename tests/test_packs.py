@@ -235,6 +235,12 @@ def test_options_bind_to_the_food_they_are_said_with_and_copies_keep_the_first(p
     (["a small pizza with ham and peppers and a small pizza with olives and peppers",
       "take the peppers off the olive one"],
      [{"item": "Pizza", "add": ["Ham", "Peppers"], "size": ["small"]}, {"item": "Pizza", "add": ["Olives"], "size": ["small"]}]),
+    # "the <topping> <food>" of units ordered before is those units: never one more
+    (["a tuna pizza and a corn pizza", "put extra cheese on the corn pizza"],
+     [{"item": "Pizza", "add": ["Tuna"]}, {"item": "Pizza", "add": ["Corn"], "extra": ["Cheese"]}]),
+    (["a tuna pizza and a corn pizza", "make the tuna pizza small"],
+     [{"item": "Pizza", "add": ["Tuna"], "size": ["small"]}, {"item": "Pizza", "add": ["Corn"]}]),
+    (["a tuna pizza and a corn pizza", "take off the tuna pizza"], [{"item": "Pizza", "add": ["Corn"]}]),
     # a corrected value of an exclusive group replaces the old one
     (["a small sourdough crust pizza with ham", "sorry, not sourdough, I'd like it stuffed"],
      [{"item": "Pizza", "add": ["Ham"], "crust": ["stuffed crust"], "size": ["small"]}]),

@@ -1311,8 +1311,10 @@ class CustomerParser:
                     (set(after) & self.p.unit_nouns or any(x.kind == "item" and x.start == m.end for x in clause.mentions)):
                 refs.append(("option", m.name))  # "the small one", "the large pizza"
                 used.append(m)
-            elif m.kind == "topping" and set(before) & self.p.definite and set(after) & self.p.unit_nouns:
-                refs.append(("topping", m.name))  # "the pepperoni one"
+            elif m.kind == "topping" and set(before) & self.p.definite and \
+                    (set(after) & self.p.unit_nouns or any(x.kind == "item" and x.start == m.end and
+                                                           self.ordered_named(x, ctx) for x in clause.mentions)):
+                refs.append(("topping", m.name))  # "the pepperoni one", "the mushroom pizza"
                 used.append(m)
         if not refs and self.p.diet.search(clause.text) and clause.toppings() and not clause.items():
             refs.append(("all", 1))  # "I can't eat onions": off every unit that comes with them
