@@ -54,6 +54,7 @@ class Clause:
     mentions: list[Mention]
     act: str = "order"
     asks: bool = False  # it ended with a question mark
+    glued: bool = False  # no word cut it from the clause before ("two tacos a bean burrito")
 
     @property
     def text(self) -> str:
@@ -175,7 +176,7 @@ class CustomerParser:
                 clause.asks = False
         counted: dict[str, int] = {}  # how many of each item the clauses so far ordered
         half_heard = []  # clauses whose reading stands with words left over: their changes are asked about
-        for clause in clauses:
+        for before, clause in zip([None, *clauses], clauses):
             self.kind_with_ingredient(clause, result)
             if clause.act != "unknown":
                 said = len(result.unknown)
@@ -183,6 +184,8 @@ class CustomerParser:
                 if clause.act != "unknown" and any(self.talk.leftover(words.split()) and not self.tried_a_name(clause, words)
                                                    for words in result.unknown[said:]):
                     half_heard.append(clause)
+            if clause.act == "unknown" and clause.glued and before:  # "a X 12 zorp pack": where X ends is unsure
+                half_heard.append(before)
                 self.implied_item(clause, counted)
             for m in clause.items():
                 counted[m.name] = counted.get(m.name, 0) + self.quantity_before(clause.tokens, m.start, clause.mentions, 1)
@@ -453,7 +456,7 @@ class CustomerParser:
                 start = i + 1
         cuts.append((start, len(tokens)))
         return [Clause(tokens[a:b], [replace(m, start=m.start - a, end=m.end - a) for m in mentions if a <= m.start < b],
-                       asks="?" in tokens[b:b + 1])
+                       asks="?" in tokens[b:b + 1], glued=a > 0 and tokens[a - 1] not in self.p.splitters)
                 for a, b in cuts if b > a and any(is_word(t) for t in tokens[a:b])]
 
     def unit_follows(self, tokens: list[str], start: int, i: int, mentions: list[Mention]) -> bool:
@@ -736,11 +739,15 @@ class CustomerParser:
 
     def tried_a_name(self, clause: Clause, words: str) -> bool:
         """Are the words said back a name tried after an article or a number ("a pizza and some
-        garlic fries"), not words left over beside what the clause does?"""
+        garlic fries"), not words left over beside what the clause does? A number right after a
+        name may be part of the name said ("... delights 12 zorp pack"), and words right before a
+        name part of it ("a black zorp bean ... taco"): never a name of their own."""
         said = words.split()
         toks = clause.tokens
         first = next((i for i in range(len(toks)) if toks[i:i + len(said)] == said), None)
-        return first is not None and self.after_article(clause, first)
+        return first is not None and self.after_article(clause, first) and \
+            not any(m.kind == "item" and first - 1 <= m.end <= first or m.start == first + len(said)
+                    for m in clause.mentions)
 
     def names_a_food(self, clause: Clause, first: int) -> bool:
         """Do the unknown words from `first` on try to name a food (a clause with no modifier, or
