@@ -135,6 +135,12 @@ class Refused(Term):
     food: str
 
 
+@predicate("pointed")
+class Pointed(Term):
+    """A unit last turn's reference picked ("the sausage one"): "the other one" is another."""
+    unit: int
+
+
 @predicate("offered")
 class Offered(Term):
     """Last turn's offer (a substitution or a suggestion a manager stated): a bare yes orders

@@ -93,7 +93,7 @@ CUSTOMER: dict[str, Form] = {
     "set_quantity": form("set_quantity", "exactly quantity of food ('make that two')", food="string",
                          quantity="integer"),
     "copy": form("copy", "quantity more like the last food ('another one'); all: the order again", food="string", quantity="integer"),
-    "refer": form("refer", "the units a dish \"\" change or remove means", kind="nth|last|other|all|category|option|topping|food|one",
+    "refer": form("refer", "the units a dish \"\" change or remove means", kind="nth|last|other|all|category|option|topping|food|one|bare",
                   value="string"),
     "replace": form("replace", "new instead of old ('the other one instead')", old="string", new="string"),
     "either": form("either", "one of two, not said which ('a pepsi or a coke')",
@@ -140,8 +140,9 @@ MANAGER: dict[str, Form] = {
                        name="string", property="popular"),
     "save": form("save", "apply the pending menu changes now"),
     "cancel": form("cancel", "abandon the item being added"),
-    "undo": form("undo", "take back the last change ('undo', 'scratch that'; name null), or every pending "
-                 "change to name ('don't delete the X after all')", name="string?"),
+    "undo": form("undo", "take back the last change ('scratch that'; name null), or every pending "
+                 "change to name", name="string?"),
+    "correct": form("correct", "the last change was meant for name", name="string"),
     "query": form("query", "a question: out (what is out of stock) or pending (changes waiting), name all; "
                   "price|calories|ingredient of the item name", kind="out|pending|price|calories|ingredient",
                   name="string"),
@@ -247,6 +248,7 @@ MANAGER_FACTS = Facts("Manager", "at", {
     "delete": [{"item": str, **AT}, {"item": str, "property": Const, **AT},
                {"item": str, "property": Const, "value": Value, **AT}],
     "undo": [{**AT}, {"item": str, **AT}],
+    "correct": [{"item": str, **AT}],  # the last turn's change was meant for this food instead
     "query": [{"kind": Const, "item": str, **AT}],
     "store_price": [{"item": str, "cents": int, **AT}],  # this store's own price of a menu item
     "chain_price": [{"item": str, **AT}],  # the chain menu's price again in this store

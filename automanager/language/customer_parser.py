@@ -54,6 +54,8 @@ class Clause:
     mentions: list[Mention]
     act: str = "order"
     asks: bool = False  # it ended with a question mark
+    ends: bool = False  # it ended a sentence (a full stop, a question or exclamation mark)
+    count: int | None = None  # how many of its food it orders, when its own number counts a list
     glued: bool = False  # no word cut it from the clause before ("two tacos a bean burrito")
 
     @property
@@ -171,9 +173,14 @@ class CustomerParser:
 
         result = Parse([], [], [])
         clauses = self.clauses(tokens, mentions)
-        if self.p.requests(self.opened(flat)):  # "can I get a X and a Y?": the mark ends a request, not a question
-            for clause in clauses:
-                clause.asks = False
+        sentence: list[Clause] = []
+        for clause in clauses:  # "hi, it's me. can I get a X and a Y?": the mark ends a request, not a question
+            sentence.append(clause)
+            if clause.ends or clause is clauses[-1]:
+                if self.p.requests(self.opened(flat)) or self.p.requests(self.opened(" ".join(c.text for c in sentence))):
+                    for part in sentence:
+                        part.asks = False
+                sentence = []
         counted: dict[str, int] = {}  # how many of each item the clauses so far ordered
         half_heard = []  # clauses whose reading stands with words left over: their changes are asked about
         for before, clause in zip([None, *clauses], clauses):
@@ -190,6 +197,7 @@ class CustomerParser:
             for m in clause.items():
                 counted[m.name] = counted.get(m.name, 0) + self.quantity_before(clause.tokens, m.start, clause.mentions, 1)
         self.give_acts(clauses, ctx)
+        self.count_of_a_list(clauses)
         state = {"line": 0, "last": ctx.ordered[-1] if flat.startswith("with ") and ctx.ordered else None,
                  "label": next((self.menu.label_words[w] for w in flat.split() if w in self.menu.label_words), None)}
         for clause in clauses:
@@ -358,10 +366,12 @@ class CustomerParser:
             out.append(m)
         return out
 
-    @staticmethod
-    def verb_not_option(tokens: list[str], m: Mention) -> bool:
-        """'can I get', 'can you': a word that names an option value (a can) used as a verb."""
-        return m.kind == "option" and m.end - m.start == 1 and tokens[m.end:m.end + 1] in (["i"], ["you"], ["we"], ["u"])
+    def verb_not_option(self, tokens: list[str], m: Mention) -> bool:
+        """'can I get', 'can you': a word that names an option value (a can) used as a verb, where a
+        sentence starts (never "not thin, I want it deep dish")."""
+        starts = m.start == 0 or tokens[m.start - 1] in OPENERS or tokens[m.start - 1] in self.p.splitters
+        return m.kind == "option" and m.end - m.start == 1 and starts and \
+            tokens[m.end:m.end + 1] in (["i"], ["you"], ["we"], ["u"])
 
     def without_discourse(self, tokens: list[str]) -> list[str]:
         """The tokens without phrases that only steer the talk ("oh, one more thing")."""
@@ -446,6 +456,9 @@ class CustomerParser:
             elif i > start and i not in inside and self.unit_follows(tokens, start, i, mentions):
                 cuts.append((start, i))  # "a large pepperoni a medium hawaiian": each its own unit
                 start = i
+            elif item_before and i > start and self.named_again(tokens, i, mentions):
+                cuts.append((start, i))  # "a coke and a diet coke the coke large": about the coke said
+                start = i
             if tok in self.p.splitters and i not in inside:
                 # "and" between two modifiers of one dish keeps the clause ("with beans and extra cheese")
                 if tok in ("and", ",") and self.modifier_follows(tokens, i, mentions, item_before):
@@ -456,8 +469,17 @@ class CustomerParser:
                 start = i + 1
         cuts.append((start, len(tokens)))
         return [Clause(tokens[a:b], [replace(m, start=m.start - a, end=m.end - a) for m in mentions if a <= m.start < b],
-                       asks="?" in tokens[b:b + 1], glued=a > 0 and tokens[a - 1] not in self.p.splitters)
+                       asks="?" in tokens[b:b + 1], ends=tokens[b:b + 1] in (["."], ["!"], ["?"]),
+                       glued=a > 0 and tokens[a - 1] not in self.p.splitters)
                 for a, b in cuts if b > a and any(is_word(t) for t in tokens[a:b])]
+
+    def named_again(self, tokens: list[str], i: int, mentions: list[Mention]) -> bool:
+        """Does a definite word at tokens[i] start a name said as an item earlier in the line ("the
+        coke" after "a coke"), not after a word that links it to what comes before?"""
+        after = next((m for m in mentions if m.start == i + 1 and m.kind == "item"), None)
+        return tokens[i] in self.p.definite and after is not None and \
+            tokens[i - 1] not in self.p.operator_words and tokens[i - 1] not in LINKING and \
+            any(m.kind == "item" and m.name == after.name and m.end <= i for m in mentions)
 
     def unit_follows(self, tokens: list[str], start: int, i: int, mentions: list[Mention]) -> bool:
         """'a large pepperoni a medium hawaiian': a counted run of options and ingredients with no
@@ -484,6 +506,9 @@ class CustomerParser:
         ahead = next((j for j in range(i + 1, len(tokens)) if tokens[j] in self.p.splitters), len(tokens))
         if any(t in self.p.ordinals and tokens[j - 1] == "the" for j, t in enumerate(tokens[i + 1:ahead], i + 1)):
             return False  # "onions on the first one and peppers on the second": each its own unit
+        if any(tokens[m.start - 1] in self.p.definite and tokens[m.end:m.end + 1] and tokens[m.end] in self.p.unit_nouns
+               for m in mentions if i + 1 < m.start < ahead):
+            return False  # "the mushroom one medium and the olive one personal": each unit its own
         return nxt.kind == "topping" or nxt.kind == "option" and nxt.start == i + 1 and item_before and \
             not self.names_ahead(tokens, nxt.end - 1, mentions)
 
@@ -543,8 +568,7 @@ class CustomerParser:
         if item is None:  # words after the last name: part of it ("... spreme combo"), or said back
             self.words_after_a_name(clause, content, result)
             return
-        if any(i > item.start for i in content):
-            return
+        content = [i for i in content if i < item.start]  # "the X pizza like they have at Y": "X pizza"
         end = item.end
         while end < len(toks) and (toks[end] in self.category_words or toks[end] in self.option_tokens):
             end += 1  # "... crunchwrap combo": the name goes on
@@ -664,7 +688,8 @@ class CustomerParser:
         if clause.items() or not modifiers:
             return
         first = modifiers[0]
-        count = next((j for j in range(first.start) if (got := number_at(toks, j)) and j + got[1] == first.start), None)
+        count = next((j for j in range(first.start) if (got := number_at(toks, j)) and
+                      all(t in self.p.bare_words for t in toks[j + got[1]:first.start])), None)  # "one plain cheese"
         if count is None:
             return
         options = {(m.alternatives["option"], m.name) for m in modifiers if m.kind == "option"}
@@ -781,10 +806,46 @@ class CustomerParser:
             previous = None if clause.asks else own  # after a "?" a new sentence starts
             if own == "order":
                 earlier += [m.name for m in clause.items()]
+        for i, clause in enumerate(clauses):  # "one more pizza, medium, with ham": a new one, made as said
+            if clause.act == "copy" and clause.items() and not clause.ends and not self.refers_back(clause.text) and \
+                    not self.p.inside["copy_like"].search(clause.text):
+                end = next((j for j in range(i + 1, len(clauses)) if clauses[j].ends), len(clauses) - 1)
+                if any(c.act == "order" and not c.items() and c.toppings() for c in clauses[i + 1:end + 1]):
+                    clause.act = "order"
         first, rest = (clauses[0], clauses[1:]) if clauses else (None, [])
         if first and rest and rest[0].act in ("set", "replace", "quantity", "change", "resize") and \
                 tuple(self.opened(first.text).split()) in self.p.repair_drop:
             first.act = "unknown"  # "scratch that, just one burrito": the cue of the correction that follows
+
+    def count_of_a_list(self, clauses: list[Clause]) -> None:
+        """'three 2 liters: coke, diet coke and sprite', 'two large sodas, a pepsi and a sprite': a
+        number and options said before a list of as many foods, each said once, count the list:
+        one of each, each with those options (never three cokes and two more drinks)."""
+        for i, clause in enumerate(clauses):
+            items, toks = clause.items(), clause.tokens
+            if clause.act != "order" or len(items) > 1 or items and items[0].said.endswith("s") or clause.ends:
+                continue
+            head = items[0].start if items else len(toks)  # the list may start in this clause or after it
+            at = next((j for j in range(head) if number_at(toks, j) and toks[j] not in ("a", "an")), None)
+            if at is None:
+                continue
+            n, length = number_at(toks, at) or (0, 0)
+            end = next((j for j in range(i + 1, len(clauses)) if clauses[j].ends), len(clauses) - 1)
+            rest = clauses[i + 1:end + 1]
+            between = [t for k, t in enumerate(toks[at + length:head], at + length)
+                       if not any(m.start <= k < m.end for m in clause.mentions) and t not in ARTICLES]
+            said = [m for m in clause.mentions if m.kind == "option" and m.end <= head]
+            if n < 2 or len(rest) != n - len(items) or not (said or set(between) & self.p.drink) or \
+                    any(t not in self.p.drink and t not in self.p.filler for t in between) or \
+                    any(c.act != "order" or len(c.items()) != 1 or c.toppings() or c.options() or
+                        self.number_in(c) is not None for c in rest):
+                continue
+            if items:
+                clause.count = 1
+            else:  # "two 1 liters please, a fanta and a pepsi": the count orders nothing itself
+                clause.act, clause.mentions = "unknown", []
+            for c in rest:
+                c.mentions = sorted(c.mentions + [replace(m, start=0, end=0) for m in said], key=lambda m: m.start)
 
     def act_of(self, clause: Clause, ctx: Context, earlier: Sequence[str] = ()) -> str | None:
         """The act of one clause: the act of the first reading (in the phrase file's order) that
@@ -814,7 +875,9 @@ class CustomerParser:
         return bool(self.p.inside["stock_question"].search(s.text))
 
     def reads_unit_remove(self, s: Seen) -> bool:
-        return self.takes_off(s.text) and bool(self.unit_refs(s.clause, s.ctx)[0])
+        refs, used = self.unit_refs(s.clause, s.ctx)  # "take the onions off the ham one": the onions only
+        return self.takes_off(s.text) and bool(refs) and \
+            not any(m.kind in ("topping", "option") and m not in used for m in s.clause.mentions)
 
     def reads_unit_change(self, s: Seen) -> bool:
         refs, used = self.unit_refs(s.clause, s.ctx)
@@ -853,11 +916,11 @@ class CustomerParser:
             and all(self.ordered_named(m, s.ctx) for m in s.items) and not s.clause.toppings() and not s.clause.options()
 
     def reads_resize(self, s: Seen) -> bool:
-        return self.resizes(s.clause, s.ctx)
+        return self.resizes(s.clause, s.ctx) and not s.clause.toppings()  # "... large with ham": the ham too
 
     def reads_copy(self, s: Seen) -> bool:
         return bool(self.p.acts["copy"].search(s.text)) and bool(s.ctx.ordered) and not s.earlier and \
-            all(self.ordered_named(m, s.ctx) for m in s.items) and not s.clause.toppings()
+            all(self.ordered_named(m, s.ctx) for m in s.items) and not (s.items and s.clause.toppings())
 
     def reads_quantity(self, s: Seen) -> bool:
         return not s.items and not s.clause.toppings() and not s.clause.options() and self.number_in(s.clause) is not None
@@ -910,9 +973,12 @@ class CustomerParser:
     def clause(self, clause: Clause, ctx: Context, result: Parse, state: dict) -> None:
         preds = result.preds
         toks, text = clause.tokens, clause.text
-        targets = [m for m in clause.items() if self.is_target(toks, m) or self.modified_ordered(clause, m, ctx)]
+        placed = state.setdefault("placed", {})  # the foods this line ordered, each with its last order line
+        targets = [m for m in clause.items() if self.is_target(toks, m, self.p.definite) or
+                   self.modified_ordered(clause, m, ctx, placed)]
         items = [m for m in clause.items() if m not in targets]
-        if targets and not state["last"]:
+        state["aimed"] = bool(targets)
+        if targets:  # "large for the pizza, small for the lemonade": each about the food it names
             state["last"] = self.ordered_named(targets[0], ctx) or targets[0].name
         dish = self.context_dish(ctx, state["last"])
         act = clause.act
@@ -944,7 +1010,7 @@ class CustomerParser:
         elif act == "replace":
             self.replacement(clause, items, ctx, result, state)
         elif act == "resize":
-            named = self.ordered_named(items[0], ctx) if items else None
+            named = self.ordered_named((items or targets)[0], ctx) if items or targets else None
             asked = ctx.ask_group if ctx.ask_topic == "pick(size)" and not named else []
             resized: list[str | None] = list(asked) or [named or self.context_sized(ctx) or dish]
             for target in resized:
@@ -982,7 +1048,7 @@ class CustomerParser:
                 state["line"] += 1  # each choice its own line: the n-th choice fills the n-th open slot
                 preds.append(Pred("specify", (choice_combo, m.name), state["line"]))
                 continue
-            n = self.quantity_before(toks, m.start, clause.mentions, default=1)
+            n = clause.count or self.quantity_before(toks, m.start, clause.mentions, default=1)
             part = (1 if one else self.units_of_them(clause, m)) if m is items[-1] else None
             if part and n > part:  # "three tacos, one with no lettuce", "..., jalapenos on two of them": two lines
                 state["line"] += 1
@@ -993,8 +1059,13 @@ class CustomerParser:
                 n = part
             state["line"] += 1
             preds.append(Pred("order", (m.name, n), state["line"]))
+            bare = state.setdefault("bare", set())  # the lines that may be units ordered before
+            if not m.said and n == 1 and m.name in ctx.ordered and set(state.get("placed", {}).values()) <= bare:
+                bare.add(state["line"])  # "one pepperoni, one ham" after "two pizzas": maybe those two
+                preds.append(Pred("refer", (Const("bare"), 1), state["line"]))
             placed.append((m, state["line"]))
             state["last"] = m.name
+            state.setdefault("placed", {})[m.name] = state["line"]
         if len(placed) > 1:  # "two medium ham pizzas with a large pepsi": each item its own modifiers
             for (m, line), (after, _) in zip(placed, placed[1:] + [(None, 0)]):
                 self.updates(self.item_span(clause, m, after), m.name, line, ctx, result.preds)
@@ -1002,7 +1073,9 @@ class CustomerParser:
         dish = items[-1].name if items else self.context_dish(ctx, state["last"])
         if not clause.items():  # no food named: "it" is the one that can take the change
             dish = self.taking(clause, ctx, dish)
-        line = state["line"] if items else 0
+        # a food this line ordered, named again ("..., large for the pizza"): its order line
+        line = state["line"] if items else state.get("placed", {}).get(dish, 0) \
+            if state.get("aimed") or not self.p.every_unit.search(clause.text) else 0
         units = None
         if not items and one:
             line = self.line_of_one(preds, state) or line
@@ -1119,16 +1192,16 @@ class CustomerParser:
         words = [t for t in clause.tokens if is_letters(t)]
         n = next((got[0] for i in range(len(words)) if (got := number_at(words, i)) and
                   words[i] not in ("a", "an", "one") and words[i + got[1]:i + got[1] + 1] == ["more"]), 1)
-        said_options = any(m.kind == "option" for m in clause.mentions)  # "the same again but large": on the copy
+        said = [m for m in clause.mentions if m.kind in ("option", "topping")]  # "the same again but large"
         whole = not named and bool(self.p.acts["copy_all"].search(clause.text)) and \
-            not (said_options and len(ctx.ordered) == 1)
+            not (said and len(ctx.ordered) == 1)
         food = "all" if whole else (named[-1] if named else ctx.ordered[-1])
         state["line"] += 1
         result.preds.append(Pred("copy", (food, n), state["line"]))
         state["last"] = None if whole else food
-        if not whole:
-            self.updates(Clause([], [m for m in clause.mentions if m.kind == "option"]), food, state["line"], ctx,
-                         result.preds)  # "the same again but large": on the new ones only
+        if not whole:  # what is said with the copy, and in the clauses after it, is on the new ones only
+            state.setdefault("placed", {})[food] = state["line"]
+            self.updates(Clause(clause.tokens, said, clause.act, clause.asks), food, state["line"], ctx, result.preds)
 
     def order_discussed(self, ctx: Context, result: Parse, state: dict, n: int | None = None) -> None:
         """'ok, two of those' / 'do that': the food asked about, in the amount and size asked."""
@@ -1281,19 +1354,22 @@ class CustomerParser:
         return name if exact else (ctx.ordered[-1] if ctx.ordered else None)
 
     @staticmethod
-    def is_target(toks: list[str], m: Mention) -> bool:
-        """'add beans to my burrito': the item after to/on/onto is what changes, not an order."""
+    def is_target(toks: list[str], m: Mention, definite: frozenset[str]) -> bool:
+        """'add beans to my burrito', 'large for the pizza': the item after to/on/onto (or "for" and
+        a definite word) is what changes, not an order."""
         before = [t for t in toks[max(0, m.start - 6):m.start]
                   if t not in ("my", "the", "your", "both", "all", "those", "of", "one", "just", "only", "each")]
-        return bool(before) and before[-1] in ("to", "on", "onto", "in")
+        return bool(before) and (before[-1] in ("to", "on", "onto", "in") or
+                                 before[-1] == "for" and toks[m.start - 1] in definite)
 
-    def modified_ordered(self, clause: Clause, m: Mention, ctx: Context) -> bool:
-        """'make the tacos fresco', 'my burrito with no onions': a definite reference to a food
-        already ordered, in a clause that modifies it, changes that food; it orders nothing."""
+    def modified_ordered(self, clause: Clause, m: Mention, ctx: Context, placed: dict[str, int]) -> bool:
+        """'make the tacos fresco', 'my burrito with no onions', 'a coke and a sprite, the coke
+        large': a definite reference to a food already ordered (or by this line), in a clause that
+        modifies it, changes that food; it orders nothing."""
         toks = clause.tokens
         definite = toks[max(0, m.start - 1):m.start] in (["the"], ["my"], ["those"], ["these"], ["both"], ["our"])
         modifies = bool(clause.toppings() or clause.options())
-        return definite and modifies and bool(self.ordered_named(m, ctx)) and \
+        return definite and modifies and bool(self.ordered_named(m, ctx) or m.name in placed) and \
             self.quantity_before(toks, m.start, clause.mentions) is None
 
     def quantity_before(self, toks: list[str], end: int, mentions: list[Mention], default: int | None = None):
@@ -1510,8 +1586,10 @@ class CustomerParser:
                 preds.append(Pred("update", (rec_dish, Const("add"), topping)))
         for m in clause.options():
             group = m.alternatives["option"]
-            since = max([x.end for x in clause.mentions if x.end <= m.start and x.kind != "option"], default=0)
-            negated = bool(set(toks[max(since, m.start - 5):m.start]) & self.p.option_negation)
+            since = max([x.end for x in clause.mentions if x.end <= m.start and
+                         (x.kind != "option" or x.alternatives["option"] == group)], default=0)
+            negated = bool(set(toks[max(since, m.start - 5):m.start]) & self.p.option_negation) or \
+                self.p.inside["new_first"].search(" ".join(toks[max(since, m.start - 3):m.start])) is not None
             offers = any(g == group for g, _ in self.menu.options_of(dish))
             target = dish if offers or line else self.context_sized(ctx, group) or dish
             preds.append(Pred("update", (target, Const("option"), option_value(group, m.name, not negated)),

@@ -484,6 +484,12 @@ class NothingToUndo(Term):
     at: int
 
 
+@admin("nothing_to_correct")
+class NothingToCorrect(Term):
+    at: int
+    item: str
+
+
 @admin("nothing_pending")
 class NothingPending(Term):
     at: int
@@ -659,7 +665,7 @@ class OneRuleAtATime(Term):
 
 MANAGER: dict[tuple[str | None, int], type[Term]] = {(cls.tag, len(cls.__annotations__)): cls for cls in (  # by kind and field count (added has two)
     RunOut, StorePriceSet, ChainPriceAgain, AlreadyOut, KeptStock, BackInStock, AsIngredient, ReadAs, AddCancelled, NothingToCancel, KeptPrice, Changed,
-    AddedItem, AddedValue, AliasAdded, AliasRemoved, Noted, Declined, Kept, Deleted, RemovedValue, StockUndone, Undone, NothingToUndo,
+    AddedItem, AddedValue, AliasAdded, AliasRemoved, Noted, Declined, Kept, Deleted, RemovedValue, StockUndone, Undone, NothingToUndo, NothingToCorrect,
     NothingPending, KeptTheirs, TakenOffSince, DeletedSince, AlreadySince, DeleteWithdrawn, Rebased, AnswerFirst, NothingToSave, Abandoned, ManagerNotUnderstood, StockIs,
     StockNone, StockOff, StockIn, PendingIs, PendingNone, ValueIs,
     RuleStaged, RuleUnstaged, RuleNotMade, RuleKept, RuleIs, RulePending, RuleGoing, RulesNone, OneRuleAtATime, RuleUnclear)}
