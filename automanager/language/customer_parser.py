@@ -101,6 +101,7 @@ class CustomerParser:
         self.name_ends = frozenset(w.rstrip("s") for name in menu.items if (w := normalize(name).split()[-1:][0]))
         self.repairs = Repairs(menu, self.p, self.mentions_in, self.plain_word)
         self.talk = Talk(self.p)
+        self.vague_amounts = frozenset(self.p.data["words"]["vague_amounts"])
         self.kinds = set(self.category_words) | {c + end for c in menu.categories for end in ("", "s", "es")}
         # kind words of ingredients ("sauce"): the last word of two or more ingredient names that is
         # no name itself; said alone it means the dish's own ingredient of that kind (own_ingredient)
@@ -129,6 +130,8 @@ class CustomerParser:
         if acts["store_rule"].search(flat):  # only a manager sets the store's rules: nothing is ordered
             return Parse([Pred("irrelevant")], [], [])
         mentions = self.mentions_in(tokens)
+        if not any(m.kind == "item" for m in mentions) and (answer := self.kind_answer(flat, ctx)):
+            return answer  # "the veggie one": which of the kind asked about
         context = self.talk.spans(tokens, mentions, self.kinds, lambda w: self.plain_word(w) or bool(self.p.reply(w)))
         if context:  # talk around the order ("for my son", "we're in a hurry") is read as nothing
             tokens = ["" if i in context else t for i, t in enumerate(tokens)]
@@ -756,11 +759,22 @@ class CustomerParser:
             kept = [m for m in kept if not (start <= m.start < end)]
             clause.mentions = sorted(kept + [Mention(start, end, "item", name, {"item": name}, phrase)],
                                      key=lambda m: m.start)
+        elif (kind := self.kind_said(span)) is not None:  # "a bowl": which is asked, never said back
+            article = first > 0 and toks[first - 1] in ("a", "an")
+            result.preds.append(Pred("vague", (kind, self.quantity_before(toks, first, clause.mentions, int(article)))))
+            clause.act, clause.mentions = "unknown", []
         else:
             result.unknown.append(phrase)
             if self.names_a_food(clause, first):
                 clause.act = "unknown"
                 clause.mentions = []
+
+    def kind_said(self, words: list[str]) -> str | None:
+        """The kind of food a word names alone ("bowl", "bowls"), if that is all that was said."""
+        if len(words) != 1:
+            return None
+        return next((k for k in (words[0], words[0].removesuffix("s"), words[0].removesuffix("es"))
+                     if k in self.menu.categories), None)
 
     def tried_a_name(self, clause: Clause, words: str) -> bool:
         """Are the words said back a name tried after an article or a number ("a pizza and some
@@ -1039,6 +1053,10 @@ class CustomerParser:
                 all(m.name in self.menu.combo_choices(discussed) for m in items):
             self.order_discussed(ctx, result, state, self.number_in(clause))  # "ok, one with a baja blast"
         for m in items:
+            kind = self.vague_kind(clause, m)
+            if kind:  # "some tacos": which is asked, never guessed
+                preds.append(Pred("vague", (kind, self.quantity_before(toks, m.start, clause.mentions, 0))))
+                continue
             choice_combo = self.combo_for_choice(m.name, ctx, state["last"], toks)
             if choice_combo and state["last"] == choice_combo and (
                     not self.slot_left(choice_combo, preds) or
@@ -1085,6 +1103,32 @@ class CustomerParser:
         answering_kind = not items and not state["last"] and not one and (ctx.ask_topic in ("options", "which") or str(ctx.ask_topic).startswith("pick("))
         for target in ctx.ask_group if answering_kind and ctx.ask_group else [dish]:
             self.updates(clause, target, line, ctx, result.preds, units)  # "fresco please": on each dish asked about
+
+    def vague_kind(self, clause: Clause, m: Mention) -> str | None:
+        """The kind of food a name said as its kind's word alone means when the order does not say
+        which: with a vague amount ("some tacos", "a couple of burritos") or in the plural with no
+        number ("tacos"). "a taco" or "two tacos" is the menu's own reading of the word."""
+        said = normalize(m.said).split()
+        if len(said) != 1:
+            return None
+        word = said[0]
+        kind = self.kind_said(said)
+        if kind is None or normalize(m.name) in (kind, word):
+            return None
+        before = clause.tokens[max((x.end for x in clause.mentions if x.end <= m.start), default=0):m.start]
+        counted = any(number_at(before, i) for i in range(len(before)) if before[i] not in ("a", "an"))
+        return kind if set(before) & self.vague_amounts or (word != kind and not counted) else None
+
+    def kind_answer(self, flat: str, ctx: Context) -> Parse | None:
+        """'the veggie one' after "Which bowl would you like?": the one food of that kind whose name
+        holds the words said orders as many as were asked for."""
+        if ctx.asked_kind is None:
+            return None
+        kind, n = ctx.asked_kind
+        words = [w for w in self.opened(flat).split() if w not in self.p.filler and w not in self.p.definite and
+                 w not in self.p.unit_nouns and w.removesuffix("s") != kind]
+        fits = [f for f in sorted(self.menu.items) if self.menu.category_of.get(f) == kind and words and covers(words, f)]
+        return Parse([Pred("order", (fits[0], n or 1), 1)], [], []) if len(fits) == 1 else None
 
     @staticmethod
     def units_of_them(clause: Clause, m: Mention) -> int | None:
