@@ -9,10 +9,10 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
-from .. import paths
-from ..language.customer_parser import Context
 import clingo
 
+from .. import paths
+from ..language.customer_parser import Context
 from ..reasoner import TurnReasoner, atom
 from ..state import (
     AskedAbout,
