@@ -715,7 +715,8 @@ class CustomerParser:
             got = number_at(toks, i)
             if got and toks[i] not in ("a", "an"):
                 numbers.update(range(i, i + got[1]))
-        content = [i for i, t in enumerate(toks) if i not in covered and i not in numbers and not self.plain_word(t)]
+        content = [i for i, t in enumerate(toks) if i not in covered and i not in numbers and not self.plain_word(t)
+                   and not (t in self.p.bare_words and i - 1 in numbers)]  # "one plain cheese": that one as it comes
         if not content or self.p.acts["recommend"].search(clause.text):
             return
         if clause.items():
@@ -795,13 +796,15 @@ class CustomerParser:
         return not any(m.kind in ("topping", "option") for m in clause.mentions) or first == 0 or \
             self.after_article(clause, first)
 
-    @staticmethod
-    def after_article(clause: Clause, first: int) -> bool:
-        """Do the words from `first` on come after an article or a number (sizes between)?"""
+    def after_article(self, clause: Clause, first: int) -> bool:
+        """Do the words from `first` on come after an article or a number (sizes and fillers between:
+        "an order of garlic knots")?"""
         toks = clause.tokens
         k = first
-        while k > 0 and any(m.kind == "option" and m.end == k for m in clause.mentions):
-            k = next(m.start for m in clause.mentions if m.kind == "option" and m.end == k)
+        while k > 0 and (any(m.kind == "option" and m.end == k for m in clause.mentions) or
+                         toks[k - 1] in self.p.filler and toks[k - 1] not in ARTICLES and
+                         not any(m.start < k <= m.end for m in clause.mentions)):
+            k = next((m.start for m in clause.mentions if m.kind == "option" and m.end == k), k - 1)
         return k > 0 and (toks[k - 1] in ARTICLES or number_at(toks, k - 1) is not None)
 
     # -- dialogue acts ---------------------------------------------------------------------
@@ -904,7 +907,9 @@ class CustomerParser:
             not (s.clause.options() and not s.items)  # "I don't want it on thin crust": the option, not "it"
 
     def reads_remove_negated(self, s: Seen) -> bool:
+        # "large on the pizza, not on the tea": a food a change is not about stays
         return self.negated(s.clause.text) and bool(s.items) and not s.clause.toppings() and \
+            not any(self.is_target(s.clause.tokens, m, self.p.definite) for m in s.items) and \
             all(m.name in s.ctx.ordered or self.ordered_named(m, s.ctx) for m in s.items)
 
     def reads_order_instead(self, s: Seen) -> bool:
@@ -1412,9 +1417,16 @@ class CustomerParser:
         modifies it, changes that food; it orders nothing."""
         toks = clause.tokens
         definite = toks[max(0, m.start - 1):m.start] in (["the"], ["my"], ["those"], ["these"], ["both"], ["our"])
+        # "large pizza, small sprite" answering "what size?": the foods ordered, named bare ("a large
+        # pizza" only of the food asked about); "another", "also", a count order more
+        article = set(toks[:m.start]) & ARTICLES
+        answering = str(ctx.ask_topic).startswith("pick(") and bool(clause.options()) and m.name in ctx.ordered and \
+            (not article or article <= {"a", "an"} and m.name in ctx.ask_group) and \
+            not set(toks) & self.p.repair_keeps and \
+            not any(number_at(toks, j) and toks[j] not in ("a", "an") for j in range(m.start))
         modifies = bool(clause.toppings() or clause.options())
-        return definite and modifies and bool(self.ordered_named(m, ctx) or m.name in placed) and \
-            self.quantity_before(toks, m.start, clause.mentions) is None
+        return (definite or answering) and modifies and bool(self.ordered_named(m, ctx) or m.name in placed) and \
+            (answering or self.quantity_before(toks, m.start, clause.mentions) is None)
 
     def quantity_before(self, toks: list[str], end: int, mentions: list[Mention], default: int | None = None):
         prev_end = max([m.end for m in mentions if m.end <= end and m.start < end and m.kind == "item"], default=0)
