@@ -150,6 +150,14 @@ class Offered(Term):
     change: Const | tuple[Any, ...]
 
 
+@predicate("asked_kind")
+class AskedKind(Term):
+    """Last turn asked which food of a kind ("some tacos"): an answer by its words ("the soft
+    one") orders `quantity` of it (0: not said, one)."""
+    kind: str
+    quantity: int
+
+
 @predicate("pending")
 class Pending(Term):
     """A change of a line only half heard (a `new_<change>(...)` fact of assistant.lp, kept as it

@@ -106,6 +106,8 @@ CUSTOMER: dict[str, Form] = {
     "quit": form("quit", "the customer leaves ('bye')"),
     "greet": form("greet", "a greeting or small talk; noted: only talk around the order ('we're in a hurry')",
                   kind="hello|how_are_you|thanks|noted"),
+    "vague": form("vague", "a kind of food asked for without saying which ('some tacos', 'a bowl'): asked, "
+                  "never guessed; quantity 0 when not said", kind="string", quantity="integer"),
     "unsure": form("unsure", "words of the line were not understood (neither filler nor talk around the order): "
                    "its changes are asked about, not made"),
     "irrelevant": form("irrelevant", "nothing to act on"),
@@ -230,7 +232,8 @@ CUSTOMER_FACTS = Facts("Customer", "line", {
     "copy": [{"food": str, "quantity": int, **LINE}],
     "refer": [{"kind": Const, "value": Value, **LINE}],
     "either": [{"first": str, "second": str}],
-    "guess": [{"food": str}],  # from the name matcher, not said by the LLM: a name only close to food
+    "guess": [{"food": str}],
+    "vague": [{"kind": str, "quantity": int}],  # from the name matcher, not said by the LLM: a name only close to food
     "greet": [{"kind": Const}],
     "unknown": [{"position": int}],  # the position-th name said is not on the menu
     **{name: [{}] for name in ("complete", "accept", "decline", "cancel", "stop", "quit", "irrelevant", "review",

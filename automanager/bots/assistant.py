@@ -16,6 +16,7 @@ from ..language.customer_parser import Context
 from ..reasoner import TurnReasoner, atom
 from ..state import (
     AskedAbout,
+    AskedKind,
     AskedPrice,
     Discussed,
     LastAsk,
@@ -79,6 +80,8 @@ def context(state: State) -> Context:
             ctx.said_unknown = True
         elif isinstance(typed, AskedPrice):
             ctx.asked_price = True
+        elif isinstance(typed, AskedKind):
+            ctx.asked_kind = (typed.kind, typed.quantity)
         elif isinstance(typed, Pending):
             ctx.pending = True
         elif isinstance(typed, Unit):

@@ -56,6 +56,7 @@ class Clause:
     asks: bool = False  # it ended with a question mark
     ends: bool = False  # it ended a sentence (a full stop, a question or exclamation mark)
     count: int | None = None  # how many of its food it orders, when its own number counts a list
+    glued: bool = False  # no word cut it from the clause before ("two tacos a bean burrito")
 
     @property
     def text(self) -> str:
@@ -100,6 +101,7 @@ class CustomerParser:
         self.name_ends = frozenset(w.rstrip("s") for name in menu.items if (w := normalize(name).split()[-1:][0]))
         self.repairs = Repairs(menu, self.p, self.mentions_in, self.plain_word)
         self.talk = Talk(self.p)
+        self.vague_amounts = frozenset(self.p.data["words"]["vague_amounts"])
         self.kinds = set(self.category_words) | {c + end for c in menu.categories for end in ("", "s", "es")}
         # kind words of ingredients ("sauce"): the last word of two or more ingredient names that is
         # no name itself; said alone it means the dish's own ingredient of that kind (own_ingredient)
@@ -128,6 +130,8 @@ class CustomerParser:
         if acts["store_rule"].search(flat):  # only a manager sets the store's rules: nothing is ordered
             return Parse([Pred("irrelevant")], [], [])
         mentions = self.mentions_in(tokens)
+        if not any(m.kind == "item" for m in mentions) and (answer := self.kind_answer(flat, ctx)):
+            return answer  # "the veggie one": which of the kind asked about
         context = self.talk.spans(tokens, mentions, self.kinds, lambda w: self.plain_word(w) or bool(self.p.reply(w)))
         if context:  # talk around the order ("for my son", "we're in a hurry") is read as nothing
             tokens = ["" if i in context else t for i, t in enumerate(tokens)]
@@ -182,7 +186,7 @@ class CustomerParser:
                 sentence = []
         counted: dict[str, int] = {}  # how many of each item the clauses so far ordered
         half_heard = []  # clauses whose reading stands with words left over: their changes are asked about
-        for clause in clauses:
+        for before, clause in zip([None, *clauses], clauses):
             self.kind_with_ingredient(clause, result)
             if clause.act != "unknown":
                 before = len(result.unknown)
@@ -190,6 +194,8 @@ class CustomerParser:
                 if clause.act != "unknown" and any(self.talk.leftover(words.split()) and not self.tried_a_name(clause, words)
                                                    for words in result.unknown[before:]):
                     half_heard.append(clause)
+            if clause.act == "unknown" and clause.glued and before:  # "a X 12 zorp pack": where X ends is unsure
+                half_heard.append(before)
                 self.implied_item(clause, counted)
             for m in clause.items():
                 counted[m.name] = counted.get(m.name, 0) + self.quantity_before(clause.tokens, m.start, clause.mentions, 1)
@@ -466,7 +472,8 @@ class CustomerParser:
                 start = i + 1
         cuts.append((start, len(tokens)))
         return [Clause(tokens[a:b], [replace(m, start=m.start - a, end=m.end - a) for m in mentions if a <= m.start < b],
-                       asks="?" in tokens[b:b + 1], ends=tokens[b:b + 1] in (["."], ["!"], ["?"]))
+                       asks="?" in tokens[b:b + 1], ends=tokens[b:b + 1] in (["."], ["!"], ["?"]),
+                       glued=a > 0 and tokens[a - 1] not in self.p.splitters)
                 for a, b in cuts if b > a and any(is_word(t) for t in tokens[a:b])]
 
     def named_again(self, tokens: list[str], i: int, mentions: list[Mention]) -> bool:
@@ -753,19 +760,34 @@ class CustomerParser:
             kept = [m for m in kept if not (start <= m.start < end)]
             clause.mentions = sorted(kept + [Mention(start, end, "item", name, {"item": name}, phrase)],
                                      key=lambda m: m.start)
+        elif (kind := self.kind_said(span)) is not None:  # "a bowl": which is asked, never said back
+            article = first > 0 and toks[first - 1] in ("a", "an")
+            result.preds.append(Pred("vague", (kind, self.quantity_before(toks, first, clause.mentions, int(article)))))
+            clause.act, clause.mentions = "unknown", []
         else:
             result.unknown.append(phrase)
             if self.names_a_food(clause, first):
                 clause.act = "unknown"
                 clause.mentions = []
 
+    def kind_said(self, words: list[str]) -> str | None:
+        """The kind of food a word names alone ("bowl", "bowls"), if that is all that was said."""
+        if len(words) != 1:
+            return None
+        return next((k for k in (words[0], words[0].removesuffix("s"), words[0].removesuffix("es"))
+                     if k in self.menu.categories), None)
+
     def tried_a_name(self, clause: Clause, words: str) -> bool:
         """Are the words said back a name tried after an article or a number ("a pizza and some
-        garlic fries"), not words left over beside what the clause does?"""
+        garlic fries"), not words left over beside what the clause does? A number right after a
+        name may be part of the name said ("... delights 12 zorp pack"), and words right before a
+        name part of it ("a black zorp bean ... taco"): never a name of their own."""
         said = words.split()
         toks = clause.tokens
         first = next((i for i in range(len(toks)) if toks[i:i + len(said)] == said), None)
-        return first is not None and self.after_article(clause, first)
+        return first is not None and self.after_article(clause, first) and \
+            not any(m.kind == "item" and first - 1 <= m.end <= first or m.start == first + len(said)
+                    for m in clause.mentions)
 
     def names_a_food(self, clause: Clause, first: int) -> bool:
         """Do the unknown words from `first` on try to name a food (a clause with no modifier, or
@@ -1037,6 +1059,10 @@ class CustomerParser:
                 all(m.name in self.menu.combo_choices(discussed) for m in items):
             self.order_discussed(ctx, result, state, self.number_in(clause))  # "ok, one with a baja blast"
         for m in items:
+            kind = self.vague_kind(clause, m)
+            if kind:  # "some tacos": which is asked, never guessed
+                preds.append(Pred("vague", (kind, self.quantity_before(toks, m.start, clause.mentions, 0))))
+                continue
             choice_combo = self.combo_for_choice(m.name, ctx, state["last"], toks)
             if choice_combo and state["last"] == choice_combo and (
                     not self.slot_left(choice_combo, preds) or
@@ -1083,6 +1109,32 @@ class CustomerParser:
         answering_kind = not items and not state["last"] and not one and (ctx.ask_topic in ("options", "which") or str(ctx.ask_topic).startswith("pick("))
         for target in ctx.ask_group if answering_kind and ctx.ask_group else [dish]:
             self.updates(clause, target, line, ctx, result.preds, units)  # "fresco please": on each dish asked about
+
+    def vague_kind(self, clause: Clause, m: Mention) -> str | None:
+        """The kind of food a name said as its kind's word alone means when the order does not say
+        which: with a vague amount ("some tacos", "a couple of burritos") or in the plural with no
+        number ("tacos"). "a taco" or "two tacos" is the menu's own reading of the word."""
+        said = normalize(m.said).split()
+        if len(said) != 1:
+            return None
+        word = said[0]
+        kind = self.kind_said(said)
+        if kind is None or normalize(m.name) in (kind, word):
+            return None
+        before = clause.tokens[max((x.end for x in clause.mentions if x.end <= m.start), default=0):m.start]
+        counted = any(number_at(before, i) for i in range(len(before)) if before[i] not in ("a", "an"))
+        return kind if set(before) & self.vague_amounts or (word != kind and not counted) else None
+
+    def kind_answer(self, flat: str, ctx: Context) -> Parse | None:
+        """'the veggie one' after "Which bowl would you like?": the one food of that kind whose name
+        holds the words said orders as many as were asked for."""
+        if ctx.asked_kind is None:
+            return None
+        kind, n = ctx.asked_kind
+        words = [w for w in self.opened(flat).split() if w not in self.p.filler and w not in self.p.definite and
+                 w not in self.p.unit_nouns and w.removesuffix("s") != kind]
+        fits = [f for f in sorted(self.menu.items) if self.menu.category_of.get(f) == kind and words and covers(words, f)]
+        return Parse([Pred("order", (fits[0], n or 1), 1)], [], []) if len(fits) == 1 else None
 
     @staticmethod
     def units_of_them(clause: Clause, m: Mention) -> int | None:

@@ -199,6 +199,11 @@ class CustomerTemplates:
                 for c in said.pop("offer_change", [])[:1]]
         out += [text["offer_suggest"].format(amount=self.count(c.offer, 1)) for c in said.pop("offer_suggest", [])[:1]]
         out += [text["heard_dropped"] for _ in said.pop("heard_dropped", [])]
+        kinds: dict[str, list[str]] = defaultdict(list)
+        for c in said.pop("which_kind", []):
+            kinds[c.kind] += [c.food] if c.food else []
+        out += [text["which_kind"].format(kind=kind, foods=join(foods, "or")) if foods else
+                text["which_kind_none"].format(kinds=kind + "s") for kind, foods in kinds.items()]
         if heard:
             out.append(self.heard_question(heard))
         return out

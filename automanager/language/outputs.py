@@ -256,6 +256,13 @@ class OfferSuggest(Term):
     offer: str  # one of it, offered with that
 
 
+@predicate("confirm", "which_kind")
+class WhichKind(Term):
+    """A kind of food asked for without saying which: one of the few of it named in the question."""
+    kind: str  # a category
+    food: str  # one of its most popular foods ("" when none can be had now)
+
+
 # a line only half heard: each change it would make, asked about rather than made
 @predicate("confirm", "heard_order")
 class HeardOrder(Term):
@@ -311,7 +318,7 @@ class HeardDropped(Term):
 
 HEARD = (HeardOrder, HeardSpecify, HeardUpdate, HeardRemove, HeardQuantity, HeardCopy, HeardReplace, HeardUnits)
 
-CUSTOMER = {cls.tag: cls for cls in (*HEARD, HeardDropped,
+CUSTOMER = {cls.tag: cls for cls in (*HEARD, HeardDropped, WhichKind,
     Ordered, Unavailable, TooMany, BadQuantity, OrderLimit, Updated, Restored, RejectedUpdate, Specified, OverRule,
     DealPriceOn, DealFreeWith,
     RejectedSpecify, Swapped, DefaultChoice, Skipped, Defaulted, Removed, NotInOrder, QuantitySet, Replaced,
