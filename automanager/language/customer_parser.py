@@ -805,8 +805,10 @@ class CustomerParser:
         return self.resizes(s.clause, s.ctx)
 
     def reads_copy(self, s: Seen) -> bool:
-        return bool(self.p.acts["copy"].search(s.text)) and bool(s.ctx.ordered) and not s.earlier and \
-            all(self.ordered_named(m, s.ctx) for m in s.items) and not s.clause.toppings()
+        cue = self.p.acts["copy"].search(s.text)
+        return bool(cue) and bool(s.ctx.ordered) and not s.earlier and \
+            all(self.ordered_named(m, s.ctx) for m in s.items) and \
+            not any(s.text[cue.end():].split()[:1] == m.said.split()[:1] for m in s.clause.toppings())  # "one more X"
 
     def reads_quantity(self, s: Seen) -> bool:
         return not s.items and not s.clause.toppings() and not s.clause.options() and self.number_in(s.clause) is not None
@@ -951,28 +953,31 @@ class CustomerParser:
         dish = items[-1].name if items else self.context_dish(ctx, state["last"])
         if not clause.items():  # no food named: "it" is the one that can take the change
             dish = self.taking(clause, ctx, dish)
-        line = state["line"] if items else 0
+        line = state["line"] if items or state.get("copied") == state["line"] else 0
         units = None
         if not items and one:
             line = self.line_of_one(preds, state) or line
             units = None if line else 1  # no order line of one this sentence: one of the units ordered before
-        elif not items and not state["line"] and (some := self.some_of_them(clause)):
+        elif not items and state["line"] and (some := self.units_with(clause)):
+            line = self.line_of_one(preds, state, some) or line  # "three burritos, two with no onions"
+        elif not items and not state["line"] and (some := self.some_of_them(clause) or self.units_with(clause)):
             units = some  # "mushrooms on two of them": on that many of the units ordered before
         answering_kind = not items and not state["last"] and not one and (ctx.ask_topic in ("options", "which") or str(ctx.ask_topic).startswith("pick("))
         for target in ctx.ask_group if answering_kind and ctx.ask_group else [dish]:
             self.updates(clause, target, line, ctx, result.preds, units)  # "fresco please": on each dish asked about
 
-    @staticmethod
-    def units_of_them(clause: Clause, m: Mention) -> int | None:
-        """'three pizzas, jalapenos on two of them': how many of the units of m the ingredients said
-        after it go on (a number before "of them"), if any."""
+    def units_of_them(self, clause: Clause, m: Mention) -> int | None:
+        """'three pizzas, jalapenos on two of them', 'three burritos, two with no onions': how many
+        of the units of m the ingredients said after it go on (a number before "of them", or before
+        the word that says what is done to them), if any."""
         toks = clause.tokens
         if not any(x.kind == "topping" and x.start > m.end for x in clause.mentions):
             return None
         for j in range(m.end, len(toks)):
             got = number_at(toks, j)
-            if got and toks[j] not in ("a", "an") and toks[j + got[1]:j + got[1] + 2] in (
-                    ["of", "them"], ["of", "those"], ["of", "these"]):
+            after = toks[j + got[1]:j + got[1] + 2] if got else []
+            if got and toks[j] not in ("a", "an") and (after in (["of", "them"], ["of", "those"], ["of", "these"]) or
+                                                      after[:1] and after[0] in self.p.operator_words):
                 return got[0]
         return None
 
@@ -994,23 +999,33 @@ class CustomerParser:
         inside = any(x.kind in ("option", "topping") and x.start <= i < x.end for x in clause.mentions)
         return inside or clause.tokens[i] == "and" and i > 0 and self.modifier_at(clause, i - 1)
 
+    def units_with(self, clause: Clause) -> int | None:
+        """The N of a clause that starts with "N with ...", "N without ...", "N no ..." (more than
+        one): the modifiers go on that many units."""
+        words = [t for t in clause.tokens if is_word(t)]
+        while words and (words[0] in OPENERS or words[0] == "and"):
+            words.pop(0)
+        got = number_at(words, 0) if words and words[0] not in ("a", "an") else None
+        return got[0] if got and got[0] > 1 and words[got[1]:got[1] + 1] and \
+            words[got[1]] in self.p.operator_words and clause.toppings() else None
+
     @staticmethod
-    def line_of_one(preds: list[Pred], state: dict) -> int | None:
+    def line_of_one(preds: list[Pred], state: dict, units: int = 1) -> int | None:
         """'three tacos, one with no onions, one with extra cheese': the last order line of this
-        sentence gives up one unit to a line of its own for each "one with"; the modifiers go
-        on that line. The last unit left takes the last "one with"."""
+        sentence gives up one unit (or the units said: "two with no onions") to a line of its own
+        for each "one with"; the modifiers go on that line. The last units left take the last one."""
         orders = [i for i, p in enumerate(preds) if p.name == "order"]
         if not orders:
             return None
         index = orders[-1] if preds[orders[-1]].args[1] > 1 or "rest" not in state else state["rest"]
         last = preds[index]
         food, n = last.args
-        if n < 2:
+        if n <= units:
             state.pop("rest", None)
             return last.line
-        preds[index] = Pred("order", (food, n - 1), last.line)
+        preds[index] = Pred("order", (food, n - units), last.line)
         state["line"] += 1
-        preds.append(Pred("order", (food, 1), state["line"]))
+        preds.append(Pred("order", (food, units), state["line"]))
         # what was said for the whole line ("two large pizzas, one with ham") goes on the unit too
         preds += [replace(p, line=state["line"]) for p in list(preds) if p.name == "update" and p.line == last.line]
         state["rest"] = index
@@ -1068,16 +1083,20 @@ class CustomerParser:
         words = [t for t in clause.tokens if is_letters(t)]
         n = next((got[0] for i in range(len(words)) if (got := number_at(words, i)) and
                   words[i] not in ("a", "an", "one") and words[i + got[1]:i + got[1] + 1] == ["more"]), 1)
-        said_options = any(m.kind == "option" for m in clause.mentions)  # "the same again but large": on the copy
+        changes = [m for m in clause.mentions if m.kind in ("option", "topping")]  # "the same again but large"
         whole = not named and bool(self.p.acts["copy_all"].search(clause.text)) and \
-            not (said_options and len(ctx.ordered) == 1)
+            not (changes and len(ctx.ordered) == 1)
         food = "all" if whole else (named[-1] if named else ctx.ordered[-1])
+        if state.get("copied") == state["line"] and n == 1 and state["last"] == food and not named:
+            self.updates(Clause(clause.tokens, changes), food, state["line"], ctx, result.preds)
+            return  # "another one, same thing but with no onions": one copy, described
         state["line"] += 1
-        result.preds.append(Pred("copy", (food, n), state["line"]))
+        twice = not whole and bool(self.p.acts["double"].search(clause.text))  # each unit once more
+        result.preds.append(Pred("copy", (food, Const("all") if twice else n), state["line"]))
         state["last"] = None if whole else food
+        state["copied"] = state["line"]  # "another one, but with no onions": the changes said next are the copy's
         if not whole:
-            self.updates(Clause([], [m for m in clause.mentions if m.kind == "option"]), food, state["line"], ctx,
-                         result.preds)  # "the same again but large": on the new ones only
+            self.updates(Clause(clause.tokens, changes), food, state["line"], ctx, result.preds)  # on the new ones only
 
     def order_discussed(self, ctx: Context, result: Parse, state: dict, n: int | None = None) -> None:
         """'ok, two of those' / 'do that': the food asked about, in the amount and size asked."""
@@ -1176,9 +1195,9 @@ class CustomerParser:
                 refs.append(("category", "drink"))
             elif tok == "other" and toks[i - 1:i] == ["the"]:  # "the other taco": the one not made like its twin
                 refs.append(("other", 1))
-            elif tok in self.p.unit_all and toks[i + 1:i + 2] in ([], ["of"], ["the"], [","], ["."], ["?"]) and \
-                    tok == "both":  # "on both": the last two units
-                refs.append(("last", 2))
+            elif tok == "both" and (toks[i + 1:i + 2] in ([], ["of"], ["the"], [","], ["."], ["?"]) or any(
+                    m.start == i + 1 and m.kind in ("option", "topping") for m in clause.mentions)):
+                refs.append(("last", 2))  # "on both", "make those both large": the last two units
         for m in clause.mentions:
             before = clause.tokens[max(0, m.start - 2):m.start]
             after = clause.tokens[m.end:m.end + 1]

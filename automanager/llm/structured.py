@@ -106,7 +106,8 @@ class CustomerReader:
             return self.refer(f, result, lines)
         if name == "copy":
             food = "all" if normalize(f["food"]) == "all" else self.item(f["food"], result)
-            quantity = f["quantity"] if isinstance(f["quantity"], int) and f["quantity"] > 0 else 1
+            quantity = f["quantity"] if isinstance(f["quantity"], int) and f["quantity"] > 0 else \
+                Const("all") if f["quantity"] is None and food != "all" else 1
             return Pred("copy", (food, quantity), len(lines) + 1) if food else None
         if name == "replace":
             old, new = self.item(f["old"], result), self.item(f["new"], result)
