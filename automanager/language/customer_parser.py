@@ -152,6 +152,8 @@ class CustomerParser:
             return Parse([Pred("decline")], [], [])
         if ctx.recommended_toppings and (taken := self.suggested_but(tokens, mentions, ctx)):
             return taken
+        if ctx.held and (answer := self.which_answer(tokens, ctx)):
+            return answer
         if complete and not mentions and (self.p.inside["no_first"].starts(flat) or self.only_cues(flat)):
             return Parse([Pred("complete")], [], [])
         small_talk = self.small_talk(flat) if not mentions else None
@@ -1206,7 +1208,13 @@ class CustomerParser:
                 refs.append(("option", m.name))  # "the small one", "the large pizza"
                 used.append(m)
             elif m.kind == "topping" and set(before) & self.p.definite and set(after) & self.p.unit_nouns:
-                refs.append(("topping", m.name))  # "the pepperoni one"
+                words = self.name_words(m.said, m.name)  # "the chicken one": a word of a name in the order
+                refs += [("word", w) for w in words] or [("topping", m.name)]  # "the guac one": what was added
+                used.append(m)
+            elif m.kind == "item" and set(before) & self.p.definite and self.ordered_named(m, ctx) and \
+                    len({f for f in ctx.ordered if covers(self.name_words(m.said), f)}) > 1:
+                refs += [("word", w) for w in self.name_words(m.said)]  # "the taco" of a soft and a crunchy one
+                refs += [] if m.said.endswith("s") else [("one", 1)]
                 used.append(m)
         if not refs and self.p.diet.search(clause.text) and clause.toppings() and not clause.items():
             refs.append(("all", 1))  # "I can't eat onions": off every unit that comes with them
@@ -1214,13 +1222,35 @@ class CustomerParser:
             return [], []
         for m in clause.items():  # "the second pizza": of that food
             food = self.ordered_named(m, ctx)
-            if food:
+            if food and m not in used:
                 refs.append(("food", food))
                 used.append(m)
         singular = any(t in self.p.unit_nouns for t in toks) and not set(toks) & self.p.unit_all
-        if singular and not any(kind == "nth" for kind, _ in refs):
+        if singular and not any(kind in ("nth", "one") for kind, _ in refs):
             refs.append(("one", 1))
         return refs, used
+
+    def name_words(self, said: str, name: str | None = None) -> list[str]:
+        """The words of a reference that may be words of names (of `name`'s, when given)."""
+        own = normalize(name).split() if name else None
+        return [w for w in normalize(said).split() if w not in self.p.filler and w not in self.p.definite and
+                w not in self.p.unit_nouns and (own is None or w in own or w.rstrip("s") in own)]
+
+    def which_answer(self, tokens: list[str], ctx: Context) -> Parse | None:
+        """'the soft one', 'the crunchy taco', 'the second one' after the bot asked which unit a change
+        is for: a line of nothing but a reference (the rules apply the held change to what it picks)."""
+        words = [t for t in tokens if is_word(t) and t not in OPENERS and not self.p.polite.whole(t)]
+        named = {w for f in ctx.ordered for w in normalize(f).split()}
+        content = [w for w in words if w not in self.p.definite and w not in self.p.unit_nouns]
+        if content and all(w in self.p.unit_all or w in ("of", "them", "those") for w in content):
+            return Parse([Pred("refer", (Const("all"), 1), 1)], [], [])  # "both": every unit asked about
+        if not content or len(content) > 4 or \
+                any(w not in self.p.ordinals and w not in named and w.rstrip("s") not in named for w in content):
+            return None
+        refs: list[tuple[str, str | int]] = [("nth", self.p.ordinals[w]) if w in self.p.ordinals else ("word", w)
+                                             for w in content]
+        refs += [] if any(kind == "nth" for kind, _ in refs) else [("one", 1)]
+        return Parse([Pred("refer", (Const(kind), value), 1) for kind, value in refs], [], [])
 
     def refer(self, clause: Clause, ctx: Context, result: Parse, state: dict) -> list[Mention]:
         """The references of a clause, on a line of their own; the mentions they used."""

@@ -131,6 +131,8 @@ class CustomerReader:
             value = normalize(said).rstrip("s") if normalize(said).rstrip("s") in self.menu.categories else None
         elif kind == "option":
             value = self.menu.option_words.get(normalize(said), ("", None))[1]
+        elif kind == "word":
+            value = normalize(said) or None
         else:
             value = self.name(said, "item" if kind == "food" else "topping", result)
         if value is None:
