@@ -507,7 +507,7 @@ class CustomerParser:
         p = self.p
         return (word in p.filler or word in p.cue_words or word in self.option_tokens
                 or word in p.operator_words or word in OPENERS or word in p.drink or not is_letters(word)
-                or word in self.category_words or word in p.unit_nouns or word in p.ordinals)
+                or word in self.category_words or word in p.unit_nouns or word in p.ordinals or word in p.person_unit)
 
     def ordered_by_words(self, said: str, ctx: Context) -> str | None:
         """'the pizzas', 'one of the tacos': an ordered food whose name holds every word said."""
@@ -1061,6 +1061,10 @@ class CustomerParser:
         text = clause.text
         target = state["last"] or (ctx.ordered[-1] if ctx.ordered else None)
         if state["line"] and not ctx.discussed:
+            said = [i for i, p in enumerate(result.preds) if p.name == "order"]
+            if said and n and n > 1 and self.some_of_them(clause):  # "a gordita crunch, so two of those": two in all
+                food = result.preds[said[-1]]
+                result.preds[said[-1]] = replace(food, args=(food.args[0], n))
             return  # "a pepsi, two": the number was read with the order before it
         if ctx.discussed and (not self.p.acts["set_quantity"].search(text) or ctx.discussed not in ctx.ordered):
             self.order_discussed(ctx, result, state, n)
@@ -1089,6 +1093,8 @@ class CustomerParser:
         whole = not named and bool(self.p.acts["copy_all"].search(clause.text)) and \
             not (changes and len(ctx.ordered) == 1)
         food = "all" if whole else (named[-1] if named else ctx.ordered[-1])
+        if any(p.name == "set_quantity" and p.args[0] == food for p in result.preds):
+            return  # "make it two, she'll want another one": the count said is the whole of it
         if state.get("copied") == state["line"] and n == 1 and state["last"] == food and not named:
             self.updates(Clause(clause.tokens, changes), food, state["line"], ctx, result.preds)
             return  # "another one, same thing but with no onions": one copy, described
@@ -1216,6 +1222,8 @@ class CustomerParser:
                 refs += [("word", w) for w in self.name_words(m.said)]  # "the taco" of a soft and a crunchy one
                 refs += [] if m.said.endswith("s") else [("one", 1)]
                 used.append(m)
+        if not refs and set(toks) & self.p.person_unit and (clause.toppings() or clause.options()):
+            refs.append(("one", 1))  # "he wants his with no tomatoes": one unit, the person's
         if not refs and self.p.diet.search(clause.text) and clause.toppings() and not clause.items():
             refs.append(("all", 1))  # "I can't eat onions": off every unit that comes with them
         if not refs:
