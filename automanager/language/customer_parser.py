@@ -168,6 +168,7 @@ class CustomerParser:
         counted: dict[str, int] = {}  # how many of each item the clauses so far ordered
         for clause in clauses:
             self.kind_with_ingredient(clause, result)
+            self.variant_named(clause)
             if clause.act != "unknown":
                 self.find_unknown(clause, result, ctx)
                 self.implied_item(clause, counted)
@@ -606,6 +607,27 @@ class CustomerParser:
         if not clause.items():
             clause.act, clause.mentions = "unknown", []
 
+    def variant_named(self, clause: Clause) -> None:
+        """'the steak grande toasted breakfast burrito', '... burrito with steak': a food named with a
+        word of an ingredient (just before it, or after "with") is the menu's own food whose name is
+        that food's name with the word, when the menu has exactly one: never the food with it added."""
+        toks = clause.tokens
+        for item in clause.items():
+            for t in clause.toppings():
+                before = t.end == item.start and self.operator_before(toks, t, clause.mentions) in (None, "add")
+                after = t.start == item.end + 1 and toks[item.end] == "with"
+                if not (before or after):
+                    continue
+                own, said = set(normalize(item.name).split()), set(normalize(t.said).split())
+                fits = [f for f in self.menu.items if f != item.name and own < set(normalize(f).split()) and
+                        set(normalize(f).split()) - own <= said]
+                if len(fits) == 1:
+                    start, end = min(item.start, t.start), max(item.end, t.end)
+                    kept = [m for m in clause.mentions if m is not item and m is not t]
+                    clause.mentions = sorted(kept + [Mention(start, end, "item", fits[0], {"item": fits[0]},
+                                                             " ".join(toks[start:end]))], key=lambda m: m.start)
+                    return
+
     def kind_with_ingredient(self, clause: Clause, result: Parse) -> None:
         """'a steak wrap' when no such wrap is sold: an ingredient before a bare kind word is
         one name said, looked up whole, and said back if there is none; never some other dish of
@@ -771,7 +793,12 @@ class CustomerParser:
     def reads_unit_change(self, s: Seen) -> bool:
         refs, used = self.unit_refs(s.clause, s.ctx)
         return bool(refs) and any(m.kind in ("topping", "option") and m not in used for m in s.clause.mentions) \
-            and not any(m.kind == "item" and m not in used for m in s.clause.mentions)
+            and not any(m.kind == "item" and m not in used for m in s.clause.mentions) and not self.renames(s)
+
+    def renames(self, s: Seen) -> bool:
+        """'make the burrito the potato one': the ordered food named becomes its kind's food with that word."""
+        old = self.ordered_named(s.items[0], s.ctx) if len(s.items) == 1 else None
+        return bool(old and self.p.acts["replace"].search(s.text) and self.kind_one(s.clause, old))
 
     def reads_remove(self, s: Seen) -> bool:
         return self.takes_off(s.text) and bool(s.items or self.refers_back(s.text)) and \
@@ -786,7 +813,7 @@ class CustomerParser:
         return len(s.items) == 1 and "instead" in s.text.split() and s.ctx.said_unknown and not self.refers_back(s.text)
 
     def reads_replace(self, s: Seen) -> bool:
-        old = s.items[0].name if s.items else s.ctx.ordered[-1] if s.ctx.ordered and self.refers_back(s.text) else None
+        old = (self.ordered_named(s.items[0], s.ctx) or s.items[0].name) if s.items else s.ctx.ordered[-1] if s.ctx.ordered and self.refers_back(s.text) else None
         kind = bool(old and self.kind_one(s.clause, old)) or bool(
             set(s.clause.tokens) & self.p.drink and not any(self.combo_for_choice(m.name, s.ctx, None, s.clause.tokens)
                                                             for m in s.items))  # "switch my drink": the combo's
