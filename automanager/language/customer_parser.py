@@ -953,7 +953,13 @@ class CustomerParser:
                 all(m.name in self.menu.combo_choices(discussed) for m in items):
             self.order_discussed(ctx, result, state, self.number_in(clause))  # "ok, one with a baja blast"
         for m in items:
-            choice_combo = self.combo_for_choice(m.name, ctx, state["last"], toks)
+            choice_combo = self.combo_for_choice(m.name, ctx, state["last"], toks) or next(
+                (c for c in [state.get("choosing")] if c and m.name in self.menu.combo_choices(c)), None)
+            if choice_combo and state["last"] != choice_combo:  # "drinks on those: two X, one Y": each a choice
+                state["choosing"] = choice_combo
+                for _ in range(self.quantity_before(toks, m.start, clause.mentions, default=1) - 1):
+                    state["line"] += 1
+                    preds.append(Pred("specify", (choice_combo, m.name), state["line"]))
             if choice_combo and state["last"] == choice_combo and (
                     not self.slot_left(choice_combo, preds) or
                     self.quantity_before(toks, m.start, clause.mentions, default=1) > 1):
@@ -1383,9 +1389,10 @@ class CustomerParser:
         ordered combo whose group the clause names ("make the drink a <drink>")."""
         combos = ([last_item] if last_item else []) + (
             [ctx.ask_target] if ctx.ask_topic and ctx.ask_topic.startswith("choice") else [])
+        with_it = "with" in tokens and self.refers_back(" ".join(tokens))  # "and a <drink> with it"
         combos += [c for c in reversed(ctx.ordered) if c in self.menu.combos and any(
-            group.lower() in tokens and name in self.menu.groups[group] for c2, group in
-            self.menu.facts.get("combo_contain", []) if c2 == c and group in self.menu.groups)][:1]
+            (with_it or group.lower() in tokens or group.lower() + "s" in tokens) and name in self.menu.groups[group]
+            for c2, group in self.menu.facts.get("combo_contain", []) if c2 == c and group in self.menu.groups)][:1]
         for combo in combos:
             if combo and name in self.menu.combo_choices(combo):
                 return combo
