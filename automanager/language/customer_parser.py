@@ -53,6 +53,7 @@ class Clause:
     mentions: list[Mention]
     act: str = "order"
     asks: bool = False  # it ended with a question mark
+    ends: bool = False  # it ended a sentence ("." "!" "?"): no act carries over to the next clause
 
     @property
     def text(self) -> str:
@@ -162,13 +163,18 @@ class CustomerParser:
 
         result = Parse([], [], [])
         clauses = self.clauses(tokens, mentions)
-        if self.p.requests(self.opened(flat)):  # "can I get a X and a Y?": the mark ends a request, not a question
-            for clause in clauses:
-                clause.asks = False
+        request = False  # "can I get a X and a Y?": the mark ends a request, not a question (sentence by sentence)
+        for i, clause in enumerate(clauses):
+            if i == 0 or clauses[i - 1].ends:
+                opened = self.opened(clause.text)
+                request = self.p.requests(opened) and not (ctx.asked_price and
+                                                           self.p.questions["follow_up"].starts(opened))
+            clause.asks = clause.asks and not request
         counted: dict[str, int] = {}  # how many of each item the clauses so far ordered
         for clause in clauses:
             self.kind_with_ingredient(clause, result)
             self.variant_named(clause)
+            self.counted_name(clause)
             if clause.act != "unknown":
                 self.find_unknown(clause, result, ctx)
                 self.implied_item(clause, counted)
@@ -438,7 +444,7 @@ class CustomerParser:
                 start = i + 1
         cuts.append((start, len(tokens)))
         return [Clause(tokens[a:b], [replace(m, start=m.start - a, end=m.end - a) for m in mentions if a <= m.start < b],
-                       asks="?" in tokens[b:b + 1])
+                       asks="?" in tokens[b:b + 1], ends=tokens[b:b + 1] in (["."], ["!"], ["?"]))
                 for a, b in cuts if b > a and any(is_word(t) for t in tokens[a:b])]
 
     def unit_follows(self, tokens: list[str], start: int, i: int, mentions: list[Mention]) -> bool:
@@ -628,6 +634,21 @@ class CustomerParser:
                                                              " ".join(toks[start:end]))], key=lambda m: m.start)
                     return
 
+    def counted_name(self, clause: Clause) -> None:
+        """'a 12 pack of <name>': a count and a word before "of" that, after the name, make another
+        name of the menu ("<name> 12 Pack") are that name, never twelve of the one said."""
+        toks = clause.tokens
+        for item in clause.items():
+            i = item.start - 3
+            if i < 0 or toks[item.start - 1] != "of" or not toks[i].isdigit() or not is_letters(toks[i + 1]):
+                continue
+            match = self.names.match(f"{item.said} {toks[i]} {toks[i + 1]}", "item")
+            words = set(normalize(match.name).split()) if match and match.how != "embedding" else set()
+            if toks[i] in words and {w for w in normalize(item.name).split() if not w.isdigit()} <= words:
+                kept = [m for m in clause.mentions if m is not item]
+                clause.mentions = sorted(kept + [Mention(i, item.end, "item", match.name, {"item": match.name},
+                                                         " ".join(toks[i:item.end]))], key=lambda m: m.start)
+
     def kind_with_ingredient(self, clause: Clause, result: Parse) -> None:
         """'a steak wrap' when no such wrap is sold: an ingredient before a bare kind word is
         one name said, looked up whole, and said back if there is none; never some other dish of
@@ -752,7 +773,7 @@ class CustomerParser:
             if own is None:
                 own = previous if previous and previous in ("remove", "question") else "order"
             clause.act = own
-            previous = None if clause.asks else own  # after a "?" a new sentence starts
+            previous = None if clause.asks or clause.ends else own  # after a "?" or "." a new sentence starts
             if own == "order":
                 earlier += [m.name for m in clause.items()]
         first, rest = (clauses[0], clauses[1:]) if clauses else (None, [])
@@ -775,7 +796,8 @@ class CustomerParser:
             and self.resizes(s.clause, s.ctx)
 
     def reads_question(self, s: Seen) -> bool:
-        return self.p.is_question(s.text) or (s.clause.asks and not self.p.requests(s.text))
+        return self.p.is_question(s.text) or (s.clause.asks and not self.p.requests(s.text)) or \
+            (s.clause.asks and s.ctx.asked_price and self.p.questions["follow_up"].starts(s.text))
 
     def reads_managing(self, s: Seen) -> bool:
         return bool(self.p.acts["managing"].search(s.text))
@@ -1253,7 +1275,8 @@ class CustomerParser:
             elif m.kind == "item" and set(before) & self.p.definite and self.ordered_named(m, ctx) and \
                     len({f for f in ctx.ordered if covers(self.name_words(m.said), f)}) > 1:
                 refs += [("word", w) for w in self.name_words(m.said)]  # "the taco" of a soft and a crunchy one
-                refs += [] if m.said.endswith("s") else [("one", 1)]
+                some = self.some_of_them(clause)  # "two of the tacos": the last two of them
+                refs += [("last", some)] if some else [] if m.said.endswith("s") else [("one", 1)]
                 used.append(m)
         if not refs and set(toks) & self.p.person_unit and (clause.toppings() or clause.options()):
             refs.append(("one", 1))  # "he wants his with no tomatoes": one unit, the person's
@@ -1332,8 +1355,9 @@ class CustomerParser:
         toks = clause.tokens
         definite = toks[max(0, m.start - 1):m.start] in (["the"], ["my"], ["those"], ["these"], ["both"], ["our"])
         modifies = bool(clause.toppings() or clause.options())
+        partitive = toks[max(0, m.start - 2):m.start - 1] == ["of"]  # "make 3 of the tacos ...": some of them
         return definite and modifies and bool(self.ordered_named(m, ctx)) and \
-            self.quantity_before(toks, m.start, clause.mentions) is None
+            (partitive or self.quantity_before(toks, m.start, clause.mentions) is None)
 
     def quantity_before(self, toks: list[str], end: int, mentions: list[Mention], default: int | None = None):
         prev_end = max([m.end for m in mentions if m.end <= end and m.start < end and m.kind == "item"], default=0)
@@ -1533,7 +1557,7 @@ class CustomerParser:
             has = self.menu.included(dish)
             if new.name in has and old.name not in has:  # the KB knows which one the dish comes with
                 old, new = new, old
-            preds.append(Pred("update", (dish, Const("change"), (old.name, new.name)), line))
+            preds.append(Pred("update", (dish, Const("change"), (old.name, new.name)) + ((units,) if units else ()), line))
             toppings = toppings[2:]
         operation = None
         plain = "no" if self.takes_off(text) else "add"  # "take the onions off that": off, never added
