@@ -643,7 +643,9 @@ class CustomerParser:
             if i < 0 or toks[item.start - 1] != "of" or not toks[i].isdigit() or not is_letters(toks[i + 1]):
                 continue
             match = self.names.match(f"{item.said} {toks[i]} {toks[i + 1]}", "item")
-            words = set(normalize(match.name).split()) if match and match.how != "embedding" else set()
+            if match is None or match.how == "embedding":
+                continue
+            words = set(normalize(match.name).split())
             if toks[i] in words and {w for w in normalize(item.name).split() if not w.isdigit()} <= words:
                 kept = [m for m in clause.mentions if m is not item]
                 clause.mentions = sorted(kept + [Mention(i, item.end, "item", match.name, {"item": match.name},
@@ -857,7 +859,7 @@ class CustomerParser:
 
     def reads_copy(self, s: Seen) -> bool:
         cue = self.p.acts["copy"].search(s.text)
-        return bool(cue) and bool(s.ctx.ordered) and not s.earlier and \
+        return cue is not None and bool(s.ctx.ordered) and not s.earlier and \
             all(self.ordered_named(m, s.ctx) for m in s.items) and \
             not any(s.text[cue.end():].split()[:1] == m.said.split()[:1] for m in s.clause.toppings())  # "one more X"
 
@@ -1118,8 +1120,8 @@ class CustomerParser:
         if state["line"] and not ctx.discussed:
             said = [i for i, p in enumerate(result.preds) if p.name == "order"]
             if said and n and n > 1 and self.some_of_them(clause):  # "a gordita crunch, so two of those": two in all
-                food = result.preds[said[-1]]
-                result.preds[said[-1]] = replace(food, args=(food.args[0], n))
+                line = result.preds[said[-1]]
+                result.preds[said[-1]] = replace(line, args=(line.args[0], n))
             return  # "a pepsi, two": the number was read with the order before it
         if ctx.discussed and (not self.p.acts["set_quantity"].search(text) or ctx.discussed not in ctx.ordered):
             self.order_discussed(ctx, result, state, n)

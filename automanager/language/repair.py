@@ -121,8 +121,8 @@ class Repairs:
                         self.menu.category_of.get(new_items[0].name)), last)
             unit = self.unit_start(tokens, mentions, old)
             begin = max([j + 1 for j in range(unit) if tokens[j] in self.p.splitters], default=0)
-            said = " ".join(tokens[begin:unit])
-            taken_off = self.p.acts["remove"].search(said) or said.split()[:1] and said.split()[0] in self.p.negation
+            lead = tokens[begin:unit]
+            taken_off = self.p.acts["remove"].search(" ".join(lead)) or lead[:1] and lead[0] in self.p.negation
             if taken_off and not set(tokens[cue + n:start + 1]) & self.p.definite:  # "..., sorry, the X": X goes
                 # "scratch the pepsi, I meant a diet pepsi": the one taken off is what the correction replaces
                 return tokens[:begin] + tokens[start:end] + ["instead", "of"] + tokens[unit:old.end] + rest
