@@ -108,3 +108,8 @@ def test_some_of_the_units_ordered_change_and_none_is_added(chat):
 def test_a_pack_said_before_the_name_is_the_pack_on_the_menu(chat):
     say(chat, "one 12 pack of cinnabon delights")
     assert items(chat) == [("Cinnabon Delights® 12 Pack", {})]
+
+
+def test_a_dozen_of_a_food_sold_by_the_dozen_is_that_pack(chat):
+    t = say(chat, "what does a dozen cinnabon delights cost", "sure, one dozen")
+    assert "5.29" in t[0].reply and items(chat) == [("Cinnabon Delights® 12 Pack", {})]

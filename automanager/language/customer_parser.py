@@ -31,7 +31,7 @@ from ..vocab import Pred
 from .phrases import phrases
 from .reading import Context, Parse, asked_not_taken
 from .repair import Repairs
-from .text import Mention, find_mentions, is_letters, is_word, number_at, tokenize
+from .text import MULTIPLIERS, Mention, find_mentions, is_letters, is_word, number_at, tokenize
 
 OPENERS = {"oh", "ok", "okay", "so", "um", "uh", "umm", "hmm", "well", "hi", "hey", "hello", "and", "but",
            "wait", "actually", "sorry", "yeah", "yes", "sure", "cool", "alright", "great", "sweet", "nah",
@@ -635,10 +635,22 @@ class CustomerParser:
                     return
 
     def counted_name(self, clause: Clause) -> None:
-        """'a 12 pack of <name>': a count and a word before "of" that, after the name, make another
-        name of the menu ("<name> 12 Pack") are that name, never twelve of the one said."""
+        """'a 12 pack of <name>', 'a dozen <name>': a count (and a word before "of") that, after the
+        name, make another name of the menu ("<name> 12 Pack") are that name, never twelve of the one said."""
         toks = clause.tokens
         for item in clause.items():
+            own = {w for w in normalize(item.name).split() if not w.isdigit()}
+            for j in range(max(0, item.start - 3), item.start):
+                got = number_at(toks, j) if toks[j] not in ("a", "an") or toks[j + 1:j + 2] == ["dozen"] else None
+                if not got or j + got[1] != item.start:
+                    continue
+                fits = [f for f in self.menu.items if str(got[0]) in normalize(f).split() and
+                        own <= set(normalize(f).split())]
+                if len(fits) == 1 and fits[0] != item.name:
+                    kept = [m for m in clause.mentions if m is not item]
+                    clause.mentions = sorted(kept + [Mention(j, item.end, "item", fits[0], {"item": fits[0]},
+                                                             " ".join(toks[j:item.end]))], key=lambda m: m.start)
+                break
             i = item.start - 3
             if i < 0 or toks[item.start - 1] != "of" or not toks[i].isdigit() or not is_letters(toks[i + 1]):
                 continue
@@ -1124,6 +1136,9 @@ class CustomerParser:
                 result.preds[said[-1]] = replace(line, args=(line.args[0], n))
             return  # "a pepsi, two": the number was read with the order before it
         if ctx.discussed and (not self.p.acts["set_quantity"].search(text) or ctx.discussed not in ctx.ordered):
+            size = next((MULTIPLIERS[w] for w in clause.tokens if w in MULTIPLIERS), 0)
+            if n and size and str(size) in normalize(ctx.discussed).split():
+                n = max(n // size, 1)  # "one dozen" of the 12 pack asked about: one of it
             self.order_discussed(ctx, result, state, n)
             self.updates(clause, ctx.discussed, state["line"], ctx, result.preds)
             return
