@@ -94,7 +94,7 @@ CUSTOMER: dict[str, Form] = {
                          quantity="integer"),
     "copy": form("copy", "quantity more like the last food ('another one'; null: as many more as there are, "
                  "'double that'); all: the order again", food="string", quantity="integer?"),
-    "refer": form("refer", "the units a dish \"\" change or remove means", kind="nth|last|other|all|category|option|topping|food|one|word",
+    "refer": form("refer", "the units a dish \"\" change or remove means", kind="nth|last|other|all|category|option|topping|food|one|word|recent",
                   value="string"),
     "replace": form("replace", "new instead of old ('the other one instead')", old="string", new="string"),
     "either": form("either", "one of two, not said which ('a pepsi or a coke')",

@@ -113,3 +113,8 @@ def test_a_pack_said_before_the_name_is_the_pack_on_the_menu(chat):
 def test_a_dozen_of_a_food_sold_by_the_dozen_is_that_pack(chat):
     t = say(chat, "what does a dozen cinnabon delights cost", "sure, one dozen")
     assert "5.29" in t[0].reply and items(chat) == [("Cinnabon Delights® 12 Pack", {})]
+
+
+def test_them_is_the_units_the_last_turn_ordered_that_can_take_it(chat):
+    say(chat, "a crunchy taco", "a pepsi and a sierra mist", "actually make those large")
+    assert items(chat) == [("Crunchy Taco", {}), ("Pepsi®", {"size": ["large"]}), ("Sierra Mist®", {"size": ["large"]})]

@@ -1295,6 +1295,9 @@ class CustomerParser:
                 some = self.some_of_them(clause)  # "two of the tacos": the last two of them
                 refs += [("last", some)] if some else [] if m.said.endswith("s") else [("one", 1)]
                 used.append(m)
+        if not refs and not clause.items() and (clause.toppings() or clause.options()) and any(
+                t in self.p.plural_refs and toks[i - 1:i] != ["of"] for i, t in enumerate(toks)):
+            refs.append(("recent", 1))  # "make them large": the units just ordered that can take it
         if not refs and set(toks) & self.p.person_unit and (clause.toppings() or clause.options()):
             refs.append(("one", 1))  # "he wants his with no tomatoes": one unit, the person's
         if not refs and self.p.diet.search(clause.text) and clause.toppings() and not clause.items():

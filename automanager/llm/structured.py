@@ -125,7 +125,9 @@ class CustomerReader:
         """Which ordered units a change of dish "" is about: its own line, shared by that change."""
         kind, said = f["kind"], str(f["value"])
         value: str | int | None
-        if kind in ("nth", "one"):
+        if kind == "recent":
+            value = 1
+        elif kind in ("nth", "one"):
             value = int(said) if said.lstrip("-").isdigit() else None
         elif kind == "category":
             value = normalize(said).rstrip("s") if normalize(said).rstrip("s") in self.menu.categories else None
