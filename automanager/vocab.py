@@ -94,7 +94,8 @@ CUSTOMER: dict[str, Form] = {
                          quantity="integer"),
     "copy": form("copy", "quantity more like the last food ('another one'; null: as many more as there are, "
                  "'double that'); all: the order again", food="string", quantity="integer?"),
-    "refer": form("refer", "the units a dish \"\" change or remove means", kind="nth|last|other|all|category|option|topping|food|one|word|recent",
+    "refer": form("refer", "the units a dish \"\" change or remove means",
+                  kind="nth|last|other|all|category|option|topping|food|one|bare|word|recent",
                   value="string"),
     "replace": form("replace", "new instead of old ('the other one instead')", old="string", new="string"),
     "either": form("either", "one of two, not said which ('a pepsi or a coke')",
@@ -105,9 +106,17 @@ CUSTOMER: dict[str, Form] = {
     "cancel": form("cancel", "cancel the whole order"),
     "stop": form("stop", "stop; add nothing"),
     "quit": form("quit", "the customer leaves ('bye')"),
-    "greet": form("greet", "a greeting or small talk", kind="hello|how_are_you|thanks"),
+    "greet": form("greet", "a greeting or small talk; noted: only talk around the order ('we're in a hurry')",
+                  kind="hello|how_are_you|thanks|noted"),
+    "vague": form("vague", "a kind of food asked for without saying which ('some tacos', 'a bowl'): asked, "
+                  "never guessed; quantity 0 when not said", kind="string", quantity="integer"),
+    "unsure": form("unsure", "words of the line were not understood (neither filler nor talk around the order): "
+                   "its changes are asked about, not made"),
     "irrelevant": form("irrelevant", "nothing to act on"),
 }
+# The predicates that change the order: on a line only half heard (unsure) they are asked
+# about first (assistant.lp keeps them as pending and a yes makes them).
+CHANGES = frozenset({"order", "specify", "update", "remove", "set_quantity", "copy", "refer", "replace"})
 
 # alias: a phrase customers say for the item (the prompt stays within its token budget: no gloss)
 PROPERTIES = "category|price|calories|ingredient|popular|contains|alias"
@@ -135,8 +144,9 @@ MANAGER: dict[str, Form] = {
                        name="string", property="popular"),
     "save": form("save", "apply the pending menu changes now"),
     "cancel": form("cancel", "abandon the item being added"),
-    "undo": form("undo", "take back the last change ('undo', 'scratch that'; name null), or every pending "
-                 "change to name ('don't delete the X after all')", name="string?"),
+    "undo": form("undo", "take back the last change ('scratch that'; name null), or every pending "
+                 "change to name", name="string?"),
+    "correct": form("correct", "the last change was meant for name", name="string"),
     "query": form("query", "a question: out (what is out of stock) or pending (changes waiting), name all; "
                   "price|calories|ingredient of the item name", kind="out|pending|price|calories|ingredient",
                   name="string"),
@@ -224,10 +234,12 @@ CUSTOMER_FACTS = Facts("Customer", "line", {
     "copy": [{"food": str, "quantity": int | Const, **LINE}],  # Const: all (each unit of food once more)
     "refer": [{"kind": Const, "value": Value, **LINE}],
     "either": [{"first": str, "second": str}],
-    "guess": [{"food": str}],  # from the name matcher, not said by the LLM: a name only close to food
+    "guess": [{"food": str}],
+    "vague": [{"kind": str, "quantity": int}],  # from the name matcher, not said by the LLM: a name only close to food
     "greet": [{"kind": Const}],
     "unknown": [{"position": int}],  # the position-th name said is not on the menu
-    **{name: [{}] for name in ("complete", "accept", "decline", "cancel", "stop", "quit", "irrelevant", "review")},
+    **{name: [{}] for name in ("complete", "accept", "decline", "cancel", "stop", "quit", "irrelevant", "review",
+                               "unsure")},
 })
 
 # what admin.lp reads: every fact ends with the predicate's position in the sentence
@@ -241,6 +253,7 @@ MANAGER_FACTS = Facts("Manager", "at", {
     "delete": [{"item": str, **AT}, {"item": str, "property": Const, **AT},
                {"item": str, "property": Const, "value": Value, **AT}],
     "undo": [{**AT}, {"item": str, **AT}],
+    "correct": [{"item": str, **AT}],  # the last turn's change was meant for this food instead
     "query": [{"kind": Const, "item": str, **AT}],
     "store_price": [{"item": str, "cents": int, **AT}],  # this store's own price of a menu item
     "chain_price": [{"item": str, **AT}],  # the chain menu's price again in this store

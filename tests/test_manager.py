@@ -241,3 +241,46 @@ def test_resumed_manager_session_keeps_its_pending_changes(home):
     assert again.staged() == [("edit", "Soft Taco", "price", 139, 199)]
     again.turn("bye")
     assert price_of(home, "Soft Taco") == 199
+
+
+@pytest.mark.parametrize("first, fix, out", [
+    ("86 the bean burritos", "sorry, I meant the cheesy roll ups, not the burritos", ["Cheesy Roll Up"]),
+    ("we ran out of tomatoes", "oops, wrong one: it's the lettuce we're out of", ["Iceberg Lettuce"]),
+    ("we're out of sour cream", "not sour cream, guacamole", ["Guacamole"]),
+    ("the nacho cheese sauce is gone", "my mistake, I meant the pico", ["Pico de Gallo"]),
+])
+def test_a_correction_replaces_the_last_runout_and_brings_the_wrong_one_back(home, first, fix, out):
+    chat, (_, corrected) = manage(home, first, fix)
+    assert home.stock_out() == out
+    assert "Undone" in corrected.reply
+
+
+def test_a_correction_of_a_staged_price_moves_it_to_the_item_meant(home):
+    chat, turns = manage(home, "the bean burrito is $1.49 now", "wrong item, I meant the cheesy roll up", "save")
+    assert turns[1].parsed == ["correct('Cheesy Roll Up')"]
+    assert price_of(home, "Cheesy Roll Up") == 149 and price_of(home, "Bean Burrito") == 139
+
+
+def test_a_corrected_price_replaces_the_typo_and_a_late_correction_changes_nothing(home):
+    chat, turns = manage(home, "bean burritos go up to 1.59 today", "ugh typo, 1.49 not 1.59", "save pls")
+    assert price_of(home, "Bean Burrito") == 149
+    chat, turns = manage(home, "we're out of tomatoes", "what's out?", "I meant the onions")
+    assert home.stock_out() == ["Tomatoes"]
+    assert "nothing changed" in turns[2].reply
+
+
+def test_talk_around_stock_news_never_breaks_it_and_a_condition_is_no_runout(home):
+    chat, turns = manage(home, "delivery's running late again, we're completely outta flour tortillas til it shows up",
+                         "yep, go ahead. it should be here by two hopefully",
+                         "the sour cream is running low. if we run out, offer guacamole instead")
+    assert home.stock_out() == ["Flour Tortilla"]
+    assert turns[2].parsed == ["rule_instead('Reduced-Fat Sour Cream', 'Guacamole')"]
+
+
+def test_a_list_of_runouts_with_its_reason_and_a_family_said_by_its_last_word(home):
+    chat, turns = manage(home, "the grill's busted so no steak, no cinnamon twists and no potato bites tonight")
+    assert home.stock_out() == ["Cinnamon Twists", "Potato Bites", "Steak"]
+    chat, turns = manage(home, "eighty six all the freezes", "the freezes are back")
+    assert home.stock_out() == ["Cinnamon Twists", "Potato Bites", "Steak"]
+    assert turns[0].parsed == ["runout('Blue Raspberry Freeze')", "runout('Cherry Twilight Freeze')",
+                               "runout('Mountain Dew Baja Blast® Freeze')", "runout('Wild Strawberry Freeze')"]

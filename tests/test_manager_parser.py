@@ -88,3 +88,31 @@ def test_a_new_item_without_a_name_is_asked_for(parser):
 def test_an_edit_of_another_item_is_not_read_as_an_answer(parser):
     parse = parser.parse("change the price of the soft taco to three dollars", asked("category"))
     assert [str(p) for p in parse.preds] == ["edit('Soft Taco', price, 300)"]
+
+
+@pytest.mark.parametrize("line, expected", [
+    # amounts said in words, the threshold after any of its cues
+    ("twenty percent off every order over fifty bucks", "rule_deal_off(percent, 20, 5000)"),
+    ("knock four dollars off once the bill reaches thirty-five", "rule_deal_off(amount, 400, 3500)"),
+    ("two bucks off at twenty", "rule_deal_off(amount, 200, 2000)"),
+    ("take 3 dollars off anything above 18", "rule_deal_off(amount, 300, 1800)"),
+    # a misspelt weekday is the weekday (the read-back says which)
+    ("every tusday the bean burritos are 99 cents", "rule_deal_price('Bean Burrito', 99, 2)"),
+    ("saterdays cheesy roll ups are 50 cents", "rule_deal_price('Cheesy Roll Up', 50, 32)"),
+    # a rule dropped by a casual description
+    ("the friday burrito special is over", "rule_drop(deal, 'burrito', 0, 16)"),
+    ("we're done with the limit on tacos", "rule_drop(limit, 'taco', 0, 0)"),
+])
+def test_deals_in_words_misspelt_days_and_casual_drops(parser, line, expected):
+    assert [str(p) for p in parser.parse(line).preds] == [expected]
+
+
+def test_a_casual_drop_names_a_rule_by_the_category_of_its_dish(tmp_path):
+    from automanager.star import ManagerChat
+    from automanager.store import Home
+
+    chat = ManagerChat(Home(tmp_path / "state"))
+    for line in ("bean burritos are a dollar on fridays", "yes", "save"):
+        chat.turn(line)
+    turn = chat.turn("that friday burrito deal is done, kill it")
+    assert "Drop the rule Bean Burrito at $1.00 each on Fridays?" in turn.reply

@@ -45,7 +45,7 @@ def parser():
     ("nachos from 10pm until 2am on fridays and saturdays", "rule_hours(category, 'nachos', 1320, 120, 48)"),
     ("drinks from noon to midnight", "rule_hours(category, 'drink', 720, 1440, 127)"),
     ("late-night specials only friday and saturday from 10pm",
-     "rule_hours(item, 'late night specials', 1320, 1440, 48)"),  # as said: the bot says it is not on the menu
+     "rule_hours(item, 'specials', 1320, 1440, 48)"),  # as said (less the daypart's words): not on the menu
 ])
 def test_hours_lines_are_read_as_rules(parser, line, expected):
     assert [str(p) for p in parser.parse(line).preds] == [expected]
@@ -159,3 +159,17 @@ def test_is_it_available_says_the_hours(tmp_path):
                        clock=datetime.fromisoformat(f"{WED}T09:00"))
     answers = {(row[0], row[1]) for row in asked.actions.get("answer", [])}
     assert ("Hash Brown", "not_served") in answers and ("Hash Brown", "available") not in answers
+
+
+@pytest.mark.parametrize("line, expected", [
+    # a range said without "from", and one with a dash: the first time starts it, past midnight too
+    ("the quesarito is late night only, eleven pm to three am", "rule_hours(item, 'Quesarito', 1380, 180, 127)"),
+    ("nachos bellgrande 9pm-2am only", "rule_hours(item, 'Nachos BellGrande®', 1260, 120, 127)"),
+    # "can't be ordered before": before starts the hours, as "no ... before" does
+    ("burritos can't be ordered before 10am", "rule_hours(category, 'burrito', 600, 1440, 127)"),
+    ("tacos are not served after eleven at night", "rule_hours(category, 'taco', 0, 1380, 127)"),
+    # talk around the rule is no part of what it is about
+    ("fyi, effective today breakfast is mornings only, until eleven", "rule_hours(category, 'breakfast', 0, 660, 127)"),
+])
+def test_ranges_negations_and_talk_around_an_hours_rule(parser, line, expected):
+    assert [str(p) for p in parser.parse(line).preds] == [expected]

@@ -14,8 +14,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from rapidfuzz import fuzz
+
 from ..menu.model import Menu
-from ..names import NameMatcher, covers
+from ..names import NameMatcher, covers, word_alike
 from ..normalize import normalize
 from ..reasoner import Const
 from ..rules import EVERY_DAY, days_mask
@@ -98,6 +100,12 @@ def words(text: str) -> str:
     return " ".join(t for t in tokenize(text) if t not in ",.;!?")
 
 
+def after_words(folded: str, said: list[str]) -> str:
+    """A folded text after its first words `said` (what a cue read), with its punctuation."""
+    m = re.match(r"\W*" + r"\W+".join(map(re.escape, said)), folded) if said else None
+    return folded[m.end():] if m else folded
+
+
 @dataclass
 class HoursTime:
     """A time of day an hours rule says: where its cue starts and it ends in the line, whether it
@@ -112,16 +120,24 @@ class HoursTime:
     named: str = ""  # noon | midnight | opening | closing: what it is as a start or an end
 
 
+def digits_said(text: str, word: re.Pattern, before: re.Pattern, after: re.Pattern) -> str:
+    """The text with each run of number words that `word` fits and a cue marks as a number (`before`
+    matches the text before it, or `after` the text after it) as digits: 'until eleven', 'ten
+    percent off', 'over twenty-five'."""
+    out, at = [], 0
+    for m in word.finditer(text):
+        if m.start() < at or not (before.search(text[:m.start()]) or after.match(text[m.end():])):
+            continue
+        found = number_words(re.split(r"[\s-]+", m.group()), 0)
+        if found and found[1] == len(re.split(r"[\s-]+", m.group())):
+            out += [text[at:m.start()], str(found[0])]
+            at = m.end()
+    return "".join(out) + text[at:]
+
+
 def hours_numbers(flat: str) -> str:
     """The line with the number words of hours as digits ('until eleven', 'five in the evening')."""
-    out, at = [], 0
-    for m in P.hours_number_word.finditer(flat):
-        if P.hours_number_before.search(flat[:m.start()]) or P.hours_number_after.match(flat[m.end():]):
-            found = number_words([m.group()], 0)
-            if found:
-                out += [flat[at:m.start()], str(found[0])]
-                at = m.end()
-    return "".join(out) + flat[at:]
+    return digits_said(flat, P.hours_number_word, P.hours_number_before, P.hours_number_after)
 
 
 def hours_times(said: str) -> list[HoursTime] | None:
@@ -133,6 +149,8 @@ def hours_times(said: str) -> list[HoursTime] | None:
         cue = next(((role, c) for role, pattern in (("end", P.hours_end_cue), ("start", P.hours_start_cue),
                                                      ("pair", P.hours_pair_cue), ("at", P.hours_at_cue))
                     if (c := pattern.search(before))), None)
+        if cue is None and not found and P.hours_range_next.match(said[m.end():]):
+            cue = ("start", m)  # "10pm to 4am": a range said without "from"
         if cue is None or (cue[0] == "pair" and not found):
             continue  # a number that is no time ('2 tacos'), or 'and 5' with no time before it
         minute = clock_minute(m)
@@ -231,10 +249,29 @@ class ManagerParser:
         self.categories = {normalize(c): c for c in menu.categories}
         self.groups = {normalize(g): g for g in menu.groups}
         self.line_readings = [getattr(self, "line_" + reading) for reading in CUES.line_readings]
+        self.menu_words = {word for key in menu.lexicon for word in key.split()}
+
+    def days_spelled(self, text: str) -> str:
+        """The text with a misspelt weekday ('wensdays', 'thrusday') as the weekday it is a typo of;
+        a word of the menu's names is left as it is."""
+        def day(m: re.Match) -> str:
+            said = m.group().lower()
+            if said in CUES.weekdays or said in self.menu_words or len(said) < 5:
+                return m.group()
+            close = [w for w in CUES.weekdays if " " not in w and len(w) >= 5 and word_alike(said, w)]
+            return max(close, key=lambda w: fuzz.ratio(said, w)) if close else m.group()
+        return re.sub(r"[^\W\d_]+", day, text)
+
+    @staticmethod
+    def without_context(text: str) -> str:
+        """The line without the talk around its change ('the truck's late', 'starting today'); a line
+        with none keeps its apostrophes (a new name is taken as said)."""
+        bare = re.sub(r"['’`]", "", text)
+        return P.context.sub(" ", bare) if P.context.search(bare) else text
 
     def parse(self, text: str, ctx: ManagerContext | None = None) -> ManagerParse:
         ctx = ctx or ManagerContext()
-        text = spoken_prices(text, whole=ctx.ask_topic == "calories")
+        text = self.without_context(self.days_spelled(spoken_prices(text, whole=ctx.ask_topic == "calories")))
         flat = words(text)
         if not flat:
             return ManagerParse([Pred("irrelevant")])
@@ -281,7 +318,7 @@ class ManagerParser:
     def store_line(self, text: str, ctx: ManagerContext | None = None) -> ManagerParse | None:
         """The parse of a line about this store's own prices or its rules (limits), else None."""
         ctx = ctx or ManagerContext()
-        text = spoken_prices(text)
+        text = self.without_context(self.days_spelled(spoken_prices(text)))
         flat = words(text)
         if not flat:
             return None
@@ -308,7 +345,7 @@ class ManagerParser:
                 or P.hours_money.sub("", P.hours_money_as_time.sub(" ", fold(text))) != \
                 P.hours_money_as_time.sub(" ", fold(text)):
             return None
-        said = hours_numbers(flat)
+        said = hours_numbers(words(P.hours_dash.sub(" to ", fold(text))))
         times = hours_times(said)
         if times is None:
             return ManagerParse([Pred("rule_unclear")])  # a time's cue with no time of day understood
@@ -344,8 +381,8 @@ class ManagerParser:
             return "category", category
         if P.rule_combo.fullmatch(rest):
             return "category", "combo"
-        name = self.names.spelled(rest, "item")
-        return ("item", name.name) if name and name.how in ("exact", "alias", "lexical") else None
+        name = self.names.match(rest, "item")  # a rule is read back before it is made: a name close in meaning may be it
+        return ("item", name.name) if name and name.how != "unsure" else None
 
     # -- rules: promotions ('wednesdays bean burritos are a dollar', '10% off orders over $20',
     # 'a free drink with any combo')
@@ -356,7 +393,8 @@ class ManagerParser:
         an unclear rule (rule_unclear): none is guessed."""
         if P.deal_not.search(flat):
             return None  # a new item ("add a new special called ...") is the older reading's
-        folded = fold(text)
+        folded = digits_said(fold(text), P.number_run, P.deal_number_before, P.deal_number_after)
+        flat = words(folded)
         for reading in (self.deal_free_said, self.deal_off_said, self.deal_price_said):
             preds = reading(flat, folded)
             if preds is not None:
@@ -395,10 +433,10 @@ class ManagerParser:
         said = percent or amount
         if not said:
             return None
-        if not P.deal_order.search(flat) or days_said(flat):
-            return [] if P.deal_word.search(flat) or days_said(flat) else None
         rest = folded[:said.start()] + " " + folded[said.end():]
         over = P.deal_over.search(rest)
+        if not (P.deal_order.search(flat) or over) or days_said(flat):  # '5 bucks off at 30' is an order's
+            return [] if P.deal_word.search(flat) or days_said(flat) else None
         threshold = cents(over.group("over") or over.group("before"), bare_is_price=True) if over else 0
         if threshold is None:
             return []
@@ -459,6 +497,7 @@ class ManagerParser:
         older readings (a popular topping)."""
         if P.price_like.search(flat):
             return None
+        flat = self.out_of_what(flat)
         for cue in ("offer_instead_out_of", "offer_instead_is_out", "offer_instead_for", "offer_instead_after_out_of",
                     "offer_instead_after_is_out"):  # the cues of phrases_manager.toml, in this order
             said = getattr(P, cue).match(flat)
@@ -469,6 +508,17 @@ class ManagerParser:
             if said:
                 return self.rule_suggest(said.group("given"), said.group("offer"))
         return None
+
+    def out_of_what(self, flat: str) -> str:
+        """'<food> is getting low, if we run out offer <other> instead': the condition said without
+        its food is about the one food the line named before it."""
+        cond = P.stock_if.search(flat)
+        if not cond or re.match(r"\s+of\b", flat[cond.end():]):
+            return flat
+        before = [m for m in find_mentions(self.menu, tokenize(flat[:cond.start()])) if m.kind in ("item", "topping")]
+        if len({m.said for m in before}) != 1:
+            return flat
+        return f"{flat[cond.start():cond.end()]} of {before[0].said}{flat[cond.end():]}"
 
     def rule_instead(self, out: str, offer: str) -> ManagerParse:
         """rule_instead(Out, Offer): two items, or two ingredients (admin.lp refuses a mix, with why);
@@ -638,9 +688,11 @@ class ManagerParser:
         return ManagerParse([Pred("quit")]) if P.quit.search(flat) and not P.add.search(flat) else None
 
     def line_undo_named(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
-        """'don't delete the cinnamon twists after all': that item's pending changes go."""
+        """'don't delete the cinnamon twists after all': that item's pending changes go. A line
+        that takes back the last change ('scratch that, it's pico') is line_undo's."""
         named_undo = P.undo_named.match(flat)
-        if not named_undo or re.search(r"\d", flat):
+        last = P.undo.match(flat)
+        if not named_undo or re.search(r"\d", flat) or (last and not P.undo_bare.match(last.group("cue"))):
             return None
         about = [m.name for m in find_mentions(self.menu, tokenize(named_undo.group("rest"))) if m.kind == "item"] \
             or [m.alternatives["topping"] for m in find_mentions(self.menu, tokenize(named_undo.group("rest")))]
@@ -651,16 +703,46 @@ class ManagerParser:
         return ManagerParse([Pred("decline")]) if P.undo.match(flat) and ctx.ask_topic in YES_NO_QUESTIONS else None
 
     def line_undo(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
-        """'scratch that, I meant 3.79': undo, then the rest of the line."""
+        """'scratch that, I meant 3.79': undo, then the rest of the line (the wrong one said with
+        'not' only names what goes); 'my bad, I meant the soft tacos': the last change, made to the
+        food meant (correct: admin.lp undoes it and makes it again)."""
         undo = P.undo.match(flat)
         if not undo or ctx.building:
             return None
-        tail = flat[undo.end():].strip()
+        tail = P.correct_not.sub(" , ", after_words(fold(text), flat[:undo.end()].split())).strip(" ,")
+        meant = self.meant(tail)
+        if meant:
+            return ManagerParse([Pred("correct", (name,)) for name in meant])
+        tail = words(tail)
         rest = [p for p in (self.parse(tail, ctx).preds if tail else []) if p.name != "irrelevant"]
         price = cents(tail, bare_is_price=True) if tail and not rest and ctx.last_item else None
         if price is not None:  # "scratch that, I meant 3.79": the same item, the price meant
             rest = [Pred("edit", (ctx.last_item, Const("price"), price))]
         return ManagerParse(list(dict.fromkeys([Pred("undo")] + rest)))
+
+    def line_correct(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
+        """'I meant the soft tacos', 'not lettuce, cheese', 'pico, not onions': a line that is only
+        the food meant (and the wrong one said with 'not') corrects the last change (correct)."""
+        folded = fold(text)
+        lead = P.correct_lead.match(words(folded))
+        rest = after_words(folded, lead.group().split()) if lead else folded
+        said = P.correct_not.sub(" , ", rest)
+        if ctx.building or (not lead and said == rest):  # neither "I meant ..." nor "not <the wrong one>"
+            return None
+        meant = self.meant(said.strip(" ,"))
+        return ManagerParse([Pred("correct", (name,)) for name in meant]) if meant else None
+
+    def meant(self, said: str) -> list[str]:
+        """The foods a correction's words name, when names are all they say."""
+        phrase = " ".join(w for w in words(said).split() if w not in CUES.filler)
+        if not phrase:
+            return []
+        for kind in ("topping", "item"):
+            whole = self.whole_names(phrase, kind)
+            if whole:
+                return list(dict.fromkeys(whole))
+        near = self.names.spelled(phrase, "item") or self.names.spelled(phrase, "topping")
+        return [near.name] if near and near.how in ("exact", "alias", "lexical") else []
 
     def line_cancel(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
         return ManagerParse([Pred("cancel")]) if P.cancel.match(flat) else None
@@ -939,7 +1021,7 @@ class ManagerParser:
                            "say it is out (\"we're out of ...\").")
             return target
         if (P.back_again.search(flat) or (P.restore.search(flat) and not P.delete.search(flat) and not P.add.search(flat))) \
-                and (kitchen or items):
+                and (kitchen or items or any(self.family(word) for word in flat.split())):
             back = self.stock_list(clause, result) or stock_names
             preds += [Pred("restore", self.stock_said(name, result, back=True)) for name in back]
             return target
@@ -947,7 +1029,7 @@ class ManagerParser:
         if taken_out and any(m.kind == "item" for m in find_mentions(self.menu, tokenize(taken_out.group("owner")))):
             return self.deletion(clause, flat, items, kitchen, target, result, ctx.last_item)  # out of a dish
         if P.runout.search(flat) and not P.add.search(flat) and (not P.delete.search(flat) or "out of stock" in flat) and \
-                not P.price_like.search(clause.lower()):
+                not P.price_like.search(clause.lower()) and not P.stock_if.search(flat):
             said = self.stock_list(clause, result) or self.unknown_stock_name(flat, result)
             names = said if said else stock_names
             preds += [Pred("runout", self.stock_said(name, result)) for name in names]
@@ -1068,6 +1150,9 @@ class ManagerParser:
             phrase = " ".join(w for w in normalize(chunk).split() if w not in CUES.filler)
             if not phrase:
                 continue
+            if family := self.family(phrase):
+                names += family
+                continue
             found = [m for m in (self.names.match(phrase, "topping"), self.names.match(phrase, "item")) if m]
             best = sorted(found, key=lambda m: m.how not in ("exact", "alias"))  # "mexican pizza": the dish
             name = best[0].name if best else None
@@ -1095,6 +1180,10 @@ class ManagerParser:
             phrase = " ".join(w for w in rest if w not in CUES.filler)
             rest.clear()
             if not phrase:
+                return True
+            family = self.family(phrase)
+            if family:
+                found.extend(([name], name) for name in family)
                 return True
             name = self.known(phrase, "topping", result) or self.known(phrase, "item", result)
             found.append(([phrase], name or ""))
@@ -1126,6 +1215,15 @@ class ManagerParser:
             return False
         return kind_word or (any_word and self.category(said, False) is not None)
 
+    def family(self, phrase: str) -> list[str]:
+        """The dishes a plural of the last word their names share names ('the freezes'), when the
+        word is no name, alias or category of its own: every one of them."""
+        if " " in phrase or not phrase.endswith("s") or phrase in self.menu.lexicon or self.category_word(phrase):
+            return []
+        head = {phrase[:-1], phrase[:-2] if phrase.endswith("es") else phrase[:-1]}
+        named = sorted(name for name in self.menu.items if normalize(name).split()[-1] in head)
+        return named if len(named) > 1 else []
+
     def kitchen_reading(self, said: str, name: str, result: ManagerParse) -> str:
         """A dish said the way the kitchen says what it is made of is that ingredient: a short
         name's plural ("<dish>s", which all of that family share) or its words and a kitchen part
@@ -1140,7 +1238,8 @@ class ManagerParser:
         if len(fits) != 1:
             return name
         own = self.names.spelled(said, "item")
-        if (own and own.how == "exact") or (kept == words and not (kept[-1].endswith("s") and not kept[-1].endswith("ss"))):
+        plural = kept[-1].endswith("s") and not kept[-1].endswith("ss") and kept[-1] != normalize(name).split()[-1]
+        if (own and own.how == "exact") or (kept == words and not plural):  # "twists": the dish's own word
             result.read_as[name] = fits[0]  # the dish said by its own name; back, it may mean the ingredient
             return name
         result.read_as[fits[0]] = name  # the reply says so, and how to mean the dish
