@@ -393,7 +393,7 @@ def evaluate(
     from rich.markup import escape
     from rich.progress import Progress
 
-    from .evaluation.report import aggregate, markdown, table
+    from .evaluation.report import aggregate, markdown, summary_line, table
     from .evaluation.runner import run_scenario
     from .evaluation.scenario import ScenarioError, load_scenarios
 
@@ -424,8 +424,8 @@ def evaluate(
                              ensure_ascii=False), soft_wrap=True, highlight=False, markup=False)
     else:
         out.print(table(results))
-        out.print(f"{summary['passed']}/{summary['scenarios']} passed; per turn p50 {summary['total_ms']['p50']} ms, "
-                  f"p95 {summary['total_ms']['p95']} ms", highlight=False)
+        out.print(f"{summary_line(summary)}; per turn p50 {summary['total_ms']['p50']} ms, "
+                  f"p95 {summary['total_ms']['p95']} ms", highlight=False, markup=False)
     if summary["failed"]:
         raise typer.Exit(1)
 

@@ -135,6 +135,12 @@ class Refused(Term):
     food: str
 
 
+@predicate("pointed")
+class Pointed(Term):
+    """A unit last turn's reference picked ("the sausage one"): "the other one" is another."""
+    unit: int
+
+
 @predicate("offered")
 class Offered(Term):
     """Last turn's offer (a substitution or a suggestion a manager stated): a bare yes orders
@@ -142,6 +148,21 @@ class Offered(Term):
     food: str
     quantity: int
     change: Const | tuple[Any, ...]
+
+
+@predicate("asked_kind")
+class AskedKind(Term):
+    """Last turn asked which food of a kind ("some tacos"): an answer by its words ("the soft
+    one") orders `quantity` of it (0: not said, one)."""
+    kind: str
+    quantity: int
+
+
+@predicate("pending")
+class Pending(Term):
+    """A change of a line only half heard (a `new_<change>(...)` fact of assistant.lp, kept as it
+    was said): asked about ("Did you want ...?"), made when the next line is a bare yes."""
+    change: Value
 
 
 @predicate("suggested")

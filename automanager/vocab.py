@@ -93,7 +93,7 @@ CUSTOMER: dict[str, Form] = {
     "set_quantity": form("set_quantity", "exactly quantity of food ('make that two')", food="string",
                          quantity="integer"),
     "copy": form("copy", "quantity more like the last food ('another one'); all: the order again", food="string", quantity="integer"),
-    "refer": form("refer", "the units a dish \"\" change or remove means", kind="nth|last|other|all|category|option|topping|food|one",
+    "refer": form("refer", "the units a dish \"\" change or remove means", kind="nth|last|other|all|category|option|topping|food|one|bare",
                   value="string"),
     "replace": form("replace", "new instead of old ('the other one instead')", old="string", new="string"),
     "either": form("either", "one of two, not said which ('a pepsi or a coke')",
@@ -104,9 +104,17 @@ CUSTOMER: dict[str, Form] = {
     "cancel": form("cancel", "cancel the whole order"),
     "stop": form("stop", "stop; add nothing"),
     "quit": form("quit", "the customer leaves ('bye')"),
-    "greet": form("greet", "a greeting or small talk", kind="hello|how_are_you|thanks"),
+    "greet": form("greet", "a greeting or small talk; noted: only talk around the order ('we're in a hurry')",
+                  kind="hello|how_are_you|thanks|noted"),
+    "vague": form("vague", "a kind of food asked for without saying which ('some tacos', 'a bowl'): asked, "
+                  "never guessed; quantity 0 when not said", kind="string", quantity="integer"),
+    "unsure": form("unsure", "words of the line were not understood (neither filler nor talk around the order): "
+                   "its changes are asked about, not made"),
     "irrelevant": form("irrelevant", "nothing to act on"),
 }
+# The predicates that change the order: on a line only half heard (unsure) they are asked
+# about first (assistant.lp keeps them as pending and a yes makes them).
+CHANGES = frozenset({"order", "specify", "update", "remove", "set_quantity", "copy", "refer", "replace"})
 
 # alias: a phrase customers say for the item (the prompt stays within its token budget: no gloss)
 PROPERTIES = "category|price|calories|ingredient|popular|contains|alias"
@@ -224,10 +232,12 @@ CUSTOMER_FACTS = Facts("Customer", "line", {
     "copy": [{"food": str, "quantity": int, **LINE}],
     "refer": [{"kind": Const, "value": Value, **LINE}],
     "either": [{"first": str, "second": str}],
-    "guess": [{"food": str}],  # from the name matcher, not said by the LLM: a name only close to food
+    "guess": [{"food": str}],
+    "vague": [{"kind": str, "quantity": int}],  # from the name matcher, not said by the LLM: a name only close to food
     "greet": [{"kind": Const}],
     "unknown": [{"position": int}],  # the position-th name said is not on the menu
-    **{name: [{}] for name in ("complete", "accept", "decline", "cancel", "stop", "quit", "irrelevant", "review")},
+    **{name: [{}] for name in ("complete", "accept", "decline", "cancel", "stop", "quit", "irrelevant", "review",
+                               "unsure")},
 })
 
 # what admin.lp reads: every fact ends with the predicate's position in the sentence

@@ -200,3 +200,80 @@ def test_now_sets_the_bots_clock_for_the_whole_scenario(tmp_path, monkeypatch):
         path.write_text(f"name: x\nnow: '{bad}'\nsteps:\n  - customer: hi\n", encoding="utf-8")
         with pytest.raises(ScenarioError, match=problem):
             load_scenarios([path])
+
+
+@pytest.mark.parametrize("steps, expect, changes", [
+    # a unit nobody expected is a wrong change; the expected one is there
+    (["a soft taco and a pepsi"], "order: [{item: Soft Taco}]", ["added Pepsi®"]),
+    # a unit never rung up was not understood: a failure, not a wrong change
+    (["a soft taco"], "order: [{item: Soft Taco}, {item: Bean Burrito}]", []),
+    # rung up, then taken off: a wrongful removal
+    (["a soft taco and a pepsi", "take off the pepsi"], "order: [{item: Soft Taco}, {item: Pepsi}]", ["removed Pepsi®"]),
+    # two of a unit, then one: one removed
+    (["two bean burritos", "actually just one bean burrito"], "order: [{item: Bean Burrito, quantity: 2}]",
+     ["removed Bean Burrito"]),
+    # a detail the expected unit has not: that unit changed
+    (["a large pepsi"], "order: [{item: Pepsi, size: regular}]", ["resized Pepsi® (size large), expected Pepsi® (size regular)"]),
+    (["a bean burrito with no onions"], "order: [{item: Bean Burrito}]",
+     ["changed Bean Burrito (no Onions), expected Bean Burrito"]),
+    # only lacking an expected detail: a change not made
+    (["a bean burrito"], "order: [{item: Bean Burrito, no: [Onions]}]", []),
+    # ... unless the unit as expected was in the order before
+    (["a bean burrito with no onions", "put the onions back on the bean burrito"],
+     "order: [{item: Bean Burrito, no: [Onions]}]", ["took details off Bean Burrito (no Onions), now Bean Burrito"]),
+])
+def test_changed_without_being_asked_in_orders(tmp_path, steps, expect, changes):
+    path = tmp_path / "changes.yaml"
+    path.write_text("name: x\nsteps:\n" + "".join(f"  - customer: {s}\n" for s in steps) + f"expect:\n  {expect}\n",
+                    encoding="utf-8")
+    [scenario] = load_scenarios([path])
+    result = run_scenario(scenario)
+    assert (result.wrong_changes, result.changed_without_asking) == (changes, bool(changes)), result.turns
+
+
+@pytest.mark.parametrize("expect, changes", [
+    (RIGHT, []),
+    # the new price is on the menu, and the scenario says it must not be: put there wrongly
+    ({"not_menu": "['original_price(\"Soft Taco\",199)']"}, ['put original_price("Soft Taco",199) on the menu']),
+    # a price set to another amount than the one expected: one change, said once
+    ({"menu": "['original_price(\"Soft Taco\",149)']", "not_menu": "['original_price(\"Soft Taco\",199)']"},
+     ['set original_price("Soft Taco",199) (expected original_price("Soft Taco",149))']),
+    # the shipped price was to stay and is gone
+    ({"menu": "['original_price(\"Soft Taco\",139)']"},
+     ['set original_price("Soft Taco",199) (expected original_price("Soft Taco",139))']),
+    # a fact of the shipped menu still there, and one never put there, are changes not made
+    ({"not_menu": "['original_price(\"Bean Burrito\",139)', 'dish(\"Lava Taco\")']", "menu": "['dish(\"Lava Taco\")']"}, []),
+    # out but not expected out; expected out and never marked is a change not made
+    ({"stock_out": "[Onions]"}, ["marked Tomatoes out"]),
+    ({"stock_out": "[Tomatoes, Onions]"}, []),
+])
+def test_changed_without_being_asked_on_the_menu(tmp_path, expect, changes):
+    [scenario] = load_scenarios([scenario_file(tmp_path, expect)])
+    assert run_scenario(scenario).wrong_changes == changes
+
+
+def test_a_restock_nobody_asked_for_is_a_wrong_change(tmp_path):
+    path = tmp_path / "restock.yaml"
+    path.write_text("name: x\nsteps:\n  - manager: we are out of tomatoes\n  - manager: tomatoes are back\n"
+                    "expect:\n  stock_out: [Tomatoes]\n", encoding="utf-8")
+    [scenario] = load_scenarios([path])
+    assert run_scenario(scenario).wrong_changes == ["put Tomatoes back in"]
+
+
+def test_wrong_changes_are_counted_in_json_table_and_report(tmp_path):
+    path = tmp_path / "two.yaml"
+    path.write_text("- name: fine\n  steps:\n    - customer: a soft taco\n  expect:\n    order: [{item: Soft Taco}]\n"
+                    "- name: extra\n  steps:\n    - customer: two soft tacos\n  expect:\n    order: [{item: Soft Taco}]\n",
+                    encoding="utf-8")
+    report = tmp_path / "report.md"
+    result = CliRunner().invoke(app, ["eval", str(path), "--json", "--report", str(report), "--backend", "offline"])
+    data = json.loads(result.stdout)
+    assert [(r["changed_without_asking"], r["wrong_changes"]) for r in data["scenarios"]] == [
+        (False, []), (True, ["added Soft Taco"])]
+    assert data["aggregate"]["changed_without_asking"] == 1
+    text = report.read_text(encoding="utf-8")
+    assert "1 of 2 scenarios passed, 1 changed without being asked" in text
+    assert "| extra | **FAIL** | 1 | **yes**: added Soft Taco |" in text and "| fine | pass | 1 | no |" in text
+    table = CliRunner().invoke(app, ["eval", str(path), "--backend", "offline"], terminal_width=200).stdout
+    assert "changed without being asked" in table and "added Soft Taco" in table
+    assert "1 of 2 scenarios passed, 1 changed without being asked" in table

@@ -339,3 +339,20 @@ def test_a_line_only_hinting_at_a_rule_is_read_as_an_edit_when_it_states_none(fa
     turn = chat.turn("tomatoes are gone for the day, which hits every order")
     assert [p.split("@")[0] for p in turn.llm["prompts"]][:2] == ["rules_parse", "manager_parse"]
     assert turn.parsed == ["runout('Tomatoes')"]
+
+
+@pytest.mark.parametrize("said, groups", [
+    ("r u r u", [0, 0, 1, 1]),  # "onions on the first one and peppers on the second"
+    ("u r u r", [0, 0, 1, 1]),  # the same, each change said before its reference
+    ("r u u", [0, 0, 0]),  # "the first one: no onions, no lettuce"
+    ("u u r", [0, 0, 0]),  # "no onions and no lettuce on the first one"
+    ("r r u", [0, 0, 0]),  # "the first and the third: large"
+    ("u r r", [0, 0, 0]),
+    ("r o u", [0, 0, 0]),  # an order said between does not part them
+])
+def test_references_and_their_changes_are_grouped_in_the_order_said(said, groups):
+    from automanager.llm.structured import reference_groups
+
+    forms = {"r": ("refer", {"kind": "nth", "value": "1"}), "u": ("update", {"dish": ""}),
+             "o": ("order", {"food": "pizza"})}
+    assert reference_groups([forms[x] for x in said.split()]) == groups

@@ -185,3 +185,140 @@ def test_exact_match_ignores_the_order_of_children_only():
 
 def test_the_shipped_packs_are_in_the_installed_data():
     assert (paths.data_dir("kb") / "packs" / "pizza" / "menu.lp").is_file()
+
+
+def test_a_specialty_pizza_is_asked_no_toppings_a_plain_one_is(pizza, tmp_path):
+    """The pack's style group settles the toppings question (settles = ["toppings"])."""
+    chat = chat_with(tmp_path / "a")
+    chat.turn("one small mediterranean pie please")
+    assert chat.turn("that'll be all").actions["mode"] == [("check",)]
+    plain = chat_with(tmp_path / "b")
+    plain.turn("one small pie please")
+    assert plain.turn("that'll be all").reply.startswith("Any toppings")
+
+
+@pytest.mark.parametrize("lines, expected", [
+    # each option said with a food named binds to that food, never a second unit of it
+    (["a pie with onions and an iced tea, extra large for the pie and large for the tea"],
+     [{"item": "Pizza", "add": ["Onions"], "size": ["extra large"]}, {"item": "Iced Tea", "size": ["large"]}]),
+    (["a sprite and a pepsi: the sprite small and the pepsi in a bottle"],
+     [{"item": "Sprite", "size": ["small"]}, {"item": "Pepsi", "container": ["bottle"]}]),
+    (["a ham pizza and a fanta", "small on the fanta and personal on the pizza"],
+     [{"item": "Pizza", "add": ["Ham"], "size": ["personal"]}, {"item": "Fanta", "size": ["small"]}]),
+    (["one pineapple pizza and one bacon pizza", "the bacon one thin crust and the pineapple one large"],
+     [{"item": "Pizza", "add": ["Pineapple"], "size": ["large"]}, {"item": "Pizza", "add": ["Bacon"], "crust": ["thin crust"]}]),
+    # a copy with a difference: the difference is the copy's, the first unit stays as it was
+    (["a small pizza with ham", "a second one of those but large"],
+     [{"item": "Pizza", "add": ["Ham"], "size": ["small"]}, {"item": "Pizza", "add": ["Ham"], "size": ["large"]}]),
+    (["a large pizza with ham and onions", "one more like it, hold the onions"],
+     [{"item": "Pizza", "add": ["Ham", "Onions"], "size": ["large"]}, {"item": "Pizza", "add": ["Ham"], "size": ["large"]}]),
+    (["a small pizza with bacon", "the same but with olives as well"],
+     [{"item": "Pizza", "add": ["Bacon"], "size": ["small"]}, {"item": "Pizza", "add": ["Bacon", "Olives"], "size": ["small"]}]),
+    (["a large supreme pizza", "another one like that, on deep dish"],
+     [{"item": "Pizza", "size": ["large"], "style": ["supreme"]},
+      {"item": "Pizza", "crust": ["deep dish"], "size": ["large"], "style": ["supreme"]}]),
+])
+def test_options_bind_to_the_food_they_are_said_with_and_copies_keep_the_first(pizza, tmp_path, lines, expected):
+    chat = chat_with(tmp_path)
+    for line in lines:
+        turn = chat.turn(line)
+    assert sorted(turn.order, key=repr) == sorted(expected, key=repr)
+
+
+@pytest.mark.parametrize("lines, expected", [
+    # "the other one" after a reference: the unit not picked last turn
+    (["two small pizzas, one with ham and one with bacon", "light cheese on the bacon one",
+      "the other one should get olives"],
+     [{"item": "Pizza", "add": ["Ham", "Olives"], "size": ["small"]},
+      {"item": "Pizza", "add": ["Bacon"], "less": ["Cheese"], "size": ["small"]}]),
+    # an ingredient taken off a unit referred to by its content: never the unit itself
+    (["a small pizza with ham and peppers and a small pizza with olives and peppers",
+      "take the peppers off the olive one"],
+     [{"item": "Pizza", "add": ["Ham", "Peppers"], "size": ["small"]}, {"item": "Pizza", "add": ["Olives"], "size": ["small"]}]),
+    # a corrected value of an exclusive group replaces the old one
+    (["a small sourdough crust pizza with ham", "sorry, not sourdough, I'd like it stuffed"],
+     [{"item": "Pizza", "add": ["Ham"], "crust": ["stuffed crust"], "size": ["small"]}]),
+    (["a personal vegetarian pizza", "make it mexican rather than vegetarian"],
+     [{"item": "Pizza", "size": ["personal"], "style": ["mexican"]}]),
+    (["a large pizza with ham and a small pepsi", "the pizza should be small, not large"],
+     [{"item": "Pizza", "add": ["Ham"], "size": ["small"]}, {"item": "Pepsi", "size": ["small"]}]),
+    # a volume settles the size: it takes the size's place
+    (["a large sprite", "make the sprite a one liter"], [{"item": "Sprite", "volume": ["1 liter"]}]),
+    # a name not on the menu in front of a food word orders nothing, whatever follows it
+    (["I want the Zorblax pizza just like the one at the mall"], []),
+])
+def test_references_corrections_and_names_not_sold_on_the_pizza_pack(pizza, tmp_path, lines, expected):
+    chat = chat_with(tmp_path)
+    for line in lines:
+        turn = chat.turn(line)
+    assert sorted(turn.order, key=repr) == sorted(expected, key=repr)
+
+
+@pytest.mark.parametrize("lines, expected", [
+    # a request after a sentence of talk, ended by a question mark, orders
+    (["Hey there, long day. Could I get a small ham pizza and a small olive pizza?"],
+     [{"item": "Pizza", "add": ["Ham"], "size": ["small"]}, {"item": "Pizza", "add": ["Olives"], "size": ["small"]}]),
+    # "one with X, the other one Y" about units ordered before: the other one is the unit not changed
+    (["two small pizzas for us", "one with bacon, the other one margherita"],
+     [{"item": "Pizza", "add": ["Bacon"], "size": ["small"]}, {"item": "Pizza", "size": ["small"], "style": ["margherita"]}]),
+    # a dish made to order takes another sauce in place of its own: its own off, the other on
+    (["a small pizza with alfredo sauce instead of the tomato sauce"],
+     [{"item": "Pizza", "add": ["Alfredo Sauce"], "no": ["Tomato Sauce"], "size": ["small"]}]),
+    # "we'll do one ..." is an order, even after a price question
+    (["how much is a small pizza", "we'll do one small pizza with ham then"],
+     [{"item": "Pizza", "add": ["Ham"], "size": ["small"]}]),
+])
+def test_requests_the_other_unit_and_sauce_swaps_on_the_pizza_pack(pizza, tmp_path, lines, expected):
+    chat = chat_with(tmp_path)
+    for line in lines:
+        turn = chat.turn(line)
+    assert sorted(turn.order, key=repr) == sorted(expected, key=repr)
+
+
+@pytest.mark.parametrize("lines, expected", [
+    # a number and options before a list of as many foods: one of each, each with the options
+    (["two 1 liters please, a fanta and a pepsi"], [{"item": "Fanta", "volume": ["1 liter"]}, {"item": "Pepsi", "volume": ["1 liter"]}]),
+    (["three small sodas: coke, sprite and water"],
+     [{"item": "Coke", "size": ["small"]}, {"item": "Sprite", "size": ["small"]}, {"item": "Water", "size": ["small"]}]),
+    # "one more <food>" with toppings said for it is a new one made as said, not a copy of the last
+    (["a small pizza with bacon", "and one more pizza, large, with just onions"],
+     [{"item": "Pizza", "add": ["Bacon"], "size": ["small"]}, {"item": "Pizza", "add": ["Onions"], "size": ["large"]}]),
+])
+def test_a_counted_list_and_one_more_made_as_said_on_the_pizza_pack(pizza, tmp_path, lines, expected):
+    chat = chat_with(tmp_path)
+    for line in lines:
+        turn = chat.turn(line)
+    assert sorted(turn.order, key=repr) == sorted(expected, key=repr)
+
+
+@pytest.mark.parametrize("lines, expected", [
+    # "one X, one Y" after units with nothing on them yet: those units, never more of them
+    (["two personal pizzas please", "one plain cheese and one ham"],
+     [{"item": "Pizza", "plain": ["Cheese"], "size": ["personal"]}, {"item": "Pizza", "add": ["Ham"], "size": ["personal"]}]),
+    # ... but after a unit that has its toppings, "one X" is one more
+    (["a personal pizza with tuna", "one ham"],
+     [{"item": "Pizza", "add": ["Tuna"], "size": ["personal"]}, {"item": "Pizza", "add": ["Ham"]}]),
+])
+def test_one_this_one_that_fills_the_plain_units_ordered_before(pizza, tmp_path, lines, expected):
+    chat = chat_with(tmp_path)
+    for line in lines:
+        turn = chat.turn(line)
+    assert sorted(turn.order, key=repr) == sorted(expected, key=repr)
+
+
+@pytest.mark.parametrize("lines, expected", [
+    # an answer to the size question that names the foods ordered sizes them, never orders more
+    (["a ham pizza and a fanta", "that's it", "personal pizza, large fanta"],
+     [{"item": "Pizza", "add": ["Ham"], "size": ["personal"]}, {"item": "Fanta", "size": ["large"]}]),
+    (["an olive pizza", "that's it", "a small pizza please"], [{"item": "Pizza", "add": ["Olives"], "size": ["small"]}]),
+    # a food a change is said not to be about stays on the order
+    (["a bacon pizza and a tea", "extra large for the pizza, not for the tea"],
+     [{"item": "Pizza", "add": ["Bacon"], "size": ["extra large"]}, {"item": "Iced Tea"}]),
+    # a name not sold after "an order of" is said back; the rest of the line stands
+    (["a small pizza and an order of bacon fries"], [{"item": "Pizza", "size": ["small"]}]),
+])
+def test_answers_naming_foods_and_names_not_sold_on_the_pizza_pack(pizza, tmp_path, lines, expected):
+    chat = chat_with(tmp_path)
+    for line in lines:
+        turn = chat.turn(line)
+    assert sorted(turn.order, key=repr) == sorted(expected, key=repr)

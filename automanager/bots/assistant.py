@@ -9,14 +9,18 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
+import clingo
+
 from .. import paths
 from ..language.customer_parser import Context
 from ..reasoner import TurnReasoner, atom
 from ..state import (
     AskedAbout,
+    AskedKind,
     AskedPrice,
     Discussed,
     LastAsk,
+    Pending,
     Recommended,
     Refused,
     SaidUnknown,
@@ -25,7 +29,7 @@ from ..state import (
     Upgrade,
 )
 from ..terms import Term, encode
-from ..vocab import CUSTOMER_FACTS, Pred
+from ..vocab import CHANGES, CUSTOMER_FACTS, Pred
 from .base import Decision, clock_facts, new_facts, split_next
 
 PROGRAM = Path(__file__).with_name("assistant.lp")
@@ -42,8 +46,16 @@ class Assistant:
         facts += [atom("store_price", item, cents) for item, cents in sorted((prices or {}).items())]
         facts += clock_facts(clock)
         facts += state.holds()
-        facts += new_facts(CUSTOMER_FACTS, [*preds, *(Pred("unknown", (k,)) for k in range(unknown))])
+        facts += heard(preds + [Pred("unknown", (k,)) for k in range(unknown)])
         return split_next(self.reasoner.solve(facts))
+
+
+def heard(preds: list[Pred]) -> list[clingo.Symbol]:
+    """The facts of a turn; on a line only half heard (unsure) each change comes as
+    new_heard(Fact): assistant.lp asks about it rather than making it."""
+    unsure = any(p.name == "unsure" for p in preds)
+    return [clingo.Function("new_heard", [fact]) if unsure and p.name in CHANGES else fact
+            for p, fact in zip(preds, new_facts(CUSTOMER_FACTS, preds))]
 
 
 def context(state: State) -> Context:
@@ -68,6 +80,10 @@ def context(state: State) -> Context:
             ctx.said_unknown = True
         elif isinstance(typed, AskedPrice):
             ctx.asked_price = True
+        elif isinstance(typed, AskedKind):
+            ctx.asked_kind = (typed.kind, typed.quantity)
+        elif isinstance(typed, Pending):
+            ctx.pending = True
         elif isinstance(typed, Unit):
             units.append((typed.number, typed.food))
     ctx.ordered = list(dict.fromkeys(food for _, food in sorted(units)))

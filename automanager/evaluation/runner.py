@@ -6,6 +6,10 @@ customer step after the order was closed starts a new session (the next car), un
 last word to the closed one ("nope, thanks!").
 `rejected` collects refusals from every customer session; `say` and `not_say` look at every
 reply of both bots.
+
+Above passing: did the scenario end with something nobody asked for (a unit, a stock mark, a menu
+fact; eval/README.md "Changed without being asked")? A misunderstanding that asks or leaves
+things as they were fails a scenario; one that changes things wrongly is the worse failure.
 """
 
 from __future__ import annotations
@@ -18,9 +22,11 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+import clingo
+
 from ..bots.assistant import Assistant
 from ..llm.openai_backend import LLMConfig, LLMError, OpenAIBackend, Usage
-from ..menu.commit import kb_facts
+from ..menu.commit import facts_by_text
 from ..menu.model import Menu
 from ..names import NameMatcher
 from ..normalize import normalize
@@ -53,6 +59,8 @@ class Result:
     turns: list[dict] = field(default_factory=list)
     judge: dict | None = None
     error: str | None = None
+    changed_without_asking: bool = False
+    wrong_changes: list[str] = field(default_factory=list)  # what was changed, in short: "added Crunchy Taco"
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -67,6 +75,7 @@ def run_scenario(scenario: Scenario, llm: LLMConfig | None = None, judge: OpenAI
         manager: ManagerChat | None = None
         customers: dict[int, CustomerChat] = {}
         last: CustomerChat | None = None
+        seen = Seen()
         for step in scenario.steps:
             try:
                 if step.role == "manager":
@@ -84,8 +93,12 @@ def run_scenario(scenario: Scenario, llm: LLMConfig | None = None, judge: OpenAI
                                f"{type(exc).__name__}: {exc}"
                 break
             result.turns.append(record(step.role, step.session, turn))
+            seen.note(home, last if step.role == "customer" else None)
+        checker = Checker(home, scenario, result.turns, last, seen)
         if result.error is None:
-            result.failures = Checker(home, scenario, result.turns, last).failures()
+            result.failures = checker.failures()
+        result.wrong_changes = checker.wrong_changes()  # what a crash left rung up counts too
+        result.changed_without_asking = bool(result.wrong_changes)
         if judge is not None:
             result.judge = grade(judge, scenario, result.turns)
     result.passed = result.error is None and not result.failures
@@ -97,9 +110,29 @@ def record(role: str, session: int, turn: Turn) -> dict:
             "actions": turn.actions, "timings": turn.timings, "llm": turn.llm}
 
 
+class Seen:
+    """What was ever in place during a scenario, after any turn: each customer session's units and
+    most units of each item, and every ingredient marked out. Something expected that was there once and is
+    gone at the end was taken away: a wrong change, unlike something never understood."""
+
+    def __init__(self) -> None:
+        self.most: dict[CustomerChat, Counter] = {}
+        self.units: dict[CustomerChat, set[tuple]] = {}  # every unit as it stood after a turn, canonical
+        self.out: set[str] = set()
+
+    def note(self, home: Home, customer: CustomerChat | None) -> None:
+        self.out.update(home.stock_out())
+        if customer is not None:
+            units = Checker.state_units(customer.state)
+            self.units.setdefault(customer, set()).update(units)
+            self.most[customer] = self.most.get(customer, Counter()) | Counter(unit[0] for unit in units)
+
+
 class Checker:
-    def __init__(self, home: Home, scenario: Scenario, turns: list[dict], customer: CustomerChat | None):
+    def __init__(self, home: Home, scenario: Scenario, turns: list[dict], customer: CustomerChat | None,
+                 seen: Seen | None = None):
         self.home, self.expect, self.turns, self.customer = home, scenario.expect, turns, customer
+        self.seen = seen or Seen()
         self.menu = customer.menu if customer else Menu.load(home.menu_files(home.latest_version()))
         self.names = customer.names if customer else NameMatcher(self.menu, home.root / "cache")
 
@@ -164,8 +197,8 @@ class Checker:
         return sorted(self.home.stock_out())
 
     @cached_property
-    def latest_facts(self) -> set[str]:
-        return {str(s) for s in kb_facts(self.home.menu_files(self.home.latest_version()))}
+    def latest_facts(self) -> dict[str, clingo.Symbol]:
+        return self.version_facts(self.home.latest_version())
 
     def actual_menu(self, expected) -> list[str]:
         return sorted(str(s) for s in expected if str(s) in self.latest_facts)
@@ -185,6 +218,71 @@ class Checker:
     def actual_ended(self, _expected) -> bool:
         return bool(self.customer and self.customer.ended)
 
+    # -- changed without being asked (eval/README.md) ---------------------------------------------
+    def wrong_changes(self) -> list[str]:
+        """What the scenario ends with that nobody asked for, each said in short; judged only
+        against the expectations the scenario has."""
+        out = self.order_changes() if "order" in self.expect else []
+        if "stock_out" in self.expect:
+            out += self.stock_changes()
+        if "menu" in self.expect or "not_menu" in self.expect:
+            out += self.menu_changes()
+        return [f"{n}x {change}" if n > 1 else change for change, n in Counter(out).items()]
+
+    def order_changes(self) -> list[str]:
+        """Units of the final order not among the expected ones: a unit of an expected item with
+        other details is that unit changed, wrongly when it has a detail not expected (lacking one
+        only is a change not understood, unless the unit as expected was in the order before); and
+        expected units missing whose item was in this session's order before (taken off). What was
+        never rung up was not understood, not changed."""
+        actual = Counter(self.actual_order(None))
+        expected = Counter(self.wanted("order", self.expect["order"]))
+        missing = list((expected - actual).elements())
+        before = self.seen.units.get(self.customer, set()) if self.customer else set()
+        out = []
+        for unit in sorted((actual - expected).elements()):
+            twin = max((m for m in missing if m[0] == unit[0]), key=lambda m: len(set(m) & set(unit)), default=None)
+            if twin is None:
+                out.append(f"added {said(unit)}")
+                continue
+            missing.remove(twin)
+            if beyond(unit, twin):
+                out.append(f"{'resized' if beyond(unit, twin) == {'size'} else 'changed'} {said(unit)}, "
+                           f"expected {said(twin)}")
+            elif twin in before:
+                out.append(f"took details off {said(twin)}, now {said(unit)}")
+        now = Counter(unit[0] for unit in actual.elements())
+        most = self.seen.most.get(self.customer, Counter()) if self.customer else Counter()
+        for item, count in sorted(Counter(unit[0] for unit in missing).items()):
+            out += [f"removed {item}"] * min(count, most[item] - now[item])
+        return out
+
+    def stock_changes(self) -> list[str]:
+        """Marked out but not expected out; or expected out, marked out once, and back in at the end."""
+        expected, actual = set(self.wanted("stock_out", self.expect["stock_out"])), set(self.home.stock_out())
+        return [f"marked {name} out" for name in sorted(actual - expected)] + \
+            [f"put {name} back in" for name in sorted((expected - actual) & self.seen.out)]
+
+    def menu_changes(self) -> list[str]:
+        """A fact put on the menu in the place of an expected one (the same predicate and all
+        arguments but one, as a price set to another amount); an expected `menu` fact that was on
+        the menu at some version and is gone; a `not_menu` fact the scenario put on the menu (one
+        there from the start was left as it was, not changed)."""
+        first, final = self.version_facts(0), self.latest_facts
+        ever = {f for v in range(self.home.latest_version() + 1) for f in self.version_facts(v)}
+        gone = [f for f in sorted(self.expect.get("menu", []), key=str) if str(f) not in final]
+        new = [final[f] for f in sorted(final.keys() - first.keys() - {str(f) for f in self.expect.get("menu", [])})]
+        instead = [(other, fact) for fact in gone for other in new if one_apart(other, fact)]
+        named = {str(f) for pair in instead for f in pair}
+        return [f"set {other} (expected {fact})" for other, fact in instead] + \
+            [f"took {fact} off the menu" for fact in gone if str(fact) in ever and str(fact) not in named] + \
+            [f"put {fact} on the menu" for fact in sorted(str(f) for f in self.expect.get("not_menu", []))
+             if fact in final and fact not in first and fact not in named]
+
+    def version_facts(self, version: int) -> dict[str, clingo.Symbol]:
+        """A menu version's facts by their text."""
+        return facts_by_text(self.home.menu_files(version))
+
     # -- units ---------------------------------------------------------------------------------
     @staticmethod
     def state_units(state: State) -> list[tuple]:
@@ -200,8 +298,8 @@ class Checker:
                 unit.setdefault("change", []).append(f"{old} > {new}")
             elif kind == "option":
                 group, said, wanted = has.parts()
-                if wanted == "yes" and group == "size":
-                    unit["size"] = said
+                if wanted == "yes" and group == "size":  # two sizes on one unit read as both, never one
+                    unit["size"] = " and ".join(sorted(filter(None, (unit.get("size"), said))))
                 elif wanted == "yes":  # any other option: by its value
                     unit.setdefault("style", []).append(said)
             elif kind == "choice":
@@ -255,6 +353,27 @@ def canonical(unit: dict) -> tuple:
     if unit.get("size"):
         details.append(("size", unit["size"]))
     return (unit["item"], *details)
+
+
+def said(unit: tuple) -> str:
+    """A canonical unit in short: the item, then its details."""
+    details = [f"{kind} {' '.join(value) if isinstance(value, tuple) else value}" for kind, value in unit[1:]]
+    return unit[0] + (f" ({', '.join(details)})" if details else "")
+
+
+def beyond(unit: tuple, twin: tuple) -> set[str]:
+    """The kinds of detail a unit has that the expected one does not (a topping, a removal, another
+    size or option); what it only lacks is not among them."""
+    have, want = dict(unit[1:]), dict(twin[1:])
+    return {kind for kind, value in have.items()
+            if (set(value) - set(want.get(kind, ())) if isinstance(value, tuple) else value != want.get(kind))}
+
+
+def one_apart(fact: clingo.Symbol, other: clingo.Symbol) -> bool:
+    """The same predicate and arity, every argument but one the same: the same thing set otherwise."""
+    if fact.name != other.name or len(fact.arguments) != len(other.arguments) or len(fact.arguments) < 2:
+        return False
+    return sum(a != b for a, b in zip(fact.arguments, other.arguments)) == 1
 
 
 def jsonable(value: Any) -> Any:

@@ -28,6 +28,7 @@ from ..names import NameMatcher, covers
 from ..normalize import normalize
 from ..reasoner import Const
 from ..vocab import Pred
+from .coverage import CHANGING, Talk
 from .phrases import phrases
 from .reading import Context, Parse, asked_not_taken
 from .repair import Repairs
@@ -53,6 +54,9 @@ class Clause:
     mentions: list[Mention]
     act: str = "order"
     asks: bool = False  # it ended with a question mark
+    ends: bool = False  # it ended a sentence (a full stop, a question or exclamation mark)
+    count: int | None = None  # how many of its food it orders, when its own number counts a list
+    glued: bool = False  # no word cut it from the clause before ("two tacos a bean burrito")
 
     @property
     def text(self) -> str:
@@ -96,6 +100,9 @@ class CustomerParser:
         self.readings = [(getattr(self, "reads_" + reading), act) for reading, act in self.p.readings]
         self.name_ends = frozenset(w.rstrip("s") for name in menu.items if (w := normalize(name).split()[-1:][0]))
         self.repairs = Repairs(menu, self.p, self.mentions_in, self.plain_word)
+        self.talk = Talk(self.p)
+        self.vague_amounts = frozenset(self.p.data["words"]["vague_amounts"])
+        self.kinds = set(self.category_words) | {c + end for c in menu.categories for end in ("", "s", "es")}
         # kind words of ingredients ("sauce"): the last word of two or more ingredient names that is
         # no name itself; said alone it means the dish's own ingredient of that kind (own_ingredient)
         heads: dict[str, int] = {}
@@ -123,6 +130,15 @@ class CustomerParser:
         if acts["store_rule"].search(flat):  # only a manager sets the store's rules: nothing is ordered
             return Parse([Pred("irrelevant")], [], [])
         mentions = self.mentions_in(tokens)
+        if not any(m.kind == "item" for m in mentions) and (answer := self.kind_answer(flat, ctx)):
+            return answer  # "the veggie one": which of the kind asked about
+        context = self.talk.spans(tokens, mentions, self.kinds, lambda w: self.plain_word(w) or bool(self.p.reply(w)))
+        if context:  # talk around the order ("for my son", "we're in a hurry") is read as nothing
+            tokens = ["" if i in context else t for i, t in enumerate(tokens)]
+            mentions = [m for m in mentions if not context & set(range(m.start, m.end))]
+            flat = " ".join(t for t in tokens if is_word(t))
+            if not flat:  # "we're in a hurry": heard, and nothing to do
+                return Parse([Pred("greet", (Const("hello" if talk and not ctx.ordered else "noted"),))], [], [])
         tokens, mentions, choices = self.either_or(tokens, mentions, flat)
         if ctx.ask_topic == "more" and acts["one_more"].search(said) and not any(m.kind == "item" for m in mentions):
             return Parse([Pred("accept")], [], [])  # "one more thing": the summary's order reopens
@@ -142,7 +158,7 @@ class CustomerParser:
             return Parse([Pred("decline")], [], [])  # "I don't want a drink": asked once more, then the default
         reply = self.p.reply(flat)
         if reply == "yes" and not mentions and ctx.discussed and ctx.ask_topic in (None, "else") \
-                and not ctx.recommended_items:
+                and not ctx.recommended_items and not ctx.pending:
             result = Parse([], [], [])
             self.order_discussed(ctx, result, {"line": 0, "last": None})
             return result
@@ -160,23 +176,39 @@ class CustomerParser:
 
         result = Parse([], [], [])
         clauses = self.clauses(tokens, mentions)
-        if self.p.requests(self.opened(flat)):  # "can I get a X and a Y?": the mark ends a request, not a question
-            for clause in clauses:
-                clause.asks = False
+        sentence: list[Clause] = []
+        for clause in clauses:  # "hi, it's me. can I get a X and a Y?": the mark ends a request, not a question
+            sentence.append(clause)
+            if clause.ends or clause is clauses[-1]:
+                if self.p.requests(self.opened(flat)) or self.p.requests(self.opened(" ".join(c.text for c in sentence))):
+                    for part in sentence:
+                        part.asks = False
+                sentence = []
         counted: dict[str, int] = {}  # how many of each item the clauses so far ordered
-        for clause in clauses:
+        half_heard = []  # clauses whose reading stands with words left over: their changes are asked about
+        for before, clause in zip([None, *clauses], clauses):
             self.kind_with_ingredient(clause, result)
             if clause.act != "unknown":
+                said = len(result.unknown)
                 self.find_unknown(clause, result, ctx)
+                if clause.act != "unknown" and any(self.talk.leftover(words.split()) and not self.tried_a_name(clause, words)
+                                                   for words in result.unknown[said:]):
+                    half_heard.append(clause)
+            if clause.act == "unknown" and clause.glued and before:  # "a X 12 zorp pack": where X ends is unsure
+                half_heard.append(before)
                 self.implied_item(clause, counted)
             for m in clause.items():
                 counted[m.name] = counted.get(m.name, 0) + self.quantity_before(clause.tokens, m.start, clause.mentions, 1)
         self.give_acts(clauses, ctx)
+        self.count_of_a_list(clauses)
         state = {"line": 0, "last": ctx.ordered[-1] if flat.startswith("with ") and ctx.ordered else None,
                  "label": next((self.menu.label_words[w] for w in flat.split() if w in self.menu.label_words), None)}
         for clause in clauses:
             self.clause(clause, ctx, result, state)
         result.preds += [Pred("either", choice) for choice in choices]
+        result.unknown = [said for said in result.unknown if self.talk.leftover(said.split())]  # talk is no name
+        if any(clause.act in CHANGING for clause in half_heard):
+            result.preds.append(Pred("unsure"))
         if complete:
             result.preds.append(Pred("complete"))
         asked_not_taken(result)
@@ -337,10 +369,12 @@ class CustomerParser:
             out.append(m)
         return out
 
-    @staticmethod
-    def verb_not_option(tokens: list[str], m: Mention) -> bool:
-        """'can I get', 'can you': a word that names an option value (a can) used as a verb."""
-        return m.kind == "option" and m.end - m.start == 1 and tokens[m.end:m.end + 1] in (["i"], ["you"], ["we"], ["u"])
+    def verb_not_option(self, tokens: list[str], m: Mention) -> bool:
+        """'can I get', 'can you': a word that names an option value (a can) used as a verb, where a
+        sentence starts (never "not thin, I want it deep dish")."""
+        starts = m.start == 0 or tokens[m.start - 1] in OPENERS or tokens[m.start - 1] in self.p.splitters
+        return m.kind == "option" and m.end - m.start == 1 and starts and \
+            tokens[m.end:m.end + 1] in (["i"], ["you"], ["we"], ["u"])
 
     def without_discourse(self, tokens: list[str]) -> list[str]:
         """The tokens without phrases that only steer the talk ("oh, one more thing")."""
@@ -425,6 +459,9 @@ class CustomerParser:
             elif i > start and i not in inside and self.unit_follows(tokens, start, i, mentions):
                 cuts.append((start, i))  # "a large pepperoni a medium hawaiian": each its own unit
                 start = i
+            elif item_before and i > start and self.named_again(tokens, i, mentions):
+                cuts.append((start, i))  # "a coke and a diet coke the coke large": about the coke said
+                start = i
             if tok in self.p.splitters and i not in inside:
                 # "and" between two modifiers of one dish keeps the clause ("with beans and extra cheese")
                 if tok in ("and", ",") and self.modifier_follows(tokens, i, mentions, item_before):
@@ -435,8 +472,17 @@ class CustomerParser:
                 start = i + 1
         cuts.append((start, len(tokens)))
         return [Clause(tokens[a:b], [replace(m, start=m.start - a, end=m.end - a) for m in mentions if a <= m.start < b],
-                       asks="?" in tokens[b:b + 1])
+                       asks="?" in tokens[b:b + 1], ends=tokens[b:b + 1] in (["."], ["!"], ["?"]),
+                       glued=a > 0 and tokens[a - 1] not in self.p.splitters)
                 for a, b in cuts if b > a and any(is_word(t) for t in tokens[a:b])]
+
+    def named_again(self, tokens: list[str], i: int, mentions: list[Mention]) -> bool:
+        """Does a definite word at tokens[i] start a name said as an item earlier in the line ("the
+        coke" after "a coke"), not after a word that links it to what comes before?"""
+        after = next((m for m in mentions if m.start == i + 1 and m.kind == "item"), None)
+        return tokens[i] in self.p.definite and after is not None and \
+            tokens[i - 1] not in self.p.operator_words and tokens[i - 1] not in LINKING and \
+            any(m.kind == "item" and m.name == after.name and m.end <= i for m in mentions)
 
     def unit_follows(self, tokens: list[str], start: int, i: int, mentions: list[Mention]) -> bool:
         """'a large pepperoni a medium hawaiian': a counted run of options and ingredients with no
@@ -463,6 +509,9 @@ class CustomerParser:
         ahead = next((j for j in range(i + 1, len(tokens)) if tokens[j] in self.p.splitters), len(tokens))
         if any(t in self.p.ordinals and tokens[j - 1] == "the" for j, t in enumerate(tokens[i + 1:ahead], i + 1)):
             return False  # "onions on the first one and peppers on the second": each its own unit
+        if any(tokens[m.start - 1] in self.p.definite and tokens[m.end:m.end + 1] and tokens[m.end] in self.p.unit_nouns
+               for m in mentions if i + 1 < m.start < ahead):
+            return False  # "the mushroom one medium and the olive one personal": each unit its own
         return nxt.kind == "topping" or nxt.kind == "option" and nxt.start == i + 1 and item_before and \
             not self.names_ahead(tokens, nxt.end - 1, mentions)
 
@@ -522,8 +571,7 @@ class CustomerParser:
         if item is None:  # words after the last name: part of it ("... spreme combo"), or said back
             self.words_after_a_name(clause, content, result)
             return
-        if any(i > item.start for i in content):
-            return
+        content = [i for i in content if i < item.start]  # "the X pizza like they have at Y": "X pizza"
         end = item.end
         while end < len(toks) and (toks[end] in self.category_words or toks[end] in self.option_tokens):
             end += 1  # "... crunchwrap combo": the name goes on
@@ -643,7 +691,8 @@ class CustomerParser:
         if clause.items() or not modifiers:
             return
         first = modifiers[0]
-        count = next((j for j in range(first.start) if (got := number_at(toks, j)) and j + got[1] == first.start), None)
+        count = next((j for j in range(first.start) if (got := number_at(toks, j)) and
+                      all(t in self.p.bare_words for t in toks[j + got[1]:first.start])), None)  # "one plain cheese"
         if count is None:
             return
         options = {(m.alternatives["option"], m.name) for m in modifiers if m.kind == "option"}
@@ -666,7 +715,8 @@ class CustomerParser:
             got = number_at(toks, i)
             if got and toks[i] not in ("a", "an"):
                 numbers.update(range(i, i + got[1]))
-        content = [i for i, t in enumerate(toks) if i not in covered and i not in numbers and not self.plain_word(t)]
+        content = [i for i, t in enumerate(toks) if i not in covered and i not in numbers and not self.plain_word(t)
+                   and not (t in self.p.bare_words and i - 1 in numbers)]  # "one plain cheese": that one as it comes
         if not content or self.p.acts["recommend"].search(clause.text):
             return
         if clause.items():
@@ -710,10 +760,52 @@ class CustomerParser:
             kept = [m for m in kept if not (start <= m.start < end)]
             clause.mentions = sorted(kept + [Mention(start, end, "item", name, {"item": name}, phrase)],
                                      key=lambda m: m.start)
+        elif (kind := self.kind_said(span)) is not None:  # "a bowl": which is asked, never said back
+            article = first > 0 and toks[first - 1] in ("a", "an")
+            result.preds.append(Pred("vague", (kind, self.quantity_before(toks, first, clause.mentions, int(article)))))
+            clause.act, clause.mentions = "unknown", []
         else:
             result.unknown.append(phrase)
-            clause.act = "unknown"
-            clause.mentions = []
+            if self.names_a_food(clause, first):
+                clause.act = "unknown"
+                clause.mentions = []
+
+    def kind_said(self, words: list[str]) -> str | None:
+        """The kind of food a word names alone ("bowl", "bowls"), if that is all that was said."""
+        if len(words) != 1:
+            return None
+        return next((k for k in (words[0], words[0].removesuffix("s"), words[0].removesuffix("es"))
+                     if k in self.menu.categories), None)
+
+    def tried_a_name(self, clause: Clause, words: str) -> bool:
+        """Are the words said back a name tried after an article or a number ("a pizza and some
+        garlic fries"), not words left over beside what the clause does? A number right after a
+        name may be part of the name said ("... delights 12 zorp pack"), and words right before a
+        name part of it ("a black zorp bean ... taco"): never a name of their own."""
+        said = words.split()
+        toks = clause.tokens
+        first = next((i for i in range(len(toks)) if toks[i:i + len(said)] == said), None)
+        return first is not None and self.after_article(clause, first) and \
+            not any(m.kind == "item" and first - 1 <= m.end <= first or m.start == first + len(said)
+                    for m in clause.mentions)
+
+    def names_a_food(self, clause: Clause, first: int) -> bool:
+        """Do the unknown words from `first` on try to name a food (a clause with no modifier, or
+        words after an article or a number: "a large zorp")? Else they are words left over beside
+        the changes the clause makes ("no lettuce on them zorp"), which then are asked about."""
+        return not any(m.kind in ("topping", "option") for m in clause.mentions) or first == 0 or \
+            self.after_article(clause, first)
+
+    def after_article(self, clause: Clause, first: int) -> bool:
+        """Do the words from `first` on come after an article or a number (sizes and fillers between:
+        "an order of garlic knots")?"""
+        toks = clause.tokens
+        k = first
+        while k > 0 and (any(m.kind == "option" and m.end == k for m in clause.mentions) or
+                         toks[k - 1] in self.p.filler and toks[k - 1] not in ARTICLES and
+                         not any(m.start < k <= m.end for m in clause.mentions)):
+            k = next((m.start for m in clause.mentions if m.kind == "option" and m.end == k), k - 1)
+        return k > 0 and (toks[k - 1] in ARTICLES or number_at(toks, k - 1) is not None)
 
     # -- dialogue acts ---------------------------------------------------------------------
     def give_acts(self, clauses: list[Clause], ctx: Context) -> None:
@@ -731,10 +823,46 @@ class CustomerParser:
             previous = None if clause.asks else own  # after a "?" a new sentence starts
             if own == "order":
                 earlier += [m.name for m in clause.items()]
+        for i, clause in enumerate(clauses):  # "one more pizza, medium, with ham": a new one, made as said
+            if clause.act == "copy" and clause.items() and not clause.ends and not self.refers_back(clause.text) and \
+                    not self.p.inside["copy_like"].search(clause.text):
+                end = next((j for j in range(i + 1, len(clauses)) if clauses[j].ends), len(clauses) - 1)
+                if any(c.act == "order" and not c.items() and c.toppings() for c in clauses[i + 1:end + 1]):
+                    clause.act = "order"
         first, rest = (clauses[0], clauses[1:]) if clauses else (None, [])
         if first and rest and rest[0].act in ("set", "replace", "quantity", "change", "resize") and \
                 tuple(self.opened(first.text).split()) in self.p.repair_drop:
             first.act = "unknown"  # "scratch that, just one burrito": the cue of the correction that follows
+
+    def count_of_a_list(self, clauses: list[Clause]) -> None:
+        """'three 2 liters: coke, diet coke and sprite', 'two large sodas, a pepsi and a sprite': a
+        number and options said before a list of as many foods, each said once, count the list:
+        one of each, each with those options (never three cokes and two more drinks)."""
+        for i, clause in enumerate(clauses):
+            items, toks = clause.items(), clause.tokens
+            if clause.act != "order" or len(items) > 1 or items and items[0].said.endswith("s") or clause.ends:
+                continue
+            head = items[0].start if items else len(toks)  # the list may start in this clause or after it
+            at = next((j for j in range(head) if number_at(toks, j) and toks[j] not in ("a", "an")), None)
+            if at is None:
+                continue
+            n, length = number_at(toks, at) or (0, 0)
+            end = next((j for j in range(i + 1, len(clauses)) if clauses[j].ends), len(clauses) - 1)
+            rest = clauses[i + 1:end + 1]
+            between = [t for k, t in enumerate(toks[at + length:head], at + length)
+                       if not any(m.start <= k < m.end for m in clause.mentions) and t not in ARTICLES]
+            said = [m for m in clause.mentions if m.kind == "option" and m.end <= head]
+            if n < 2 or len(rest) != n - len(items) or not (said or set(between) & self.p.drink) or \
+                    any(t not in self.p.drink and t not in self.p.filler for t in between) or \
+                    any(c.act != "order" or len(c.items()) != 1 or c.toppings() or c.options() or
+                        self.number_in(c) is not None for c in rest):
+                continue
+            if items:
+                clause.count = 1
+            else:  # "two 1 liters please, a fanta and a pepsi": the count orders nothing itself
+                clause.act, clause.mentions = "unknown", []
+            for c in rest:
+                c.mentions = sorted(c.mentions + [replace(m, start=0, end=0) for m in said], key=lambda m: m.start)
 
     def act_of(self, clause: Clause, ctx: Context, earlier: Sequence[str] = ()) -> str | None:
         """The act of one clause: the act of the first reading (in the phrase file's order) that
@@ -764,7 +892,9 @@ class CustomerParser:
         return bool(self.p.inside["stock_question"].search(s.text))
 
     def reads_unit_remove(self, s: Seen) -> bool:
-        return self.takes_off(s.text) and bool(self.unit_refs(s.clause, s.ctx)[0])
+        refs, used = self.unit_refs(s.clause, s.ctx)  # "take the onions off the ham one": the onions only
+        return self.takes_off(s.text) and bool(refs) and \
+            not any(m.kind in ("topping", "option") and m not in used for m in s.clause.mentions)
 
     def reads_unit_change(self, s: Seen) -> bool:
         refs, used = self.unit_refs(s.clause, s.ctx)
@@ -777,11 +907,14 @@ class CustomerParser:
             not (s.clause.options() and not s.items)  # "I don't want it on thin crust": the option, not "it"
 
     def reads_remove_negated(self, s: Seen) -> bool:
+        # "large on the pizza, not on the tea": a food a change is not about stays
         return self.negated(s.clause.text) and bool(s.items) and not s.clause.toppings() and \
+            not any(self.is_target(s.clause.tokens, m, self.p.definite) for m in s.items) and \
             all(m.name in s.ctx.ordered or self.ordered_named(m, s.ctx) for m in s.items)
 
     def reads_order_instead(self, s: Seen) -> bool:
-        return len(s.items) == 1 and "instead" in s.text.split() and s.ctx.said_unknown and not self.refers_back(s.text)
+        return len(s.items) == 1 and "instead" in s.text.split() and bool(s.ctx.said_unknown or s.ctx.refused) \
+            and not self.refers_back(s.text) and not any(m.name in s.ctx.ordered for m in s.items)
 
     def reads_replace(self, s: Seen) -> bool:
         old = s.items[0].name if s.items else s.ctx.ordered[-1] if s.ctx.ordered and self.refers_back(s.text) else None
@@ -802,11 +935,11 @@ class CustomerParser:
             and all(self.ordered_named(m, s.ctx) for m in s.items) and not s.clause.toppings() and not s.clause.options()
 
     def reads_resize(self, s: Seen) -> bool:
-        return self.resizes(s.clause, s.ctx)
+        return self.resizes(s.clause, s.ctx) and not s.clause.toppings()  # "... large with ham": the ham too
 
     def reads_copy(self, s: Seen) -> bool:
         return bool(self.p.acts["copy"].search(s.text)) and bool(s.ctx.ordered) and not s.earlier and \
-            all(self.ordered_named(m, s.ctx) for m in s.items) and not s.clause.toppings()
+            all(self.ordered_named(m, s.ctx) for m in s.items) and not (s.items and s.clause.toppings())
 
     def reads_quantity(self, s: Seen) -> bool:
         return not s.items and not s.clause.toppings() and not s.clause.options() and self.number_in(s.clause) is not None
@@ -859,9 +992,12 @@ class CustomerParser:
     def clause(self, clause: Clause, ctx: Context, result: Parse, state: dict) -> None:
         preds = result.preds
         toks, text = clause.tokens, clause.text
-        targets = [m for m in clause.items() if self.is_target(toks, m) or self.modified_ordered(clause, m, ctx)]
+        placed = state.setdefault("placed", {})  # the foods this line ordered, each with its last order line
+        targets = [m for m in clause.items() if self.is_target(toks, m, self.p.definite) or
+                   self.modified_ordered(clause, m, ctx, placed)]
         items = [m for m in clause.items() if m not in targets]
-        if targets and not state["last"]:
+        state["aimed"] = bool(targets)
+        if targets:  # "large for the pizza, small for the lemonade": each about the food it names
             state["last"] = self.ordered_named(targets[0], ctx) or targets[0].name
         dish = self.context_dish(ctx, state["last"])
         act = clause.act
@@ -893,7 +1029,7 @@ class CustomerParser:
         elif act == "replace":
             self.replacement(clause, items, ctx, result, state)
         elif act == "resize":
-            named = self.ordered_named(items[0], ctx) if items else None
+            named = self.ordered_named((items or targets)[0], ctx) if items or targets else None
             asked = ctx.ask_group if ctx.ask_topic == "pick(size)" and not named else []
             resized: list[str | None] = list(asked) or [named or self.context_sized(ctx) or dish]
             for target in resized:
@@ -922,6 +1058,10 @@ class CustomerParser:
                 all(m.name in self.menu.combo_choices(discussed) for m in items):
             self.order_discussed(ctx, result, state, self.number_in(clause))  # "ok, one with a baja blast"
         for m in items:
+            kind = self.vague_kind(clause, m)
+            if kind:  # "some tacos": which is asked, never guessed
+                preds.append(Pred("vague", (kind, self.quantity_before(toks, m.start, clause.mentions, 0))))
+                continue
             choice_combo = self.combo_for_choice(m.name, ctx, state["last"], toks)
             if choice_combo and state["last"] == choice_combo and (
                     not self.slot_left(choice_combo, preds) or
@@ -931,7 +1071,7 @@ class CustomerParser:
                 state["line"] += 1  # each choice its own line: the n-th choice fills the n-th open slot
                 preds.append(Pred("specify", (choice_combo, m.name), state["line"]))
                 continue
-            n = self.quantity_before(toks, m.start, clause.mentions, default=1)
+            n = clause.count or self.quantity_before(toks, m.start, clause.mentions, default=1)
             part = (1 if one else self.units_of_them(clause, m)) if m is items[-1] else None
             if part and n > part:  # "three tacos, one with no lettuce", "..., jalapenos on two of them": two lines
                 state["line"] += 1
@@ -942,8 +1082,13 @@ class CustomerParser:
                 n = part
             state["line"] += 1
             preds.append(Pred("order", (m.name, n), state["line"]))
+            bare = state.setdefault("bare", set())  # the lines that may be units ordered before
+            if not m.said and n == 1 and m.name in ctx.ordered and set(state.get("placed", {}).values()) <= bare:
+                bare.add(state["line"])  # "one pepperoni, one ham" after "two pizzas": maybe those two
+                preds.append(Pred("refer", (Const("bare"), 1), state["line"]))
             placed.append((m, state["line"]))
             state["last"] = m.name
+            state.setdefault("placed", {})[m.name] = state["line"]
         if len(placed) > 1:  # "two medium ham pizzas with a large pepsi": each item its own modifiers
             for (m, line), (after, _) in zip(placed, placed[1:] + [(None, 0)]):
                 self.updates(self.item_span(clause, m, after), m.name, line, ctx, result.preds)
@@ -951,7 +1096,9 @@ class CustomerParser:
         dish = items[-1].name if items else self.context_dish(ctx, state["last"])
         if not clause.items():  # no food named: "it" is the one that can take the change
             dish = self.taking(clause, ctx, dish)
-        line = state["line"] if items else 0
+        # a food this line ordered, named again ("..., large for the pizza"): its order line
+        line = state["line"] if items else state.get("placed", {}).get(dish, 0) \
+            if state.get("aimed") or not self.p.every_unit.search(clause.text) else 0
         units = None
         if not items and one:
             line = self.line_of_one(preds, state) or line
@@ -961,6 +1108,32 @@ class CustomerParser:
         answering_kind = not items and not state["last"] and not one and (ctx.ask_topic in ("options", "which") or str(ctx.ask_topic).startswith("pick("))
         for target in ctx.ask_group if answering_kind and ctx.ask_group else [dish]:
             self.updates(clause, target, line, ctx, result.preds, units)  # "fresco please": on each dish asked about
+
+    def vague_kind(self, clause: Clause, m: Mention) -> str | None:
+        """The kind of food a name said as its kind's word alone means when the order does not say
+        which: with a vague amount ("some tacos", "a couple of burritos") or in the plural with no
+        number ("tacos"). "a taco" or "two tacos" is the menu's own reading of the word."""
+        said = normalize(m.said).split()
+        if len(said) != 1:
+            return None
+        word = said[0]
+        kind = self.kind_said(said)
+        if kind is None or normalize(m.name) in (kind, word):
+            return None
+        before = clause.tokens[max((x.end for x in clause.mentions if x.end <= m.start), default=0):m.start]
+        counted = any(number_at(before, i) for i in range(len(before)) if before[i] not in ("a", "an"))
+        return kind if set(before) & self.vague_amounts or (word != kind and not counted) else None
+
+    def kind_answer(self, flat: str, ctx: Context) -> Parse | None:
+        """'the veggie one' after "Which bowl would you like?": the one food of that kind whose name
+        holds the words said orders as many as were asked for."""
+        if ctx.asked_kind is None:
+            return None
+        kind, n = ctx.asked_kind
+        words = [w for w in self.opened(flat).split() if w not in self.p.filler and w not in self.p.definite and
+                 w not in self.p.unit_nouns and w.removesuffix("s") != kind]
+        fits = [f for f in sorted(self.menu.items) if self.menu.category_of.get(f) == kind and words and covers(words, f)]
+        return Parse([Pred("order", (fits[0], n or 1), 1)], [], []) if len(fits) == 1 else None
 
     @staticmethod
     def units_of_them(clause: Clause, m: Mention) -> int | None:
@@ -1068,16 +1241,16 @@ class CustomerParser:
         words = [t for t in clause.tokens if is_letters(t)]
         n = next((got[0] for i in range(len(words)) if (got := number_at(words, i)) and
                   words[i] not in ("a", "an", "one") and words[i + got[1]:i + got[1] + 1] == ["more"]), 1)
-        said_options = any(m.kind == "option" for m in clause.mentions)  # "the same again but large": on the copy
+        said = [m for m in clause.mentions if m.kind in ("option", "topping")]  # "the same again but large"
         whole = not named and bool(self.p.acts["copy_all"].search(clause.text)) and \
-            not (said_options and len(ctx.ordered) == 1)
+            not (said and len(ctx.ordered) == 1)
         food = "all" if whole else (named[-1] if named else ctx.ordered[-1])
         state["line"] += 1
         result.preds.append(Pred("copy", (food, n), state["line"]))
         state["last"] = None if whole else food
-        if not whole:
-            self.updates(Clause([], [m for m in clause.mentions if m.kind == "option"]), food, state["line"], ctx,
-                         result.preds)  # "the same again but large": on the new ones only
+        if not whole:  # what is said with the copy, and in the clauses after it, is on the new ones only
+            state.setdefault("placed", {})[food] = state["line"]
+            self.updates(Clause(clause.tokens, said, clause.act, clause.asks), food, state["line"], ctx, result.preds)
 
     def order_discussed(self, ctx: Context, result: Parse, state: dict, n: int | None = None) -> None:
         """'ok, two of those' / 'do that': the food asked about, in the amount and size asked."""
@@ -1230,20 +1403,30 @@ class CustomerParser:
         return name if exact else (ctx.ordered[-1] if ctx.ordered else None)
 
     @staticmethod
-    def is_target(toks: list[str], m: Mention) -> bool:
-        """'add beans to my burrito': the item after to/on/onto is what changes, not an order."""
+    def is_target(toks: list[str], m: Mention, definite: frozenset[str]) -> bool:
+        """'add beans to my burrito', 'large for the pizza': the item after to/on/onto (or "for" and
+        a definite word) is what changes, not an order."""
         before = [t for t in toks[max(0, m.start - 6):m.start]
                   if t not in ("my", "the", "your", "both", "all", "those", "of", "one", "just", "only", "each")]
-        return bool(before) and before[-1] in ("to", "on", "onto", "in")
+        return bool(before) and (before[-1] in ("to", "on", "onto", "in") or
+                                 before[-1] == "for" and toks[m.start - 1] in definite)
 
-    def modified_ordered(self, clause: Clause, m: Mention, ctx: Context) -> bool:
-        """'make the tacos fresco', 'my burrito with no onions': a definite reference to a food
-        already ordered, in a clause that modifies it, changes that food; it orders nothing."""
+    def modified_ordered(self, clause: Clause, m: Mention, ctx: Context, placed: dict[str, int]) -> bool:
+        """'make the tacos fresco', 'my burrito with no onions', 'a coke and a sprite, the coke
+        large': a definite reference to a food already ordered (or by this line), in a clause that
+        modifies it, changes that food; it orders nothing."""
         toks = clause.tokens
         definite = toks[max(0, m.start - 1):m.start] in (["the"], ["my"], ["those"], ["these"], ["both"], ["our"])
+        # "large pizza, small sprite" answering "what size?": the foods ordered, named bare ("a large
+        # pizza" only of the food asked about); "another", "also", a count order more
+        article = set(toks[:m.start]) & ARTICLES
+        answering = str(ctx.ask_topic).startswith("pick(") and bool(clause.options()) and m.name in ctx.ordered and \
+            (not article or article <= {"a", "an"} and m.name in ctx.ask_group) and \
+            not set(toks) & self.p.repair_keeps and \
+            not any(number_at(toks, j) and toks[j] not in ("a", "an") for j in range(m.start))
         modifies = bool(clause.toppings() or clause.options())
-        return definite and modifies and bool(self.ordered_named(m, ctx)) and \
-            self.quantity_before(toks, m.start, clause.mentions) is None
+        return (definite or answering) and modifies and bool(self.ordered_named(m, ctx) or m.name in placed) and \
+            (answering or self.quantity_before(toks, m.start, clause.mentions) is None)
 
     def quantity_before(self, toks: list[str], end: int, mentions: list[Mention], default: int | None = None):
         prev_end = max([m.end for m in mentions if m.end <= end and m.start < end and m.kind == "item"], default=0)
@@ -1459,8 +1642,10 @@ class CustomerParser:
                 preds.append(Pred("update", (rec_dish, Const("add"), topping)))
         for m in clause.options():
             group = m.alternatives["option"]
-            since = max([x.end for x in clause.mentions if x.end <= m.start and x.kind != "option"], default=0)
-            negated = bool(set(toks[max(since, m.start - 5):m.start]) & self.p.option_negation)
+            since = max([x.end for x in clause.mentions if x.end <= m.start and
+                         (x.kind != "option" or x.alternatives["option"] == group)], default=0)
+            negated = bool(set(toks[max(since, m.start - 5):m.start]) & self.p.option_negation) or \
+                self.p.inside["new_first"].search(" ".join(toks[max(since, m.start - 3):m.start])) is not None
             offers = any(g == group for g, _ in self.menu.options_of(dish))
             target = dish if offers or line else self.context_sized(ctx, group) or dish
             preds.append(Pred("update", (target, Const("option"), option_value(group, m.name, not negated)),

@@ -22,7 +22,17 @@ from ..rules import DealFree, Hours, read_rule
 from ..terms import Term, read
 from ..vocab import MAX_NUMBER
 from .english import dollars, join
-from .outputs import CUSTOMER, DealFreeWith, DealPriceOn, RejectedUpdate, Updated
+from .outputs import (
+    CUSTOMER,
+    HEARD,
+    DealFreeWith,
+    DealPriceOn,
+    HeardCopy,
+    HeardOrder,
+    HeardQuantity,
+    RejectedUpdate,
+    Updated,
+)
 from .rule_words import days_text, rule_text, when_text
 
 REPLIES = tomllib.loads(Path(__file__).with_name("customer_replies.toml").read_text(encoding="utf-8"))
@@ -128,7 +138,9 @@ class CustomerTemplates:
             said[kind].append(read(CUSTOMER[kind], row))
         text = REPLIES["confirm"]
         out = [text[f"greeting_{g.kind}"] for g in said.pop("greeting", [])]
-        out += [text["unknown"].format(word=unknown[u.index]) if u.index < len(unknown) else ""
+        heard = [c for cls in HEARD for c in said.pop(cls.tag, [])]
+        key = "unknown_heard" if heard else "unknown"
+        out += [text[key].format(word=unknown[u.index]) if u.index < len(unknown) else ""
                 for u in said.pop("unknown", [])]
         lines: dict[str, int] = {}  # in the order said, each food once
         for o in sorted(said.pop("order", []), key=lambda o: o.line):
@@ -185,7 +197,39 @@ class CustomerTemplates:
         out += [text["offer_change"].format(foods=plural(c.food, c.quantity), **fields(c))
                 for c in said.pop("offer_change", [])[:1]]
         out += [text["offer_suggest"].format(amount=self.count(c.offer, 1)) for c in said.pop("offer_suggest", [])[:1]]
+        out += [text["heard_dropped"] for _ in said.pop("heard_dropped", [])]
+        kinds: dict[str, list[str]] = defaultdict(list)
+        for c in said.pop("which_kind", []):
+            kinds[c.kind] += [c.food] if c.food else []
+        out += [text["which_kind"].format(kind=kind, foods=join(foods, "or")) if foods else
+                text["which_kind_none"].format(kinds=kind + "s") for kind, foods in kinds.items()]
+        if heard:
+            out.append(self.heard_question(heard))
         return out
+
+    def heard_question(self, heard: list[Any]) -> str:
+        """The changes of a line only half heard, asked about: "Did you want a <dish>?", "Did you
+        want me to take the <dish> off?"."""
+        text = REPLIES["confirm"]
+        only_orders = all(isinstance(c, HeardOrder) for c in heard)
+        changes = []
+        for c in dict.fromkeys(heard):
+            if isinstance(c, HeardOrder):
+                changes.append(text["heard_order" if only_orders else "heard_order_me"].format(
+                    amount=self.count(c.food, c.quantity)))
+            elif isinstance(c, HeardQuantity):
+                changes.append(text["heard_quantity"].format(amount=self.count(c.food, c.quantity)) if c.quantity
+                               else text["heard_quantity_none"].format(food=c.food))
+            elif isinstance(c, HeardCopy):
+                changes.append(text["heard_copy_all"] if c.food == "all" else
+                               text["heard_copy"].format(amounts=self.more(c.food, c.quantity)))
+            elif c.tag == "heard_update" and c.operation == "option":
+                changes.append(text["heard_option"].format(dish=c.dish, option=self.option_said(*c.option[:2])))
+            elif c.tag == "heard_update":
+                changes.append(text["heard_update"].format(dish=c.dish, change=change_words(c.operation, c.option)))
+            else:
+                changes.append(text[c.tag].format(**fields(c)))
+        return str(text["heard_ask" if only_orders else "heard_ask_me"].format(changes=join(changes)))
 
     def not_served(self, refused: list[Any]) -> list[str]:
         """'Sorry, breakfast items are served only until 10:30am, so I haven't added the <dish>.'"""

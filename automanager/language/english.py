@@ -10,8 +10,8 @@ def dollars(cents: int) -> str:
     return f"{sign}${cents // 100}.{cents % 100:02d}"
 
 
-def join(words: list[str]) -> str:
+def join(words: list[str], last: str = "and") -> str:
     words = list(words)
     if len(words) <= 1:
         return "".join(words)
-    return ", ".join(words[:-1]) + " and " + words[-1]
+    return ", ".join(words[:-1]) + f" {last} " + words[-1]

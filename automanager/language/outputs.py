@@ -193,7 +193,7 @@ class EmptyOrder(Term):
 
 @predicate("confirm", "greeting")
 class Greeting(Term):
-    kind: str  # hello, how_are_you, thanks
+    kind: str  # hello, how_are_you, thanks, noted (a line of talk around the order alone)
 
 
 @predicate("confirm", "unknown")
@@ -251,7 +251,69 @@ class OfferSuggest(Term):
     offer: str  # one of it, offered with that
 
 
-CUSTOMER = {cls.tag: cls for cls in (
+@predicate("confirm", "which_kind")
+class WhichKind(Term):
+    """A kind of food asked for without saying which: one of the few of it named in the question."""
+    kind: str  # a category
+    food: str  # one of its most popular foods ("" when none can be had now)
+
+
+# a line only half heard: each change it would make, asked about rather than made
+@predicate("confirm", "heard_order")
+class HeardOrder(Term):
+    food: str
+    quantity: int
+
+
+@predicate("confirm", "heard_specify")
+class HeardSpecify(Term):
+    combo: str
+    dish: str
+
+
+@predicate("confirm", "heard_update")
+class HeardUpdate(Term):
+    dish: str
+    operation: str  # as Updated
+    option: Any
+
+
+@predicate("confirm", "heard_remove")
+class HeardRemove(Term):
+    food: str
+
+
+@predicate("confirm", "heard_quantity")
+class HeardQuantity(Term):
+    food: str
+    quantity: int
+
+
+@predicate("confirm", "heard_copy")
+class HeardCopy(Term):
+    food: str  # or "all": the whole order again
+    quantity: int
+
+
+@predicate("confirm", "heard_replace")
+class HeardReplace(Term):
+    old: str
+    new: str
+
+
+@predicate("confirm", "heard_units")
+class HeardUnits(Term):
+    """A change of ordered units referred to ("the second one"), asked about as a whole."""
+
+
+@predicate("confirm", "heard_dropped")
+class HeardDropped(Term):
+    """No to a half-heard change: the order stays as it was."""
+
+
+HEARD = (HeardOrder, HeardSpecify, HeardUpdate, HeardRemove, HeardQuantity, HeardCopy, HeardReplace, HeardUnits)
+
+CUSTOMER = {cls.tag: cls for cls in (*HEARD, HeardDropped, WhichKind,
     Ordered, Unavailable, TooMany, BadQuantity, OrderLimit, Updated, Restored, RejectedUpdate, Specified, OverRule,
     DealPriceOn, DealFreeWith,
     RejectedSpecify, Swapped, DefaultChoice, Skipped, Defaulted, Removed, NotInOrder, QuantitySet, Replaced,

@@ -112,6 +112,7 @@ class Phrases:
         self.splitters = frozenset(words["splitters"])
         self.filler = frozenset(words["filler"])
         self.pronouns = Cue(tuple(words["pronouns"]))
+        self.bare_words = frozenset(words["bare_words"])
         self.some_units = Cue(tuple(words["some_units"]))
         self.every_unit = Cue(tuple(words["every_unit"]))
         self.drink = frozenset(words["drink"])

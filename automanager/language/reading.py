@@ -35,6 +35,8 @@ class Context:
     said_unknown: bool = False  # the last line named something not on the menu
     asked_price: bool = False  # the last line asked a price ("and a large one?" asks it too)
     refused: str | None = None  # the food the last line was refused (what "why can't I have it" means)
+    pending: bool = False  # the last line was half heard: its changes wait for a yes
+    asked_kind: tuple[str, int] | None = None  # the last line asked which food of a kind (and how many)
 
 
 @dataclass
@@ -78,13 +80,19 @@ class ManagerParse:
     unheard: list[str] = field(default_factory=list)  # words of a change's line no reading took (heard.py)
 
 
-def new_name(raw: str) -> str | None:
-    """A new dish, combo or ingredient name as the manager said it, tidied; None if it is not a name."""
+def said_name(raw: str) -> str | None:
+    """A name as it was said, tidied (no stray marks, no article first); None if it is not a name."""
     name = " ".join(NAME_CHARS.sub(" ", raw).split()).strip(" -'")
     name = re.sub(r"^(?:a|an|the)\s+", "", name, flags=re.IGNORECASE)
     if not name or len(name) > MAX_NAME or not re.search(r"[^\W\d_]", name):
         return None
-    return string.capwords(name) if name == name.lower() else name
+    return name
+
+
+def new_name(raw: str) -> str | None:
+    """A new dish, combo or ingredient name as the manager said it, tidied and capitalized."""
+    name = said_name(raw)
+    return string.capwords(name) if name and name == name.lower() else name
 
 
 def three_decimals(text: str) -> bool:

@@ -11,7 +11,16 @@ from __future__ import annotations
 from typing import Any
 
 from ..language.phrases import manager_phrases
-from ..language.reading import ManagerContext, ManagerParse, Parse, asked_not_taken, cents, clock_minutes, new_name
+from ..language.reading import (
+    ManagerContext,
+    ManagerParse,
+    Parse,
+    asked_not_taken,
+    cents,
+    clock_minutes,
+    new_name,
+    said_name,
+)
 from ..names import NameMatcher
 from ..normalize import normalize
 from ..reasoner import Const
@@ -21,10 +30,23 @@ from ..vocab import Pred, VocabError, bounded
 SPECIAL_CONTENT = {"all", "combo"}  # besides the menu's categories and labels
 
 
+def named(names: NameMatcher, said: str, kinds: tuple[str, ...], corrected: list) -> str | None:
+    """The KB name `said` means among `kinds`: of the kind it is the exact name or alias of first
+    (the sauce, not the side dish named after it), else of each kind in turn, as the offline
+    parser reads a name."""
+    exact = [kind for kind in kinds if (m := names.spelled(said, kind)) and m.how in ("exact", "alias")]
+    for kind in exact[:1] or kinds:
+        name = names.lookup(said, kind, corrected)
+        if name:
+            return name
+    return None
+
+
 def tidy(said: str) -> str:
-    """A name the LLM gave, tidied to be said back ("X isn't on our menu"); VocabError when no name
-    is left in it ("!!!", "123"): a reply repeats names, never the LLM's noise."""
-    name = new_name(said)
+    """A name the LLM gave, tidied to be said back as said ("X isn't on our menu", as the offline
+    parser says it back); VocabError when no name is left in it ("!!!", "123"): a reply repeats
+    names, never the LLM's noise."""
+    name = said_name(said)
     if not name:
         raise VocabError(f"{said!r} is not a name")
     return name
@@ -40,8 +62,11 @@ class CustomerReader:
     def read(self, forms: list[tuple[str, dict[str, Any]]]) -> Parse:
         result = Parse([], [], [])
         lines: dict[str, int] = {}
-        # a reference first: the change of dish "" it belongs to, said before or after it, shares its line
-        for name, f in sorted(forms, key=lambda form: form[0] != "refer"):
+        for (name, f), group in zip(forms, reference_groups(forms)):
+            key = f" {group}"  # a reference's own line, shared by the change of dish "" it goes with
+            if about_units(name, f) and key not in lines:
+                lines[key] = next_line(lines)
+            lines[""] = lines.get(key, 0)
             pred = self.pred(name, f, result, lines)
             if pred:
                 result.preds.append(pred)
@@ -53,8 +78,8 @@ class CustomerReader:
     def item(self, said: str, result: Parse) -> str | None:
         return self.name(said, "item", result)
 
-    def name(self, said: str, kind: str, result: Parse) -> str | None:
-        name = self.names.lookup(said, kind, result.corrected)
+    def name(self, said: str, kind: str, result: Parse, *more: str) -> str | None:
+        name = named(self.names, said, (kind, *more), result.corrected)
         if name is None:
             result.unknown.append(tidy(said))
         return name
@@ -66,11 +91,14 @@ class CustomerReader:
             food = self.item(f["food"], result)
             if food is None:
                 return None
-            lines[food] = len(lines) + 1
+            lines[food] = next_line(lines)  # a food ordered again: its newest line
             return Pred("order", (food, f["quantity"]), lines[food])
         if name == "specify":
             combo, dish = self.item(f["combo"], result), self.item(f["dish"], result)
-            return Pred("specify", (combo, dish), lines.get(combo or "", 0)) if combo and dish else None
+            if not (combo and dish):
+                return None
+            lines[f"{combo} / {dish}"] = next_line(lines)  # each choice its own line: one combo unit each
+            return Pred("specify", (combo, dish), lines[f"{combo} / {dish}"])
         if name == "update":
             return self.update(f, result, lines)
         if name == "need_recommend":
@@ -86,15 +114,17 @@ class CustomerReader:
             return Pred("need_recommend", (content, Const("category")))
         if name == "query":
             food = normalize(f["food"])
-            if food == "all" or (f["kind"] == "menu" and food.rstrip("s") in self.menu.categories):
-                food = "all" if food == "all" else food.rstrip("s")
+            if food == "all" or f["kind"] == "menu" and food in SPECIAL_CONTENT | self.menu.labels:
+                pass  # "what meals do you have", "what vegetarian stuff": combos, a label
+            elif f["kind"] == "menu" and food.rstrip("s") in self.menu.categories:
+                food = food.rstrip("s")
             else:
-                food = self.item(f["food"], result)
+                food = self.name(f["food"], "item", result, "topping")  # "is the guac out?" asks of an ingredient
                 if food is None:
                     return None
             quantity = f.get("quantity") if isinstance(f.get("quantity"), int) and f["quantity"] > 0 else 1
-            size = self.menu.option_words.get(normalize(f.get("size") or ""), ("", ""))
-            return Pred("query", (Const(f["kind"]), food, quantity, size[1] if size[0] == "size" else Const("none")))
+            option = self.menu.option_words.get(normalize(f.get("size") or ""), ("", ""))[1]  # a size, or any option
+            return Pred("query", (Const(f["kind"]), food, quantity, option or Const("none")))
         if name == "remove":
             food = "" if f["food"] == "" else self.item(f["food"], result)  # "": the units referred to
             quantity = f["quantity"] if f["quantity"] is not None else Const("all")
@@ -107,14 +137,19 @@ class CustomerReader:
         if name == "copy":
             food = "all" if normalize(f["food"]) == "all" else self.item(f["food"], result)
             quantity = f["quantity"] if isinstance(f["quantity"], int) and f["quantity"] > 0 else 1
-            return Pred("copy", (food, quantity), len(lines) + 1) if food else None
+            if not food:
+                return None
+            lines[food] = next_line(lines)  # a change said with a copy is the copy's ("the same again but small")
+            return Pred("copy", (food, quantity), lines[food])
         if name == "replace":
             old, new = self.item(f["old"], result), self.item(f["new"], result)
-            return Pred("replace", (old, new), len(lines) + 1) if old and new else None
+            if not (old and new):
+                return None
+            lines[new] = next_line(lines)  # and one said with a replacement is the new unit's
+            return Pred("replace", (old, new), lines[new])
         if name == "either":  # two dishes or drinks, two toppings, or two values of an option ("medium or large")
             first, second = (self.menu.option_words.get(normalize(said), ("", ""))[1] or
-                             self.names.lookup(said, "item", result.corrected) or self.name(said, "topping", result)
-                             for said in (f["first"], f["second"]))
+                             self.name(said, "item", result, "topping") for said in (f["first"], f["second"]))
             return Pred("either", (first, second)) if first and second else None
         if name == "greet":
             return Pred("greet", (Const(f["kind"]),))
@@ -124,7 +159,7 @@ class CustomerReader:
         """Which ordered units a change of dish "" is about: its own line, shared by that change."""
         kind, said = f["kind"], str(f["value"])
         value: str | int | None
-        if kind in ("nth", "one"):
+        if kind in ("nth", "one", "last", "other", "all"):  # a position or a count (assistant.lp)
             value = int(said) if said.lstrip("-").isdigit() else None
         elif kind == "category":
             value = normalize(said).rstrip("s") if normalize(said).rstrip("s") in self.menu.categories else None
@@ -134,7 +169,6 @@ class CustomerReader:
             value = self.name(said, "item" if kind == "food" else "topping", result)
         if value is None:
             raise VocabError(f"refer {kind}: {said!r} is nothing the order can be told apart by")
-        lines.setdefault("", len(lines) + 1)
         return Pred("refer", (Const(kind), value), lines[""])
 
     def update(self, f: dict[str, Any], result: Parse, lines: dict[str, int]) -> Pred | None:
@@ -161,6 +195,33 @@ class CustomerReader:
         return Pred("update", (dish, Const(op), topping), line) if topping else None
 
 
+def about_units(name: str, f: dict[str, Any]) -> bool:
+    """A reference, or a change of dish "": what the references of its line pick."""
+    return name == "refer" or name == "update" and f["dish"] == ""
+
+
+def reference_groups(forms: list[tuple[str, dict[str, Any]]]) -> list[int]:
+    """Which references and changes of dish "" go together: said one after the other, in either
+    order ("the first one, no onions", "no onions or lettuce on the first one"); a group said
+    reference first ends at a reference after its change, one said change first at a change after
+    its reference ("onions on the first and peppers on the second", either way)."""
+    out, group, started, referred, changed = [], 0, "", False, False
+    for name, f in forms:
+        if about_units(name, f):
+            kind = "refer" if name == "refer" else "change"
+            if referred and changed and kind == started:
+                group, started, referred, changed = group + 1, "", False, False
+            started = started or kind
+            referred, changed = referred or kind == "refer", changed or kind == "change"
+        out.append(group)
+    return out
+
+
+def next_line(lines: dict[str, int]) -> int:
+    """The next order line of a sentence: after every line given so far, so none is shared."""
+    return 1 + max(lines.values(), default=0)
+
+
 class ManagerReader:
     """JSON forms of the manager vocabulary -> a `ManagerParse`."""
 
@@ -184,7 +245,7 @@ class ManagerReader:
         """A KB name, the item being added, or a new name as said (the CKT says if it is unknown)."""
         if ctx.building and normalize(said) == normalize(ctx.building):
             return ctx.building
-        found = self.known(said, "item", result) or self.known(said, "topping", result) or new_name(said)
+        found = named(self.names, said, ("item", "topping"), result.corrected) or new_name(said)
         if not found:
             raise VocabError(f"{said!r} is not a name")
         return found
@@ -240,7 +301,8 @@ class ManagerReader:
         if name == "correct":
             return Pred("correct", (self.food(f["name"], ctx, result),))
         if name == "query":
-            about = "all" if f["kind"] in ("out", "pending") else self.food(f["name"], ctx, result)
+            named = f["kind"] == "out" and normalize(f["name"]) not in ("all", "")  # "is the steak out?"
+            about = self.food(f["name"], ctx, result) if named or f["kind"] not in ("out", "pending") else "all"
             return Pred("query", (Const(f["kind"]), about))
         item = self.food(f["name"], ctx, result)
         prop = f["property"]
@@ -296,7 +358,7 @@ class ManagerReader:
         return found
 
     def any_name(self, said: str, result: ManagerParse) -> str:
-        found = self.known(said, "item", result) or self.known(said, "topping", result)
+        found = named(self.names, said, ("item", "topping"), result.corrected)
         if not found:
             raise VocabError(f"{said!r} is not on the menu")
         return found

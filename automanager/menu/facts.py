@@ -76,10 +76,11 @@ def option_group_facts(groups: dict) -> list[str]:
         facts += [fact("option_group", g)]
         facts += [fact("option_exclusive", g)] if spec.get("exclusive") else []
         facts += [fact("option_before_name", g)] if spec.get("before_name") else []
-        for i, other in enumerate(spec.get("settles", [])):
-            if other not in groups:
-                raise BuildError(f"option group {group!r} settles {other!r}, which is no option group of this menu "
-                                 f"({', '.join(sorted(groups))})", ("options", group, "settles", i))
+        for i, other in enumerate(spec.get("settles", [])):  # another group, or "toppings" (a specialty)
+            if other not in groups and other != "toppings":
+                raise BuildError(f"option group {group!r} settles {other!r}, which is neither \"toppings\" nor an "
+                                 f"option group of this menu ({', '.join(sorted(groups))})",
+                                 ("options", group, "settles", i))
             facts.append(fact("option_settles", g, constant(other, f"option group {group!r} settles")))
         for rank, (value, details) in enumerate(spec.get("values", {}).items(), start=1):
             facts.append(fact("option_text", g, value, details.get("text", value)))

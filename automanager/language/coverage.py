@@ -1,0 +1,130 @@
+"""Talk around the order, and what a line leaves unread (design.md section 8: coverage decides
+acting or asking).
+
+A customer says more than the order: whom it is for ("for my buddy Mike"), why ("we're in a
+hurry", "she can't have gluten"), what someone said ("the manager said tacos are free"). Those
+spans are context: they are covered (read as nothing) before the order is read, so they neither
+break its reading nor are said back as "not on our menu", and a name inside a report or a remark
+about the store's prices is mentioned, never ordered. The cue words are data (`[talk]` of
+phrases_customer.toml). Words of a clause that no reading covers and that are neither filler nor
+context make the line's changes unsure (`half_heard`): the bot asks before making them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from .phrases import Cue, Phrases
+from .text import Mention, is_letters, number_at
+
+# the acts of a clause that change the order: on a clause half heard they are asked about
+CHANGING = frozenset({"order", "remove", "replace", "set", "resize", "change", "quantity", "copy"})
+
+
+class Talk:
+    """Finds the spans of a line that are talk around the order (the `[talk]` cues)."""
+
+    def __init__(self, p: Phrases):
+        talk = p.data["talk"]
+        self.p = p
+        self.people = frozenset(talk["people"])
+        self.whom_lead = frozenset(talk["whom_lead"])
+        self.statements = Cue(tuple(talk["statements"]))
+        self.store_talk = Cue(tuple(talk["store_talk"]))
+        self.reports = Cue(tuple(talk["reports"]))
+        self.ends = frozenset(talk["ends"])
+        self.words = frozenset(talk["words"])
+        self.verbs = frozenset(talk["verbs"])
+
+    def spans(self, tokens: Sequence[str], mentions: Sequence[Mention], kinds: set[str],
+              known: Callable[[str], bool]) -> set[int]:
+        """The positions of the tokens that are talk around the order; `kinds`: the words that
+        name a kind of food ("burritos", "veggie"), never talk; `known`: words the parser reads
+        (never a person's name)."""
+        named = {i for m in mentions for i in range(m.start, m.end)}
+        covered = self.for_whom(tokens, named)
+        remark = False  # the clause before was a remark: "I'm so hungry" goes on over "so"
+        for start, end in self.clauses(tokens):
+            text = self.opened(" ".join(t for t in tokens[start:end] if t))
+            if not text or self.p.requests(text) or self.p.is_question(text) or "?" in tokens[end:end + 1]:
+                continue
+            covered.update(self.subject(tokens, start, end, named, known))
+            named_here = any(start <= i < end for i in named)
+            unnamed = " ".join(t for i, t in enumerate(tokens[start:end], start) if t and i not in named)
+            if self.reports.search(text) or self.store_talk.search(unnamed):
+                covered.update(range(start, end))  # "the manager said tacos are free": nothing is ordered
+            elif not named_here and not self.cued(text) and (
+                    self.statements.starts(text) and not set(text.split()) & kinds or
+                    self.only_talk(" ".join(t for i, t in enumerate(tokens[start:end], start) if t and i not in covered),
+                                   remark)):
+                covered.update(range(start - remark, end))  # "we're in a hurry", "no dairy for him"
+                remark = True
+                continue
+            remark = False
+        return covered
+
+    def subject(self, tokens: Sequence[str], start: int, end: int, named: set[int],
+                known: Callable[[str], bool]) -> set[int]:
+        """'Dana wants a X', "Priya's vegetarian": the name a clause starts with, before a verb
+        of wanting or being (or, said with 's, before a word of talk)."""
+        i = next((k for k in range(start, end) if tokens[k] and tokens[k] not in self.p.acts["hello"].phrases
+                  and tokens[k] not in ("oh", "ok", "okay", "so", "and", "but", "then", "well")), end)
+        if i + 1 >= end or i in named or known(tokens[i]) or not is_letters(tokens[i]) or \
+                tokens[i] in self.words or tokens[i] in self.people or tokens[i] in self.p.cue_words:
+            return set()
+        after = tokens[i + 1]
+        said = after in self.verbs or tokens[i].endswith("s") and (after in self.words or after in self.people)
+        return {i} if said and i + 1 not in named else set()
+
+    def only_talk(self, text: str, remark: bool) -> bool:
+        """A clause of talk words, people and filler alone (filler alone after a remark)."""
+        words = [w for w in text.split() if w not in self.p.filler]
+        return bool(words or remark) and all(w in self.words or w in self.people for w in words)
+
+    def cued(self, text: str) -> bool:
+        """Does the clause hold the cue of an act ("I'm done", "same for her") or answer a question?"""
+        return any(cue.search(text) for cue in self.p.acts.values()) or self.p.reply(text) is not None
+
+    def leftover(self, words: Sequence[str]) -> list[str]:
+        """The words said back for a clause that are not talk around the order."""
+        return [w for w in words if w not in self.words and w not in self.people]
+
+    def for_whom(self, tokens: Sequence[str], named: set[int]) -> set[int]:
+        """'for my son', 'for the twins', 'for my buddy Mike': the words after "for" that name
+        people (and one word more after a person, a name), never a menu name."""
+        covered: set[int] = set()
+        for i, tok in enumerate(tokens):
+            if tok not in self.whom_lead:
+                continue
+            j = i + 1
+            while j < len(tokens) and tokens[j] in self.p.definite | {"his", "her", "their", "your", "our"}:
+                j += 1
+            k = j
+            while k < len(tokens) and (tokens[k] in self.people or tokens[k].removesuffix("s") in self.people) \
+                    and k not in named:
+                k += 1
+            if k == j:
+                continue
+            if k < len(tokens) and is_letters(tokens[k]) and k not in named and tokens[k] not in self.p.filler \
+                    and tokens[k] not in self.p.splitters and tokens[k] not in self.p.cue_words \
+                    and number_at(list(tokens), k) is None:
+                k += 1  # "for my buddy mike": the person's name
+            covered.update(range(i + 1, k))
+        return covered
+
+    def clauses(self, tokens: Sequence[str]) -> list[tuple[int, int]]:
+        cuts, start = [], 0
+        for i, tok in enumerate(tokens):
+            if tok in self.p.splitters - {"and"} or tok in self.ends:
+                cuts.append((start, i))
+                start = i + 1
+        cuts.append((start, len(tokens)))
+        return [(a, b) for a, b in cuts if b > a]
+
+    def opened(self, text: str) -> str:
+        words = text.split()
+        while words and (words[0] in self.p.acts["hello"].phrases or words[0] in ("oh", "ok", "okay", "so", "well",
+                                                                                     "um", "uh", "and", "but")):
+            words.pop(0)
+        return " ".join(words)
+
