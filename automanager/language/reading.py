@@ -35,6 +35,7 @@ class Context:
     said_unknown: bool = False  # the last line named something not on the menu
     asked_price: bool = False  # the last line asked a price ("and a large one?" asks it too)
     refused: str | None = None  # the food the last line was refused (what "why can't I have it" means)
+    held: bool = False  # the bot asked which unit a change is for ("the soft one" answers it)
     pending: bool = False  # the last line was half heard: its changes wait for a yes
     asked_kind: tuple[str, int] | None = None  # the last line asked which food of a kind (and how many)
 
@@ -76,6 +77,8 @@ class ManagerParse:
     moving: int = 0  # the way the last price move of this line went (1 up, -1 down), for "and Y by a dime"
     last_edited: str | None = None
     read_as: dict[str, str] = field(default_factory=dict)  # ingredient -> the dish whose words named it
+    heard: set[str] = field(default_factory=set)  # words a reading took that name no mention ("the freezes")
+    unheard: list[str] = field(default_factory=list)  # words of a change's line no reading took (heard.py)
 
 
 def said_name(raw: str) -> str | None:
