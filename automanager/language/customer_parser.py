@@ -780,13 +780,14 @@ class CustomerParser:
         """Are the words said back a name tried after an article or a number ("a pizza and some
         garlic fries"), not words left over beside what the clause does? A number right after a
         name may be part of the name said ("... delights 12 zorp pack"), and words right before a
-        name part of it ("a black zorp bean ... taco"): never a name of their own."""
+        name or a word that goes on ("a 2 pack of ...") part of it: never a name of their own."""
         said = words.split()
         toks = clause.tokens
         first = next((i for i in range(len(toks)) if toks[i:i + len(said)] == said), None)
+        end = (first or 0) + len(said)
         return first is not None and self.after_article(clause, first) and \
-            not any(m.kind == "item" and first - 1 <= m.end <= first or m.start == first + len(said)
-                    for m in clause.mentions)
+            not any(m.kind == "item" and first - 1 <= m.end <= first or m.start == end for m in clause.mentions) and \
+            (end == len(toks) or toks[end] in self.p.splitters or toks[end] in ARTICLES or number_at(toks, end) is not None)
 
     def names_a_food(self, clause: Clause, first: int) -> bool:
         """Do the unknown words from `first` on try to name a food (a clause with no modifier, or
