@@ -435,6 +435,11 @@ class ManagerChat(Chat):
         said = f"being added: {ctx.building} ({ctx.build_type})"
         return said + (f"; the bot last asked for its {ctx.ask_topic}" if ctx.ask_topic else "")
 
+    def why_not(self, text: str, ctx: ManagerContext) -> str:
+        """What to say of a line with nothing to act on: the offline reading's note (a price with three
+        decimals, a warning noted), which an LLM's answer does not carry, else the nearest command."""
+        return self.parser.parse(text, ctx).hint or self.parser.suggestion(text)
+
     def understand(self, text: str, ctx, usage: Usage, said: list[Pred] | None = None, role: str = ""):
         """A line about this store's own prices ("here the X costs $1.79", "use the chain price for X
         again") is read by its cue, offline, before any LLM: the LLM's vocabulary has no store
@@ -488,7 +493,8 @@ class ManagerChat(Chat):
         before = self.state
         for _attempt in range(MAX_COMMIT_ATTEMPTS):
             self.sync_menu()
-            parse, decision, usage, timings = self.think(text, self.context(), lambda parse: self.admin.decide(
+            ctx = self.context()
+            parse, decision, usage, timings = self.think(text, ctx, lambda parse: self.admin.decide(
                 parse.preds, self.state, self.home.stock_out(), self.home.store_prices(), self.home.now()), said)
             for change, name in decision.actions.get("stock", []):
                 self.home.set_stock(name, change == "out", self.session_id)
@@ -501,7 +507,7 @@ class ManagerChat(Chat):
         else:
             raise StateError("other managers kept publishing menu versions; nothing of yours was applied. "
                              "Say it again.")
-        hint = parse.hint or (self.parser.suggestion(text) if any(p.name == "irrelevant" for p in parse.preds) else "")
+        hint = parse.hint or (self.why_not(text, ctx) if any(p.name == "irrelevant" for p in parse.preds) else "")
         reply = self.respond(self.templates.render(decision.actions, note, hint), decision.actions, usage)
         if parse.skipped:
             reply = f"(I read the first {MAX_LIST} names of that list; say the other {parse.skipped} again.) " + reply

@@ -135,6 +135,19 @@ class Refused(Term):
     food: str
 
 
+@predicate("held")
+class Held(Term):
+    """A change said of one unit that fit several, asked "which one?": the answer next turn applies it."""
+    operation: Const
+    option: Value
+
+
+@predicate("held_unit")
+class HeldUnit(Term):
+    """A unit the held change may go on (the ones the "which one?" was about)."""
+    unit: int
+
+
 @predicate("pointed")
 class Pointed(Term):
     """A unit last turn's reference picked ("the sausage one"): "the other one" is another."""

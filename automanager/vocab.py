@@ -92,8 +92,10 @@ CUSTOMER: dict[str, Form] = {
     "remove": form("remove", "take quantity of food off the order (null: all)", food="string", quantity="integer?"),
     "set_quantity": form("set_quantity", "exactly quantity of food ('make that two')", food="string",
                          quantity="integer"),
-    "copy": form("copy", "quantity more like the last food ('another one'); all: the order again", food="string", quantity="integer"),
-    "refer": form("refer", "the units a dish \"\" change or remove means", kind="nth|last|other|all|category|option|topping|food|one|bare",
+    "copy": form("copy", "quantity more like the last food ('another one'; null: as many more as there are, "
+                 "'double that'); all: the order again", food="string", quantity="integer?"),
+    "refer": form("refer", "the units a dish \"\" change or remove means",
+                  kind="nth|last|other|all|category|option|topping|food|one|bare|word|recent",
                   value="string"),
     "replace": form("replace", "new instead of old ('the other one instead')", old="string", new="string"),
     "either": form("either", "one of two, not said which ('a pepsi or a coke')",
@@ -229,7 +231,7 @@ CUSTOMER_FACTS = Facts("Customer", "line", {
     "remove": [{"food": str, "quantity": int | Const}],  # Const: all
     "set_quantity": [{"food": str, "quantity": int, **LINE}],
     "replace": [{"old": str, "new": str, **LINE}],
-    "copy": [{"food": str, "quantity": int, **LINE}],
+    "copy": [{"food": str, "quantity": int | Const, **LINE}],  # Const: all (each unit of food once more)
     "refer": [{"kind": Const, "value": Value, **LINE}],
     "either": [{"first": str, "second": str}],
     "guess": [{"food": str}],

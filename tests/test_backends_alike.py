@@ -27,7 +27,7 @@ from automanager.vocab import Pred
 
 REPO = Path(__file__).resolve().parents[1]
 
-# A sample of the project's own scenarios, 58 turns: orders with options and combo choices,
+# A sample of the project's own scenarios, 60 turns: orders with options and combo choices,
 # references, copies, corrections, questions, names not sold; a manager's runouts, questions,
 # prices, a dish built piece by piece, a store rule made and dropped, customers after them.
 SAMPLE = [
@@ -40,6 +40,7 @@ SAMPLE = [
     # the manager's, with customers after
     "an-exact-sauce-name-is-the-sauce", "a-stock-question-changes-nothing", "second-customer-sees-committed-change",
     "manager-add-dish-piecemeal", "manager-edit-price-and-swap", "rule-item-is-limited", "rule-dropped-by-its-target",
+    "a-warning-changes-nothing", "three-decimal-price-is-refused",
 ]
 
 

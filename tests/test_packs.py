@@ -304,3 +304,21 @@ def test_one_this_one_that_fills_the_plain_units_ordered_before(pizza, tmp_path,
     for line in lines:
         turn = chat.turn(line)
     assert sorted(turn.order, key=repr) == sorted(expected, key=repr)
+
+
+@pytest.mark.parametrize("lines, expected", [
+    # an answer to the size question that names the foods ordered sizes them, never orders more
+    (["a ham pizza and a fanta", "that's it", "personal pizza, large fanta"],
+     [{"item": "Pizza", "add": ["Ham"], "size": ["personal"]}, {"item": "Fanta", "size": ["large"]}]),
+    (["an olive pizza", "that's it", "a small pizza please"], [{"item": "Pizza", "add": ["Olives"], "size": ["small"]}]),
+    # a food a change is said not to be about stays on the order
+    (["a bacon pizza and a tea", "extra large for the pizza, not for the tea"],
+     [{"item": "Pizza", "add": ["Bacon"], "size": ["extra large"]}, {"item": "Iced Tea"}]),
+    # a name not sold after "an order of" is said back; the rest of the line stands
+    (["a small pizza and an order of bacon fries"], [{"item": "Pizza", "size": ["small"]}]),
+])
+def test_answers_naming_foods_and_names_not_sold_on_the_pizza_pack(pizza, tmp_path, lines, expected):
+    chat = chat_with(tmp_path)
+    for line in lines:
+        turn = chat.turn(line)
+    assert sorted(turn.order, key=repr) == sorted(expected, key=repr)

@@ -9,16 +9,19 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
-from .. import paths
-from ..language.customer_parser import Context
 import clingo
 
+from .. import paths
+from ..language.customer_parser import Context
+from ..normalize import normalize
 from ..reasoner import TurnReasoner, atom
 from ..state import (
     AskedAbout,
     AskedKind,
     AskedPrice,
     Discussed,
+    Has,
+    Held,
     LastAsk,
     Pending,
     Recommended,
@@ -46,6 +49,8 @@ class Assistant:
         facts += [atom("store_price", item, cents) for item, cents in sorted((prices or {}).items())]
         facts += clock_facts(clock)
         facts += state.holds()
+        if any(p.name == "refer" and str(p.args[0]) == "word" for p in preds):
+            facts += [atom("name_word", name, word) for name in sorted(named_in(state)) for word in words_of(name)]
         facts += heard(preds + [Pred("unknown", (k,)) for k in range(unknown)])
         return split_next(self.reasoner.solve(facts))
 
@@ -56,6 +61,18 @@ def heard(preds: list[Pred]) -> list[clingo.Symbol]:
     unsure = any(p.name == "unsure" for p in preds)
     return [clingo.Function("new_heard", [fact]) if unsure and p.name in CHANGES else fact
             for p, fact in zip(preds, new_facts(CUSTOMER_FACTS, preds))]
+
+
+def named_in(state: State) -> set[str]:
+    """The names of the foods of the order and of what was added on them."""
+    names = {t.food for t in state if isinstance(t, Unit)}
+    return names | {t.value for t in state if isinstance(t, Has) and str(t.kind) in ("add", "extra", "plain")
+                    and isinstance(t.value, str)}
+
+
+def words_of(name: str) -> set[str]:
+    """The words a reference may name it by: each word of the name, also in the plural."""
+    return {w for word in normalize(name).split() for w in (word, word + "s")}
 
 
 def context(state: State) -> Context:
@@ -78,6 +95,8 @@ def context(state: State) -> Context:
             ctx.discussed, ctx.discussed_quantity, ctx.discussed_size = typed.food, typed.quantity, typed.size
         elif isinstance(typed, SaidUnknown):
             ctx.said_unknown = True
+        elif isinstance(typed, Held):
+            ctx.held = True
         elif isinstance(typed, AskedPrice):
             ctx.asked_price = True
         elif isinstance(typed, AskedKind):

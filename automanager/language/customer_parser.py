@@ -32,7 +32,7 @@ from .coverage import CHANGING, Talk
 from .phrases import phrases
 from .reading import Context, Parse, asked_not_taken
 from .repair import Repairs
-from .text import Mention, find_mentions, is_letters, is_word, number_at, tokenize
+from .text import MULTIPLIERS, Mention, find_mentions, is_letters, is_word, number_at, tokenize
 
 OPENERS = {"oh", "ok", "okay", "so", "um", "uh", "umm", "hmm", "well", "hi", "hey", "hello", "and", "but",
            "wait", "actually", "sorry", "yeah", "yes", "sure", "cool", "alright", "great", "sweet", "nah",
@@ -168,6 +168,8 @@ class CustomerParser:
             return Parse([Pred("decline")], [], [])
         if ctx.recommended_toppings and (taken := self.suggested_but(tokens, mentions, ctx)):
             return taken
+        if ctx.held and (answer := self.which_answer(tokens, ctx)):
+            return answer
         if complete and not mentions and (self.p.inside["no_first"].starts(flat) or self.only_cues(flat)):
             return Parse([Pred("complete")], [], [])
         small_talk = self.small_talk(flat) if not mentions else None
@@ -180,7 +182,9 @@ class CustomerParser:
         for clause in clauses:  # "hi, it's me. can I get a X and a Y?": the mark ends a request, not a question
             sentence.append(clause)
             if clause.ends or clause is clauses[-1]:
-                if self.p.requests(self.opened(flat)) or self.p.requests(self.opened(" ".join(c.text for c in sentence))):
+                opened = self.opened(" ".join(c.text for c in sentence))
+                follow_up = ctx.asked_price and self.p.questions["follow_up"].starts(opened)  # "what about the X?"
+                if (self.p.requests(self.opened(flat)) or self.p.requests(opened)) and not follow_up:
                     for part in sentence:
                         part.asks = False
                 sentence = []
@@ -188,6 +192,8 @@ class CustomerParser:
         half_heard = []  # clauses whose reading stands with words left over: their changes are asked about
         for before, clause in zip([None, *clauses], clauses):
             self.kind_with_ingredient(clause, result)
+            self.variant_named(clause)
+            self.counted_name(clause)
             if clause.act != "unknown":
                 said = len(result.unknown)
                 self.find_unknown(clause, result, ctx)
@@ -554,7 +560,7 @@ class CustomerParser:
         p = self.p
         return (word in p.filler or word in p.cue_words or word in self.option_tokens
                 or word in p.operator_words or word in OPENERS or word in p.drink or not is_letters(word)
-                or word in self.category_words or word in p.unit_nouns or word in p.ordinals)
+                or word in self.category_words or word in p.unit_nouns or word in p.ordinals or word in p.person_unit)
 
     def ordered_by_words(self, said: str, ctx: Context) -> str | None:
         """'the pizzas', 'one of the tacos': an ordered food whose name holds every word said."""
@@ -652,6 +658,56 @@ class CustomerParser:
         if not clause.items():
             clause.act, clause.mentions = "unknown", []
 
+    def variant_named(self, clause: Clause) -> None:
+        """'the steak grande toasted breakfast burrito', '... burrito with steak': a food named with a
+        word of an ingredient (just before it, or after "with") is the menu's own food whose name is
+        that food's name with the word, when the menu has exactly one: never the food with it added."""
+        toks = clause.tokens
+        for item in clause.items():
+            for t in clause.toppings():
+                before = t.end == item.start and self.operator_before(toks, t, clause.mentions) in (None, "add")
+                after = t.start == item.end + 1 and toks[item.end] == "with"
+                if not (before or after):
+                    continue
+                own, said = set(normalize(item.name).split()), set(normalize(t.said).split())
+                fits = [f for f in self.menu.items if f != item.name and own < set(normalize(f).split()) and
+                        set(normalize(f).split()) - own <= said]
+                if len(fits) == 1:
+                    start, end = min(item.start, t.start), max(item.end, t.end)
+                    kept = [m for m in clause.mentions if m is not item and m is not t]
+                    clause.mentions = sorted(kept + [Mention(start, end, "item", fits[0], {"item": fits[0]},
+                                                             " ".join(toks[start:end]))], key=lambda m: m.start)
+                    return
+
+    def counted_name(self, clause: Clause) -> None:
+        """'a 12 pack of <name>', 'a dozen <name>': a count (and a word before "of") that, after the
+        name, make another name of the menu ("<name> 12 Pack") are that name, never twelve of the one said."""
+        toks = clause.tokens
+        for item in clause.items():
+            own = {w for w in normalize(item.name).split() if not w.isdigit()}
+            for j in range(max(0, item.start - 3), item.start):
+                got = number_at(toks, j) if toks[j] not in ("a", "an") or toks[j + 1:j + 2] == ["dozen"] else None
+                if not got or j + got[1] != item.start:
+                    continue
+                fits = [f for f in self.menu.items if str(got[0]) in normalize(f).split() and
+                        own <= set(normalize(f).split())]
+                if len(fits) == 1 and fits[0] != item.name:
+                    kept = [m for m in clause.mentions if m is not item]
+                    clause.mentions = sorted(kept + [Mention(j, item.end, "item", fits[0], {"item": fits[0]},
+                                                             " ".join(toks[j:item.end]))], key=lambda m: m.start)
+                break
+            i = item.start - 3
+            if i < 0 or toks[item.start - 1] != "of" or not toks[i].isdigit() or not is_letters(toks[i + 1]):
+                continue
+            match = self.names.match(f"{item.said} {toks[i]} {toks[i + 1]}", "item")
+            if match is None or match.how == "embedding":
+                continue
+            words = set(normalize(match.name).split())
+            if toks[i] in words and {w for w in normalize(item.name).split() if not w.isdigit()} <= words:
+                kept = [m for m in clause.mentions if m is not item]
+                clause.mentions = sorted(kept + [Mention(i, item.end, "item", match.name, {"item": match.name},
+                                                         " ".join(toks[i:item.end]))], key=lambda m: m.start)
+
     def kind_with_ingredient(self, clause: Clause, result: Parse) -> None:
         """'a steak wrap' when no such wrap is sold: an ingredient before a bare kind word is
         one name said, looked up whole, and said back if there is none; never some other dish of
@@ -715,7 +771,8 @@ class CustomerParser:
             got = number_at(toks, i)
             if got and toks[i] not in ("a", "an"):
                 numbers.update(range(i, i + got[1]))
-        content = [i for i, t in enumerate(toks) if i not in covered and i not in numbers and not self.plain_word(t)]
+        content = [i for i, t in enumerate(toks) if i not in covered and i not in numbers and not self.plain_word(t)
+                   and not (t in self.p.bare_words and i - 1 in numbers)]  # "one plain cheese": that one as it comes
         if not content or self.p.acts["recommend"].search(clause.text):
             return
         if clause.items():
@@ -796,13 +853,15 @@ class CustomerParser:
         return not any(m.kind in ("topping", "option") for m in clause.mentions) or first == 0 or \
             self.after_article(clause, first)
 
-    @staticmethod
-    def after_article(clause: Clause, first: int) -> bool:
-        """Do the words from `first` on come after an article or a number (sizes between)?"""
+    def after_article(self, clause: Clause, first: int) -> bool:
+        """Do the words from `first` on come after an article or a number (sizes and fillers between:
+        "an order of garlic knots")?"""
         toks = clause.tokens
         k = first
-        while k > 0 and any(m.kind == "option" and m.end == k for m in clause.mentions):
-            k = next(m.start for m in clause.mentions if m.kind == "option" and m.end == k)
+        while k > 0 and (any(m.kind == "option" and m.end == k for m in clause.mentions) or
+                         toks[k - 1] in self.p.filler and toks[k - 1] not in ARTICLES and
+                         not any(m.start < k <= m.end for m in clause.mentions)):
+            k = next((m.start for m in clause.mentions if m.kind == "option" and m.end == k), k - 1)
         return k > 0 and (toks[k - 1] in ARTICLES or number_at(toks, k - 1) is not None)
 
     # -- dialogue acts ---------------------------------------------------------------------
@@ -818,7 +877,7 @@ class CustomerParser:
             if own is None:
                 own = previous if previous and previous in ("remove", "question") else "order"
             clause.act = own
-            previous = None if clause.asks else own  # after a "?" a new sentence starts
+            previous = None if clause.asks or clause.ends else own  # after a "?" or "." a new sentence starts
             if own == "order":
                 earlier += [m.name for m in clause.items()]
         for i, clause in enumerate(clauses):  # "one more pizza, medium, with ham": a new one, made as said
@@ -877,7 +936,8 @@ class CustomerParser:
             and self.resizes(s.clause, s.ctx)
 
     def reads_question(self, s: Seen) -> bool:
-        return self.p.is_question(s.text) or (s.clause.asks and not self.p.requests(s.text))
+        return self.p.is_question(s.text) or (s.clause.asks and not self.p.requests(s.text)) or \
+            (s.clause.asks and s.ctx.asked_price and self.p.questions["follow_up"].starts(s.text))
 
     def reads_managing(self, s: Seen) -> bool:
         return bool(self.p.acts["managing"].search(s.text))
@@ -897,7 +957,12 @@ class CustomerParser:
     def reads_unit_change(self, s: Seen) -> bool:
         refs, used = self.unit_refs(s.clause, s.ctx)
         return bool(refs) and any(m.kind in ("topping", "option") and m not in used for m in s.clause.mentions) \
-            and not any(m.kind == "item" and m not in used for m in s.clause.mentions)
+            and not any(m.kind == "item" and m not in used for m in s.clause.mentions) and not self.renames(s)
+
+    def renames(self, s: Seen) -> bool:
+        """'make the burrito the potato one': the ordered food named becomes its kind's food with that word."""
+        old = self.ordered_named(s.items[0], s.ctx) if len(s.items) == 1 else None
+        return bool(old and self.p.acts["replace"].search(s.text) and self.kind_one(s.clause, old))
 
     def reads_remove(self, s: Seen) -> bool:
         return self.takes_off(s.text) and bool(s.items or self.refers_back(s.text)) and \
@@ -905,7 +970,9 @@ class CustomerParser:
             not (s.clause.options() and not s.items)  # "I don't want it on thin crust": the option, not "it"
 
     def reads_remove_negated(self, s: Seen) -> bool:
+        # "large on the pizza, not on the tea": a food a change is not about stays
         return self.negated(s.clause.text) and bool(s.items) and not s.clause.toppings() and \
+            not any(self.is_target(s.clause.tokens, m, self.p.definite) for m in s.items) and \
             all(m.name in s.ctx.ordered or self.ordered_named(m, s.ctx) for m in s.items)
 
     def reads_order_instead(self, s: Seen) -> bool:
@@ -913,7 +980,7 @@ class CustomerParser:
             and not self.refers_back(s.text) and not any(m.name in s.ctx.ordered for m in s.items)
 
     def reads_replace(self, s: Seen) -> bool:
-        old = s.items[0].name if s.items else s.ctx.ordered[-1] if s.ctx.ordered and self.refers_back(s.text) else None
+        old = (self.ordered_named(s.items[0], s.ctx) or s.items[0].name) if s.items else s.ctx.ordered[-1] if s.ctx.ordered and self.refers_back(s.text) else None
         kind = bool(old and self.kind_one(s.clause, old)) or bool(
             set(s.clause.tokens) & self.p.drink and not any(self.combo_for_choice(m.name, s.ctx, None, s.clause.tokens)
                                                             for m in s.items))  # "switch my drink": the combo's
@@ -934,8 +1001,10 @@ class CustomerParser:
         return self.resizes(s.clause, s.ctx) and not s.clause.toppings()  # "... large with ham": the ham too
 
     def reads_copy(self, s: Seen) -> bool:
-        return bool(self.p.acts["copy"].search(s.text)) and bool(s.ctx.ordered) and not s.earlier and \
-            all(self.ordered_named(m, s.ctx) for m in s.items) and not (s.items and s.clause.toppings())
+        cue = self.p.acts["copy"].search(s.text)
+        return cue is not None and bool(s.ctx.ordered) and not s.earlier and \
+            all(self.ordered_named(m, s.ctx) for m in s.items) and not (s.items and s.clause.toppings()) and \
+            not any(s.text[cue.end():].split()[:1] == m.said.split()[:1] for m in s.clause.toppings())  # "one more X"
 
     def reads_quantity(self, s: Seen) -> bool:
         return not s.items and not s.clause.toppings() and not s.clause.options() and self.number_in(s.clause) is not None
@@ -1058,7 +1127,13 @@ class CustomerParser:
             if kind:  # "some tacos": which is asked, never guessed
                 preds.append(Pred("vague", (kind, self.quantity_before(toks, m.start, clause.mentions, 0))))
                 continue
-            choice_combo = self.combo_for_choice(m.name, ctx, state["last"], toks)
+            choice_combo = self.combo_for_choice(m.name, ctx, state["last"], toks) or next(
+                (c for c in [state.get("choosing")] if c and m.name in self.menu.combo_choices(c)), None)
+            if choice_combo and state["last"] != choice_combo:  # "drinks on those: two X, one Y": each a choice
+                state["choosing"] = choice_combo
+                for _ in range(self.quantity_before(toks, m.start, clause.mentions, default=1) - 1):
+                    state["line"] += 1
+                    preds.append(Pred("specify", (choice_combo, m.name), state["line"]))
             if choice_combo and state["last"] == choice_combo and (
                     not self.slot_left(choice_combo, preds) or
                     self.quantity_before(toks, m.start, clause.mentions, default=1) > 1):
@@ -1099,7 +1174,9 @@ class CustomerParser:
         if not items and one:
             line = self.line_of_one(preds, state) or line
             units = None if line else 1  # no order line of one this sentence: one of the units ordered before
-        elif not items and not state["line"] and (some := self.some_of_them(clause)):
+        elif not items and state["line"] and (some := self.units_with(clause)):
+            line = self.line_of_one(preds, state, some) or line  # "three burritos, two with no onions"
+        elif not items and not state["line"] and (some := self.some_of_them(clause) or self.units_with(clause)):
             units = some  # "mushrooms on two of them": on that many of the units ordered before
         answering_kind = not items and not state["last"] and not one and (ctx.ask_topic in ("options", "which") or str(ctx.ask_topic).startswith("pick("))
         for target in ctx.ask_group if answering_kind and ctx.ask_group else [dish]:
@@ -1131,17 +1208,18 @@ class CustomerParser:
         fits = [f for f in sorted(self.menu.items) if self.menu.category_of.get(f) == kind and words and covers(words, f)]
         return Parse([Pred("order", (fits[0], n or 1), 1)], [], []) if len(fits) == 1 else None
 
-    @staticmethod
-    def units_of_them(clause: Clause, m: Mention) -> int | None:
-        """'three pizzas, jalapenos on two of them': how many of the units of m the ingredients said
-        after it go on (a number before "of them"), if any."""
+    def units_of_them(self, clause: Clause, m: Mention) -> int | None:
+        """'three pizzas, jalapenos on two of them', 'three burritos, two with no onions': how many
+        of the units of m the ingredients said after it go on (a number before "of them", or before
+        the word that says what is done to them), if any."""
         toks = clause.tokens
         if not any(x.kind == "topping" and x.start > m.end for x in clause.mentions):
             return None
         for j in range(m.end, len(toks)):
             got = number_at(toks, j)
-            if got and toks[j] not in ("a", "an") and toks[j + got[1]:j + got[1] + 2] in (
-                    ["of", "them"], ["of", "those"], ["of", "these"]):
+            after = toks[j + got[1]:j + got[1] + 2] if got else []
+            if got and toks[j] not in ("a", "an") and (after in (["of", "them"], ["of", "those"], ["of", "these"]) or
+                                                      after[:1] and after[0] in self.p.operator_words):
                 return got[0]
         return None
 
@@ -1163,23 +1241,33 @@ class CustomerParser:
         inside = any(x.kind in ("option", "topping") and x.start <= i < x.end for x in clause.mentions)
         return inside or clause.tokens[i] == "and" and i > 0 and self.modifier_at(clause, i - 1)
 
+    def units_with(self, clause: Clause) -> int | None:
+        """The N of a clause that starts with "N with ...", "N without ...", "N no ..." (more than
+        one): the modifiers go on that many units."""
+        words = [t for t in clause.tokens if is_word(t)]
+        while words and (words[0] in OPENERS or words[0] == "and"):
+            words.pop(0)
+        got = number_at(words, 0) if words and words[0] not in ("a", "an") else None
+        return got[0] if got and got[0] > 1 and words[got[1]:got[1] + 1] and \
+            words[got[1]] in self.p.operator_words and clause.toppings() else None
+
     @staticmethod
-    def line_of_one(preds: list[Pred], state: dict) -> int | None:
+    def line_of_one(preds: list[Pred], state: dict, units: int = 1) -> int | None:
         """'three tacos, one with no onions, one with extra cheese': the last order line of this
-        sentence gives up one unit to a line of its own for each "one with"; the modifiers go
-        on that line. The last unit left takes the last "one with"."""
+        sentence gives up one unit (or the units said: "two with no onions") to a line of its own
+        for each "one with"; the modifiers go on that line. The last units left take the last one."""
         orders = [i for i, p in enumerate(preds) if p.name == "order"]
         if not orders:
             return None
         index = orders[-1] if preds[orders[-1]].args[1] > 1 or "rest" not in state else state["rest"]
         last = preds[index]
         food, n = last.args
-        if n < 2:
+        if n <= units:
             state.pop("rest", None)
             return last.line
-        preds[index] = Pred("order", (food, n - 1), last.line)
+        preds[index] = Pred("order", (food, n - units), last.line)
         state["line"] += 1
-        preds.append(Pred("order", (food, 1), state["line"]))
+        preds.append(Pred("order", (food, units), state["line"]))
         # what was said for the whole line ("two large pizzas, one with ham") goes on the unit too
         preds += [replace(p, line=state["line"]) for p in list(preds) if p.name == "update" and p.line == last.line]
         state["rest"] = index
@@ -1213,8 +1301,15 @@ class CustomerParser:
         text = clause.text
         target = state["last"] or (ctx.ordered[-1] if ctx.ordered else None)
         if state["line"] and not ctx.discussed:
+            said = [i for i, p in enumerate(result.preds) if p.name == "order"]
+            if said and n and n > 1 and self.some_of_them(clause):  # "a gordita crunch, so two of those": two in all
+                line = result.preds[said[-1]]
+                result.preds[said[-1]] = replace(line, args=(line.args[0], n))
             return  # "a pepsi, two": the number was read with the order before it
         if ctx.discussed and (not self.p.acts["set_quantity"].search(text) or ctx.discussed not in ctx.ordered):
+            size = next((MULTIPLIERS[w] for w in clause.tokens if w in MULTIPLIERS), 0)
+            if n and size and str(size) in normalize(ctx.discussed).split():
+                n = max(n // size, 1)  # "one dozen" of the 12 pack asked about: one of it
             self.order_discussed(ctx, result, state, n)
             self.updates(clause, ctx.discussed, state["line"], ctx, result.preds)
             return
@@ -1241,9 +1336,16 @@ class CustomerParser:
         whole = not named and bool(self.p.acts["copy_all"].search(clause.text)) and \
             not (said and len(ctx.ordered) == 1)
         food = "all" if whole else (named[-1] if named else ctx.ordered[-1])
+        if any(p.name == "set_quantity" and p.args[0] == food for p in result.preds):
+            return  # "make it two, she'll want another one": the count said is the whole of it
+        if state.get("copied") == state["line"] and n == 1 and state["last"] == food and not named:
+            self.updates(Clause(clause.tokens, said, clause.act, clause.asks), food, state["line"], ctx, result.preds)
+            return  # "another one, same thing but with no onions": one copy, described
         state["line"] += 1
-        result.preds.append(Pred("copy", (food, n), state["line"]))
+        twice = not whole and bool(self.p.acts["double"].search(clause.text))  # each unit once more
+        result.preds.append(Pred("copy", (food, Const("all") if twice else n), state["line"]))
         state["last"] = None if whole else food
+        state["copied"] = state["line"]  # "another one, same thing but ...": one copy, described
         if not whole:  # what is said with the copy, and in the clauses after it, is on the new ones only
             state.setdefault("placed", {})[food] = state["line"]
             self.updates(Clause(clause.tokens, said, clause.act, clause.asks), food, state["line"], ctx, result.preds)
@@ -1345,9 +1447,9 @@ class CustomerParser:
                 refs.append(("category", "drink"))
             elif tok == "other" and toks[i - 1:i] == ["the"]:  # "the other taco": the one not made like its twin
                 refs.append(("other", 1))
-            elif tok in self.p.unit_all and toks[i + 1:i + 2] in ([], ["of"], ["the"], [","], ["."], ["?"]) and \
-                    tok == "both":  # "on both": the last two units
-                refs.append(("last", 2))
+            elif tok == "both" and (toks[i + 1:i + 2] in ([], ["of"], ["the"], [","], ["."], ["?"]) or any(
+                    m.start == i + 1 and m.kind in ("option", "topping") for m in clause.mentions)):
+                refs.append(("last", 2))  # "on both", "make those both large": the last two units
         for m in clause.mentions:
             before = clause.tokens[max(0, m.start - 2):m.start]
             after = clause.tokens[m.end:m.end + 1]
@@ -1356,21 +1458,55 @@ class CustomerParser:
                 refs.append(("option", m.name))  # "the small one", "the large pizza"
                 used.append(m)
             elif m.kind == "topping" and set(before) & self.p.definite and set(after) & self.p.unit_nouns:
-                refs.append(("topping", m.name))  # "the pepperoni one"
+                words = self.name_words(m.said, m.name)  # "the chicken one": a word of a name in the order
+                refs += [("word", w) for w in words] or [("topping", m.name)]  # "the guac one": what was added
                 used.append(m)
+            elif m.kind == "item" and set(before) & self.p.definite and self.ordered_named(m, ctx) and \
+                    len({f for f in ctx.ordered if covers(self.name_words(m.said), f)}) > 1:
+                refs += [("word", w) for w in self.name_words(m.said)]  # "the taco" of a soft and a crunchy one
+                some = self.some_of_them(clause)  # "two of the tacos": the last two of them
+                refs += [("last", some)] if some else [] if m.said.endswith("s") else [("one", 1)]
+                used.append(m)
+        if not refs and not clause.items() and (clause.toppings() or clause.options()) and any(
+                t in self.p.plural_refs and toks[i - 1:i] != ["of"] for i, t in enumerate(toks)):
+            refs.append(("recent", 1))  # "make them large": the units just ordered that can take it
+        if not refs and set(toks) & self.p.person_unit and (clause.toppings() or clause.options()):
+            refs.append(("one", 1))  # "he wants his with no tomatoes": one unit, the person's
         if not refs and self.p.diet.search(clause.text) and clause.toppings() and not clause.items():
             refs.append(("all", 1))  # "I can't eat onions": off every unit that comes with them
         if not refs:
             return [], []
         for m in clause.items():  # "the second pizza": of that food
             food = self.ordered_named(m, ctx)
-            if food:
+            if food and m not in used:
                 refs.append(("food", food))
                 used.append(m)
         singular = any(t in self.p.unit_nouns for t in toks) and not set(toks) & self.p.unit_all
-        if singular and not any(kind == "nth" for kind, _ in refs):
+        if singular and not any(kind in ("nth", "one") for kind, _ in refs):
             refs.append(("one", 1))
         return refs, used
+
+    def name_words(self, said: str, name: str | None = None) -> list[str]:
+        """The words of a reference that may be words of names (of `name`'s, when given)."""
+        own = normalize(name).split() if name else None
+        return [w for w in normalize(said).split() if w not in self.p.filler and w not in self.p.definite and
+                w not in self.p.unit_nouns and (own is None or w in own or w.rstrip("s") in own)]
+
+    def which_answer(self, tokens: list[str], ctx: Context) -> Parse | None:
+        """'the soft one', 'the crunchy taco', 'the second one' after the bot asked which unit a change
+        is for: a line of nothing but a reference (the rules apply the held change to what it picks)."""
+        words = [t for t in tokens if is_word(t) and t not in OPENERS and not self.p.polite.whole(t)]
+        named = {w for f in ctx.ordered for w in normalize(f).split()}
+        content = [w for w in words if w not in self.p.definite and w not in self.p.unit_nouns]
+        if content and all(w in self.p.unit_all or w in ("of", "them", "those") for w in content):
+            return Parse([Pred("refer", (Const("all"), 1), 1)], [], [])  # "both": every unit asked about
+        if not content or len(content) > 4 or \
+                any(w not in self.p.ordinals and w not in named and w.rstrip("s") not in named for w in content):
+            return None
+        refs: list[tuple[str, str | int]] = [("nth", self.p.ordinals[w]) if w in self.p.ordinals else ("word", w)
+                                             for w in content]
+        refs += [] if any(kind == "nth" for kind, _ in refs) else [("one", 1)]
+        return Parse([Pred("refer", (Const(kind), value), 1) for kind, value in refs], [], [])
 
     def refer(self, clause: Clause, ctx: Context, result: Parse, state: dict) -> list[Mention]:
         """The references of a clause, on a line of their own; the mentions they used."""
@@ -1413,9 +1549,17 @@ class CustomerParser:
         modifies it, changes that food; it orders nothing."""
         toks = clause.tokens
         definite = toks[max(0, m.start - 1):m.start] in (["the"], ["my"], ["those"], ["these"], ["both"], ["our"])
+        # "large pizza, small sprite" answering "what size?": the foods ordered, named bare ("a large
+        # pizza" only of the food asked about); "another", "also", a count order more
+        article = set(toks[:m.start]) & ARTICLES
+        answering = str(ctx.ask_topic).startswith("pick(") and bool(clause.options()) and m.name in ctx.ordered and \
+            (not article or article <= {"a", "an"} and m.name in ctx.ask_group) and \
+            not set(toks) & self.p.repair_keeps and \
+            not any(number_at(toks, j) and toks[j] not in ("a", "an") for j in range(m.start))
         modifies = bool(clause.toppings() or clause.options())
-        return definite and modifies and bool(self.ordered_named(m, ctx) or m.name in placed) and \
-            self.quantity_before(toks, m.start, clause.mentions) is None
+        partitive = toks[max(0, m.start - 2):m.start - 1] == ["of"]  # "make 3 of the tacos ...": some of them
+        return (definite or answering) and modifies and bool(self.ordered_named(m, ctx) or m.name in placed) and \
+            (answering or partitive or self.quantity_before(toks, m.start, clause.mentions) is None)
 
     def quantity_before(self, toks: list[str], end: int, mentions: list[Mention], default: int | None = None):
         prev_end = max([m.end for m in mentions if m.end <= end and m.start < end and m.kind == "item"], default=0)
@@ -1471,9 +1615,10 @@ class CustomerParser:
         ordered combo whose group the clause names ("make the drink a <drink>")."""
         combos = ([last_item] if last_item else []) + (
             [ctx.ask_target] if ctx.ask_topic and ctx.ask_topic.startswith("choice") else [])
+        with_it = "with" in tokens and self.refers_back(" ".join(tokens))  # "and a <drink> with it"
         combos += [c for c in reversed(ctx.ordered) if c in self.menu.combos and any(
-            group.lower() in tokens and name in self.menu.groups[group] for c2, group in
-            self.menu.facts.get("combo_contain", []) if c2 == c and group in self.menu.groups)][:1]
+            (with_it or group.lower() in tokens or group.lower() + "s" in tokens) and name in self.menu.groups[group]
+            for c2, group in self.menu.facts.get("combo_contain", []) if c2 == c and group in self.menu.groups)][:1]
         for combo in combos:
             if combo and name in self.menu.combo_choices(combo):
                 return combo
@@ -1614,7 +1759,7 @@ class CustomerParser:
             has = self.menu.included(dish)
             if new.name in has and old.name not in has:  # the KB knows which one the dish comes with
                 old, new = new, old
-            preds.append(Pred("update", (dish, Const("change"), (old.name, new.name)), line))
+            preds.append(Pred("update", (dish, Const("change"), (old.name, new.name)) + ((units,) if units else ()), line))
             toppings = toppings[2:]
         operation = None
         plain = "no" if self.takes_off(text) else "add"  # "take the onions off that": off, never added

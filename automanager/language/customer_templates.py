@@ -22,8 +22,17 @@ from ..rules import DealFree, Hours, read_rule
 from ..terms import Term, read
 from ..vocab import MAX_NUMBER
 from .english import dollars, join
-from .outputs import CUSTOMER, HEARD, DealFreeWith, DealPriceOn, HeardCopy, HeardOrder, HeardQuantity, RejectedUpdate, \
-    Updated
+from .outputs import (
+    CUSTOMER,
+    HEARD,
+    DealFreeWith,
+    DealPriceOn,
+    HeardCopy,
+    HeardOrder,
+    HeardQuantity,
+    RejectedUpdate,
+    Updated,
+)
 from .rule_words import days_text, rule_text, when_text
 
 REPLIES = tomllib.loads(Path(__file__).with_name("customer_replies.toml").read_text(encoding="utf-8"))

@@ -136,6 +136,8 @@ class Phrases:
         self.unit_nouns = frozenset(words["unit_nouns"])
         self.definite = frozenset(words["definite"])
         self.unit_all = frozenset(words["unit_all"])
+        self.person_unit = frozenset(words["person_unit"])
+        self.plural_refs = frozenset(words["plural_refs"])
         self.diet = Cue(tuple(words["diet"]))
         synonyms = data["synonyms"]
         self.category_words = _single_words(synonyms["category"])

@@ -35,6 +35,7 @@ class Context:
     said_unknown: bool = False  # the last line named something not on the menu
     asked_price: bool = False  # the last line asked a price ("and a large one?" asks it too)
     refused: str | None = None  # the food the last line was refused (what "why can't I have it" means)
+    held: bool = False  # the bot asked which unit a change is for ("the soft one" answers it)
     pending: bool = False  # the last line was half heard: its changes wait for a yes
     asked_kind: tuple[str, int] | None = None  # the last line asked which food of a kind (and how many)
 

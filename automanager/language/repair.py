@@ -120,6 +120,12 @@ class Repairs:
             old = next((m for m in reversed(items) if self.menu.category_of.get(m.name) ==
                         self.menu.category_of.get(new_items[0].name)), last)
             unit = self.unit_start(tokens, mentions, old)
+            begin = max([j + 1 for j in range(unit) if tokens[j] in self.p.splitters], default=0)
+            lead = tokens[begin:unit]
+            taken_off = self.p.acts["remove"].search(" ".join(lead)) or lead[:1] and lead[0] in self.p.negation
+            if taken_off and not set(tokens[cue + n:start + 1]) & self.p.definite:  # "..., sorry, the X": X goes
+                # "scratch the pepsi, I meant a diet pepsi": the one taken off is what the correction replaces
+                return tokens[:begin] + tokens[start:end] + ["instead", "of"] + tokens[unit:old.end] + rest
             count = [] if number is not None or (start < new_items[0].start and tokens[new_items[0].start - 1] in
                                                   ("a", "an") and new_items[0].start - 1 >= start) else \
                 self.count_of(tokens, unit, old.start)

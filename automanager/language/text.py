@@ -36,6 +36,7 @@ CLAUSE_MARKS = str.maketrans({"、": ",", "。": ".", "،": ",", "؛": ";", "؟"
 def fold(text: str) -> str:
     text = letters_folded(text).translate(CLAUSE_MARKS)
     text = re.sub(r"(?<=\d),(?=\d{3})", "", text)
+    text = re.sub(r"\b(she|he|it|they)['’`]ll\b", r"\1 will", text)  # "she'll" is no "shell"
     return re.sub(r"['’`]", "", text).replace("&", " and ")
 
 

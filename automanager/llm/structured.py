@@ -136,7 +136,8 @@ class CustomerReader:
             return self.refer(f, result, lines)
         if name == "copy":
             food = "all" if normalize(f["food"]) == "all" else self.item(f["food"], result)
-            quantity = f["quantity"] if isinstance(f["quantity"], int) and f["quantity"] > 0 else 1
+            quantity = f["quantity"] if isinstance(f["quantity"], int) and f["quantity"] > 0 else \
+                Const("all") if f["quantity"] is None and food != "all" else 1
             if not food:
                 return None
             lines[food] = next_line(lines)  # a change said with a copy is the copy's ("the same again but small")
@@ -159,12 +160,16 @@ class CustomerReader:
         """Which ordered units a change of dish "" is about: its own line, shared by that change."""
         kind, said = f["kind"], str(f["value"])
         value: str | int | None
-        if kind in ("nth", "one", "last", "other", "all"):  # a position or a count (assistant.lp)
+        if kind == "recent":
+            value = 1
+        elif kind in ("nth", "one", "last", "other", "all"):  # a position or a count (assistant.lp)
             value = int(said) if said.lstrip("-").isdigit() else None
         elif kind == "category":
             value = normalize(said).rstrip("s") if normalize(said).rstrip("s") in self.menu.categories else None
         elif kind == "option":
             value = self.menu.option_words.get(normalize(said), ("", None))[1]
+        elif kind == "word":
+            value = normalize(said) or None
         else:
             value = self.name(said, "item" if kind == "food" else "topping", result)
         if value is None:
