@@ -200,9 +200,9 @@ class CustomerParser:
                 if clause.act != "unknown" and any(self.talk.leftover(words.split()) and not self.tried_a_name(clause, words)
                                                    for words in result.unknown[said:]):
                     half_heard.append(clause)
+                self.implied_item(clause, counted)
             if clause.act == "unknown" and clause.glued and before:  # "a X 12 zorp pack": where X ends is unsure
                 half_heard.append(before)
-                self.implied_item(clause, counted)
             for m in clause.items():
                 counted[m.name] = counted.get(m.name, 0) + self.quantity_before(clause.tokens, m.start, clause.mentions, 1)
         self.give_acts(clauses, ctx)
