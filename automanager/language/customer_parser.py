@@ -195,10 +195,10 @@ class CustomerParser:
             self.variant_named(clause)
             self.counted_name(clause)
             if clause.act != "unknown":
-                said = len(result.unknown)
+                known = len(result.unknown)
                 self.find_unknown(clause, result, ctx)
                 if clause.act != "unknown" and any(self.talk.leftover(words.split()) and not self.tried_a_name(clause, words)
-                                                   for words in result.unknown[said:]):
+                                                   for words in result.unknown[known:]):
                     half_heard.append(clause)
                 self.implied_item(clause, counted)
             if clause.act == "unknown" and clause.glued and before:  # "a X 12 zorp pack": where X ends is unsure

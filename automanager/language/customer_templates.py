@@ -138,7 +138,7 @@ class CustomerTemplates:
             said[kind].append(read(CUSTOMER[kind], row))
         text = REPLIES["confirm"]
         out = [text[f"greeting_{g.kind}"] for g in said.pop("greeting", [])]
-        heard = [c for cls in HEARD for c in said.pop(cls.tag, [])]
+        heard = [c for cls in HEARD for c in said.pop(str(cls.tag), [])]
         key = "unknown_heard" if heard else "unknown"
         out += [text[key].format(word=unknown[u.index]) if u.index < len(unknown) else ""
                 for u in said.pop("unknown", [])]
