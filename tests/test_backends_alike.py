@@ -37,6 +37,7 @@ SAMPLE = [
     "remove-an-item", "a-topping-choice-left-open-keeps-the-dish-and-asks", "customer-cannot-change-stock-or-menu",
     "pz-sem-option-price-alone", "what-combos-are-there", "vegetarian-options-listed",
     "unknown-word-on-a-name-is-said-back",
+    "half-heard-removal-is-asked-and-a-yes-makes-it", "a-vague-kind-is-asked-and-answered-by-its-words",
     # the manager's, with customers after
     "an-exact-sauce-name-is-the-sauce", "a-stock-question-changes-nothing", "second-customer-sees-committed-change",
     "manager-add-dish-piecemeal", "manager-edit-price-and-swap", "rule-item-is-limited", "rule-dropped-by-its-target",
