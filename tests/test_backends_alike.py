@@ -94,6 +94,8 @@ def customer_form(pred: Pred) -> dict[str, Any]:
         return {"first": a[0], "second": a[1]}
     if name == "greet":
         return {"kind": a[0]}
+    if name == "vague":
+        return {"kind": a[0], "quantity": a[1]}
     assert not a, f"{pred}: no JSON form says it"
     return {}
 
