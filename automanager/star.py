@@ -509,6 +509,8 @@ class ManagerChat(Chat):
                              "Say it again.")
         hint = parse.hint or (self.why_not(text, ctx) if any(p.name == "irrelevant" for p in parse.preds) else "")
         reply = self.respond(self.templates.render(decision.actions, note, hint), decision.actions, usage)
+        if parse.unheard and decision.actions.get("ask"):  # half heard: say what was not, then the question
+            reply = f"{self.templates.unheard(parse.unheard)} {reply}"
         if parse.skipped:
             reply = f"(I read the first {MAX_LIST} names of that list; say the other {parse.skipped} again.) " + reply
         return Turn(text=text, reply=reply, parsed=[str(p) for p in parse.preds], actions=decision.actions,

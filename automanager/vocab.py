@@ -254,6 +254,7 @@ MANAGER_FACTS = Facts("Manager", "at", {
                {"item": str, "property": Const, "value": Value, **AT}],
     "undo": [{**AT}, {"item": str, **AT}],
     "correct": [{"item": str, **AT}],  # the last turn's change was meant for this food instead
+    "unsure": [{**AT}],  # the line was half heard (words no reading took): its change is said back first
     "query": [{"kind": Const, "item": str, **AT}],
     "store_price": [{"item": str, "cents": int, **AT}],  # this store's own price of a menu item
     "chain_price": [{"item": str, **AT}],  # the chain menu's price again in this store

@@ -284,3 +284,32 @@ def test_a_list_of_runouts_with_its_reason_and_a_family_said_by_its_last_word(ho
     assert home.stock_out() == ["Cinnamon Twists", "Potato Bites", "Steak"]
     assert turns[0].parsed == ["runout('Blue Raspberry Freeze')", "runout('Cherry Twilight Freeze')",
                                "runout('Mountain Dew Baja Blast® Freeze')", "runout('Wild Strawberry Freeze')"]
+
+
+@pytest.mark.parametrize("line, said_back", [
+    ("taco fries are gone", "Taco Fries is not on the menu"),  # no dish of that name: no taco is guessed
+    ("the bacon burrito is 86'd", '("burrito")'),  # a kind's word after a food names no dish on its own
+    ("the chicken crunchwrap costs $4.29 now", '("chicken")'),
+])
+def test_a_half_heard_change_is_asked_first_and_changes_nothing_until_yes(home, line, said_back):
+    chat, (first,) = manage(home, line)
+    assert said_back in first.reply and ("unsure" in first.parsed) == said_back.startswith("(")
+    assert home.stock_out() == [] and not chat.staged()
+    second = chat.turn("no")
+    assert home.stock_out() == [] and not chat.staged(), second.reply
+
+
+def test_a_yes_makes_the_half_heard_change_and_a_whole_line_is_made_at_once(home):
+    chat, (asked, yes) = manage(home, "the bean burritos got dropped on the floor so we're out", "yes")
+    assert "unsure" in asked.parsed and home.stock_out() == ["Bean Burrito"]
+    chat, (whole,) = manage(home, "sorry guys, we're outta guac for the rest of the day")
+    assert "unsure" not in whole.parsed and home.stock_out() == ["Bean Burrito", "Guacamole"]
+
+
+def test_heard_words_are_the_cue_language_and_not_food():
+    from automanager.language.heard import pattern_words
+    from automanager.language.phrases import manager_phrases
+
+    assert pattern_words([r"\b(?:fryers?|mondays?)\s+\d"]) == {"fryers", "fryer", "mondays", "monday"}
+    known = manager_phrases().known_words
+    assert {"out", "gone", "86", "price", "fryer", "sorry"} - {"86"} <= known and not {"fries", "chicken", "bacon"} & known

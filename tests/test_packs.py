@@ -235,11 +235,19 @@ def test_options_bind_to_the_food_they_are_said_with_and_copies_keep_the_first(p
     (["a small pizza with ham and peppers and a small pizza with olives and peppers",
       "take the peppers off the olive one"],
      [{"item": "Pizza", "add": ["Ham", "Peppers"], "size": ["small"]}, {"item": "Pizza", "add": ["Olives"], "size": ["small"]}]),
+    # "the <topping> <food>" of units ordered before is those units: never one more
+    (["a tuna pizza and a corn pizza", "put extra cheese on the corn pizza"],
+     [{"item": "Pizza", "add": ["Tuna"]}, {"item": "Pizza", "add": ["Corn"], "extra": ["Cheese"]}]),
+    (["a tuna pizza and a corn pizza", "make the tuna pizza small"],
+     [{"item": "Pizza", "add": ["Tuna"], "size": ["small"]}, {"item": "Pizza", "add": ["Corn"]}]),
+    (["a tuna pizza and a corn pizza", "take off the tuna pizza"], [{"item": "Pizza", "add": ["Corn"]}]),
     # a corrected value of an exclusive group replaces the old one
     (["a small sourdough crust pizza with ham", "sorry, not sourdough, I'd like it stuffed"],
      [{"item": "Pizza", "add": ["Ham"], "crust": ["stuffed crust"], "size": ["small"]}]),
     (["a personal vegetarian pizza", "make it mexican rather than vegetarian"],
      [{"item": "Pizza", "size": ["personal"], "style": ["mexican"]}]),
+    (["a personal combination", "could you switch it to a margherita"],
+     [{"item": "Pizza", "size": ["personal"], "style": ["margherita"]}]),
     (["a large pizza with ham and a small pepsi", "the pizza should be small, not large"],
      [{"item": "Pizza", "add": ["Ham"], "size": ["small"]}, {"item": "Pepsi", "size": ["small"]}]),
     # a volume settles the size: it takes the size's place
@@ -322,3 +330,13 @@ def test_answers_naming_foods_and_names_not_sold_on_the_pizza_pack(pizza, tmp_pa
     for line in lines:
         turn = chat.turn(line)
     assert sorted(turn.order, key=repr) == sorted(expected, key=repr)
+
+
+def test_copies_said_with_changes_are_said_back_as_changed_and_leave_the_first(pizza, tmp_path):
+    chat = chat_with(tmp_path)
+    chat.turn("a personal pizza with tuna")
+    turn = chat.turn("two more like that but party size")
+    assert "made like before but with those changes" in turn.reply
+    assert sorted(u.get("size") for u in turn.order) == [["party"], ["party"], ["personal"]]
+    same = chat.turn("the same thing but with corn")  # the last unit copied, with corn on the copy only
+    assert sum("Corn" in u.get("add", []) for u in same.order) == 1 and len(same.order) == 4

@@ -196,10 +196,10 @@ class CustomerParser:
             self.variant_named(clause)
             self.counted_name(clause)
             if clause.act != "unknown":
-                known = len(result.unknown)
+                heard = len(result.unknown)
                 self.find_unknown(clause, result, ctx)
                 if clause.act != "unknown" and any(self.talk.leftover(words.split()) and not self.tried_a_name(clause, words)
-                                                   for words in result.unknown[known:]):
+                                                   for words in result.unknown[heard:]):
                     half_heard.append(clause)
                 self.implied_item(clause, counted)
             if clause.act == "unknown" and clause.glued and before:  # "a X 12 zorp pack": where X ends is unsure
@@ -999,7 +999,8 @@ class CustomerParser:
             and all(self.ordered_named(m, s.ctx) for m in s.items) and not s.clause.toppings() and not s.clause.options()
 
     def reads_resize(self, s: Seen) -> bool:
-        return self.resizes(s.clause, s.ctx) and not s.clause.toppings()  # "... large with ham": the ham too
+        # "... large with ham": the ham too; "two more like that but party size": a copy's size
+        return self.resizes(s.clause, s.ctx) and not s.clause.toppings() and not self.reads_copy(s)
 
     def reads_copy(self, s: Seen) -> bool:
         cue = self.p.acts["copy"].search(s.text)
@@ -1407,6 +1408,9 @@ class CustomerParser:
             state["last"] = new_name
             if not kind:  # the words of "a chicken one" named the food, not an ingredient to add
                 self.updates(clause, new_name, state["line"], ctx, result.preds)
+        elif old_name and not any(m.said for m in items):  # "change it to a vegetarian": the food it is, restyled
+            state["last"] = old_name
+            self.updates(clause, old_name, 0, ctx, result.preds)
 
     def kind_of_ordered(self, said: str, clause: Clause, ctx: Context) -> str | None:
         """'change two of them to crunchy': in a change, words that name no food alone name the
@@ -1460,9 +1464,11 @@ class CustomerParser:
                     (set(after) & self.p.unit_nouns or any(x.kind == "item" and x.start == m.end for x in clause.mentions)):
                 refs.append(("option", m.name))  # "the small one", "the large pizza"
                 used.append(m)
-            elif m.kind == "topping" and set(before) & self.p.definite and set(after) & self.p.unit_nouns:
+            elif m.kind == "topping" and set(before) & self.p.definite and \
+                    (set(after) & self.p.unit_nouns or any(x.kind == "item" and x.start == m.end and
+                                                           self.ordered_named(x, ctx) for x in clause.mentions)):
                 words = self.name_words(m.said, m.name)  # "the chicken one": a word of a name in the order
-                refs += [("word", w) for w in words] or [("topping", m.name)]  # "the guac one": what was added
+                refs += [("word", w) for w in words] or [("topping", m.name)]  # "the guac one", "the mushroom pizza"
                 used.append(m)
             elif m.kind == "item" and set(before) & self.p.definite and self.ordered_named(m, ctx) and \
                     len({f for f in ctx.ordered if covers(self.name_words(m.said), f)}) > 1:

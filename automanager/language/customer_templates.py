@@ -138,7 +138,7 @@ class CustomerTemplates:
             said[kind].append(read(CUSTOMER[kind], row))
         text = REPLIES["confirm"]
         out = [text[f"greeting_{g.kind}"] for g in said.pop("greeting", [])]
-        heard = [c for cls in HEARD for c in said.pop(str(cls.tag), [])]
+        heard = [c for cls in HEARD for c in said.pop(cls.tag or "", [])]
         key = "unknown_heard" if heard else "unknown"
         out += [text[key].format(word=unknown[u.index]) if u.index < len(unknown) else ""
                 for u in said.pop("unknown", [])]
@@ -185,7 +185,8 @@ class CustomerTemplates:
         out += [text["replaced"].format(**fields(c)) for c in said.pop("replaced", [])]
         copies = said.pop("copied", [])
         if copies:
-            out.append(text["copied"].format(amounts=join([self.more(c.food, c.quantity) for c in copies])))
+            changed = "copied_changed" if said.pop("copied_changed", []) else "copied"  # "another one but medium"
+            out.append(text[changed].format(amounts=join([self.more(c.food, c.quantity) for c in copies])))
         out += [text[kind] for kind in ("cancelled", "stopped", "irrelevant", "empty_order") if said.pop(kind, [])]
         out += [text["either"].format(**fields(c)) for c in said.pop("either", [])]
         out += [text["which_one_same" if c.first == c.second else "which_one"].format(**fields(c))

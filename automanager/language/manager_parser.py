@@ -12,6 +12,7 @@ is taken as said.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 from rapidfuzz import fuzz
@@ -22,6 +23,7 @@ from ..normalize import normalize
 from ..reasoner import Const
 from ..rules import EVERY_DAY, days_mask
 from ..vocab import Pred, bounded
+from .heard import leftover
 from .phrases import manager_phrases, phrases
 from .reading import (
     MONEY,
@@ -40,9 +42,10 @@ YES_NO_QUESTIONS = ("confirm_delete", "new_ingredient", "confirm_price", "confir
                     "confirm_unrule")
 # what only this parser says, by its cue, before any LLM reads the line (ManagerChat.understand):
 # this store's own prices, which the LLM vocabulary leaves out (the chain menu's are its prices),
-# and a rule's words it could not read as a rule
-OFFLINE_ONLY = ("store_price", "chain_price", "rule_unclear")
-INSTEAD_OF_NO = ("edit", "runout", "restore", "query")  # what a no to a read-back may go on to say
+# and a rule's words it could not read as a rule; and that a line was half heard (its coverage)
+OFFLINE_ONLY = ("store_price", "chain_price", "rule_unclear", "unsure")
+INSTEAD_OF_NO = ("edit", "runout", "restore", "query")
+HEARD_CHANGES = ("runout", "edit")  # the changes a half-heard line says back first (admin.lp: unsure)  # what a no to a read-back may go on to say
 
 
 def days_said(flat: str) -> int:
@@ -250,6 +253,7 @@ class ManagerParser:
         self.groups = {normalize(g): g for g in menu.groups}
         self.line_readings = [getattr(self, "line_" + reading) for reading in CUES.line_readings]
         self.menu_words = {word for key in menu.lexicon for word in key.split()}
+        self.dishes_with = Counter(ingredient for _dish, ingredient in menu.facts.get("included_ingredient", []))
 
     def days_spelled(self, text: str) -> str:
         """The text with a misspelt weekday ('wensdays', 'thrusday') as the weekday it is a typo of;
@@ -280,15 +284,38 @@ class ManagerParser:
             if found:
                 return found
         result = ManagerParse([], moving=ctx.last_move, last_edited=ctx.last_item)
-        target = ctx.building
+        target, stock = ctx.building, ""
         clauses = [c.strip() for part in P.split.split(text) for c in self.moves(part)]
         for i, clause in enumerate(clauses):
             if clause and self.new_item(clause, "; ".join(clauses[i + 1:]), ctx, result):
                 break  # the rest of the line describes the new item
-            for part in self.stock_parts(clause):
+            for part in self.stock_parts(clause, result):
+                said = len(result.preds)
                 target = self.clause(part, ctx, target, result)
+                if len(result.preds) == said and stock and P.said_too.search(words(part)):  # "black beans too"
+                    result.preds += [Pred(stock, self.stock_said(name, result)) for name in self.stock_list(part, result)]
+                stock = next((p.name for p in reversed(result.preds) if p.name in ("runout", "restore")), stock)
         result.preds = list(dict.fromkeys(result.preds)) or [Pred("irrelevant")]  # said twice is meant once
+        self.hear(text, result)
         return result
+
+    def hear(self, text: str, result: ManagerParse) -> None:
+        """A change read from a line with words no reading took (not names it used, numbers, or
+        words the cue language knows) was half heard: it is said back as a question (unsure),
+        and a yes makes it."""
+        changes = [p for p in result.preds if p.name in HEARD_CHANGES and
+                   (p.name != "edit" or str(p.args[1]) in ("price", "price_by"))]
+        if not changes:
+            return
+        tokens = [t for t in tokenize(text) if is_word(t)]
+        used = {str(arg) for p in result.preds for arg in p.args} | set(result.read_as) | set(result.read_as.values())
+        spelled = {w for said, name, how in result.corrected if name in used and how != "unsure" for w in said.split()}
+        spelled |= {w for name in used if normalize(name) not in self.menu.lexicon  # a name taken as said
+                    for w in normalize(name).split()}  # ("unicorn meat"): the bot says it is not on the menu
+        named = [m for m in find_mentions(self.menu, tokens) if not (m.kind == "item" and self.names_a_kind(tokens, m))]
+        result.unheard = leftover(tokens, named, used, CUES.known_words | spelled | result.heard)  # a kind's word names no dish
+        if result.unheard:
+            result.preds.append(Pred("unsure"))
 
     # -- whole-line readings: one small recognizer each, tried in the order the phrase file declares
     def line_teach(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
@@ -824,10 +851,11 @@ class ManagerParser:
             return result
         return None
 
-    def stock_parts(self, clause: str) -> list[str]:
+    def stock_parts(self, clause: str, result: ManagerParse) -> list[str]:
         """A clause cut at its commas where each part says its own stock news ("X is gone, Y is
         fine"): every part then has its own polarity. A list ("X, Y and Z are out") stays whole:
-        its first parts have no cue of their own. A part that says a food is fine changes nothing."""
+        its first parts have no cue of their own. A part that says a food is fine next to a runout
+        changes nothing (its words were heard); without one, the food is back."""
         pieces = [p for p in re.split(r",", clause) if p.strip()]
         cued = [bool(P.stock_cue.search(words(p))) for p in pieces]
         if len(pieces) < 2 or sum(cued) < 2:
@@ -840,6 +868,9 @@ class ManagerParser:
                 current = []
         if current:
             parts[-1:] = [",".join(parts[-1:] + current)]
+        if not P.runout.search(words(clause)):
+            return parts  # "black beans are fine, found a case": no news of a runout, the food is back
+        result.heard.update(word for p in parts if P.fine.search(words(p)) for word in words(p).split())
         return [p for p in parts if not P.fine.search(words(p))]
 
     def moves(self, text: str) -> list[str]:
@@ -1020,7 +1051,8 @@ class ManagerParser:
             result.hint = (f"Noted: {' and '.join(stock_names)} running low. Nothing is marked out until you "
                            "say it is out (\"we're out of ...\").")
             return target
-        if (P.back_again.search(flat) or (P.restore.search(flat) and not P.delete.search(flat) and not P.add.search(flat))) \
+        if (P.back_again.search(flat) or (P.fine.search(flat) and not P.runout.search(flat)) or
+                (P.restore.search(flat) and not P.delete.search(flat) and not P.add.search(flat))) \
                 and (kitchen or items or any(self.family(word) for word in flat.split())):
             back = self.stock_list(clause, result) or stock_names
             preds += [Pred("restore", self.stock_said(name, result, back=True)) for name in back]
@@ -1152,6 +1184,7 @@ class ManagerParser:
                 continue
             if family := self.family(phrase):
                 names += family
+                result.heard.add(phrase)
                 continue
             found = [m for m in (self.names.match(phrase, "topping"), self.names.match(phrase, "item")) if m]
             best = sorted(found, key=lambda m: m.how not in ("exact", "alias"))  # "mexican pizza": the dish
@@ -1184,6 +1217,7 @@ class ManagerParser:
             family = self.family(phrase)
             if family:
                 found.extend(([name], name) for name in family)
+                result.heard.add(phrase)
                 return True
             name = self.known(phrase, "topping", result) or self.known(phrase, "item", result)
             found.append(([phrase], name or ""))
@@ -1227,8 +1261,8 @@ class ManagerParser:
     def kitchen_reading(self, said: str, name: str, result: ManagerParse) -> str:
         """A dish said the way the kitchen says what it is made of is that ingredient: a short
         name's plural ("<dish>s", which all of that family share) or its words and a kitchen part
-        ("<dish> shells") mean the one ingredient of the dish whose name has those words. A dish
-        said by its own name stays the dish; out and back read the same words the same way (and
+        ("<dish> shells") mean the one ingredient of the dish whose name has those words, when
+        other dishes are made with it too. A dish said by its own name stays the dish; out and back read the same words the same way (and
         admin.lp brings back the dish when it was the one said out)."""
         if name not in self.menu.items or name in self.menu.toppings:
             return name
@@ -1238,8 +1272,8 @@ class ManagerParser:
         if len(fits) != 1:
             return name
         own = self.names.spelled(said, "item")
-        plural = kept[-1].endswith("s") and not kept[-1].endswith("ss") and kept[-1] != normalize(name).split()[-1]
-        if (own and own.how == "exact") or (kept == words and not plural):  # "twists": the dish's own word
+        plural = kept[-1].endswith("s") and not kept[-1].endswith("ss")
+        if (own and own.how == "exact") or (kept == words and not plural) or self.dishes_with[fits[0]] < 2:
             result.read_as[name] = fits[0]  # the dish said by its own name; back, it may mean the ingredient
             return name
         result.read_as[fits[0]] = name  # the reply says so, and how to mean the dish

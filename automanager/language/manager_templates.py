@@ -103,7 +103,12 @@ class ManagerTemplates:
             return str(asked[f"readback_{what}"].format(name, dollars(a), dollars(b), move))
         if what in ("rule", "unrule"):
             return str(asked[f"readback_{what}"].format(said_rule(a)))
-        return str(asked["readback_runout"].format(name, a))
+        return str(asked["readback_runout" if a else "readback_runout_none"].format(name, a))
+
+    @staticmethod
+    def unheard(words: list[str]) -> str:
+        """What a half-heard line's question starts with: the words not understood."""
+        return str(REPLIES["unheard"].format(words=join([f'"{w}"' for w in dict.fromkeys(words)])))
 
     @staticmethod
     def stale_question(name: str, prop: str, now: Any, new: Any) -> str:

@@ -213,6 +213,11 @@ class Copied(Term):
     quantity: int
 
 
+@predicate("confirm", "copied_changed")
+class CopiedChanged(Term):
+    """The copies were said with changes of their own ("another one but medium")."""
+
+
 @predicate("confirm", "did_you_mean")
 class DidYouMean(Term):
     food: str
@@ -318,7 +323,7 @@ CUSTOMER = {cls.tag: cls for cls in (*HEARD, HeardDropped, WhichKind,
     DealPriceOn, DealFreeWith,
     RejectedSpecify, Swapped, DefaultChoice, Skipped, Defaulted, Removed, NotInOrder, QuantitySet, Replaced,
     RanOut, ToppingRanOut, Cancelled, Stopped, NotUnderstood, EmptyOrder, Greeting, Unknown, Either, WhichOne,
-    NoSuchUnit, DidYouMean, Copied, OfferInstead, OfferChange, OfferSuggest,
+    NoSuchUnit, DidYouMean, Copied, CopiedChanged, OfferInstead, OfferChange, OfferSuggest,
     NotServed)}
 
 

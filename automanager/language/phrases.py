@@ -16,6 +16,7 @@ from pathlib import Path
 
 from ..normalize import word_regex
 from .customer_templates import plural
+from .heard import pattern_words, strings
 
 CUSTOMER_FILE = Path(__file__).with_name("phrases_customer.toml")
 MANAGER_FILE = Path(__file__).with_name("phrases_manager.toml")
@@ -201,6 +202,9 @@ class Patterns:
         return pattern
 
 
+KNOWN_PARTS = ("patterns", "value_questions", "words", "rules", "price_moves", "spoken_price")  # cue language
+
+
 class ManagerPhrases:
     """The manager parser's cue patterns, the words it reads around names, amounts and price moves."""
 
@@ -224,6 +228,9 @@ class ManagerPhrases:
         rules = data["rules"]
         self.rule_families = dict(rules["families"])  # a family of rules by the words naming it
         self.weekdays = {word: group["days"] for group in rules["days"].values() for word in group["words"]}
+        # every word the cue language knows, and the small talk around a change: no word left unheard
+        self.known_words = frozenset(pattern_words(strings([data[part] for part in KNOWN_PARTS] + [list(data["money"])]
+                                                           + [c["cues"] for c in data["manager_commands"]])))
 
 
 def _single_words(table: dict[str, list[str]]) -> dict[str, str]:

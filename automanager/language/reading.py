@@ -77,6 +77,8 @@ class ManagerParse:
     moving: int = 0  # the way the last price move of this line went (1 up, -1 down), for "and Y by a dime"
     last_edited: str | None = None
     read_as: dict[str, str] = field(default_factory=dict)  # ingredient -> the dish whose words named it
+    heard: set[str] = field(default_factory=set)  # words a reading took that name no mention ("the freezes")
+    unheard: list[str] = field(default_factory=list)  # words of a change's line no reading took (heard.py)
 
 
 def said_name(raw: str) -> str | None:
