@@ -155,8 +155,8 @@ class CustomerReader:
         if name == "greet":
             return Pred("greet", (Const(f["kind"]),))
         if name == "vague":  # "some tacos": a kind of food, asked about
-            kind = normalize(f["kind"])
-            kind = next((k for k in (kind, kind.removesuffix("s"), kind.removesuffix("es")) if k in self.menu.categories),
+            word = normalize(f["kind"])
+            kind = next((k for k in (word, word.removesuffix("s"), word.removesuffix("es")) if k in self.menu.categories),
                         None)
             if kind is None:
                 raise VocabError(f"vague kind {f['kind']!r} is not a category")
