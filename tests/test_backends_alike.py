@@ -37,6 +37,7 @@ SAMPLE = [
     "remove-an-item", "a-topping-choice-left-open-keeps-the-dish-and-asks", "customer-cannot-change-stock-or-menu",
     "pz-sem-option-price-alone", "what-combos-are-there", "vegetarian-options-listed",
     "unknown-word-on-a-name-is-said-back",
+    "half-heard-removal-is-asked-and-a-yes-makes-it", "a-vague-kind-is-asked-and-answered-by-its-words",
     # the manager's, with customers after
     "an-exact-sauce-name-is-the-sauce", "a-stock-question-changes-nothing", "second-customer-sees-committed-change",
     "manager-add-dish-piecemeal", "manager-edit-price-and-swap", "rule-item-is-limited", "rule-dropped-by-its-target",
@@ -93,6 +94,8 @@ def customer_form(pred: Pred) -> dict[str, Any]:
         return {"first": a[0], "second": a[1]}
     if name == "greet":
         return {"kind": a[0]}
+    if name == "vague":
+        return {"kind": a[0], "quantity": a[1]}
     assert not a, f"{pred}: no JSON form says it"
     return {}
 

@@ -53,8 +53,8 @@ class Talk:
             unnamed = " ".join(t for i, t in enumerate(tokens[start:end], start) if t and i not in named)
             if self.reports.search(text) or self.store_talk.search(unnamed):
                 covered.update(range(start, end))  # "the manager said tacos are free": nothing is ordered
-            elif not named_here and not self.cued(text) and (
-                    self.statements.starts(text) and not set(text.split()) & kinds or
+            elif not named_here and not self.cued(text) and not set(text.split()) & kinds and (
+                    self.statements.starts(text) or
                     self.only_talk(" ".join(t for i, t in enumerate(tokens[start:end], start) if t and i not in covered),
                                    remark)):
                 covered.update(range(start - remark, end))  # "we're in a hurry", "no dairy for him"

@@ -102,6 +102,7 @@ class CustomerParser:
         self.repairs = Repairs(menu, self.p, self.mentions_in, self.plain_word)
         self.talk = Talk(self.p)
         self.vague_amounts = frozenset(self.p.data["words"]["vague_amounts"])
+        self.vague_numbers = frozenset(self.p.data["words"]["vague_numbers"])
         self.kinds = set(self.category_words) | {c + end for c in menu.categories for end in ("", "s", "es")}
         # kind words of ingredients ("sauce"): the last word of two or more ingredient names that is
         # no name itself; said alone it means the dish's own ingredient of that kind (own_ingredient)
@@ -837,13 +838,14 @@ class CustomerParser:
         """Are the words said back a name tried after an article or a number ("a pizza and some
         garlic fries"), not words left over beside what the clause does? A number right after a
         name may be part of the name said ("... delights 12 zorp pack"), and words right before a
-        name part of it ("a black zorp bean ... taco"): never a name of their own."""
+        name or a word that goes on ("a 2 pack of ...") part of it: never a name of their own."""
         said = words.split()
         toks = clause.tokens
         first = next((i for i in range(len(toks)) if toks[i:i + len(said)] == said), None)
+        end = (first or 0) + len(said)
         return first is not None and self.after_article(clause, first) and \
-            not any(m.kind == "item" and first - 1 <= m.end <= first or m.start == first + len(said)
-                    for m in clause.mentions)
+            not any(m.kind == "item" and first - 1 <= m.end <= first or m.start == end for m in clause.mentions) and \
+            (end == len(toks) or toks[end] in self.p.splitters or toks[end] in ARTICLES or number_at(toks, end) is not None)
 
     def names_a_food(self, clause: Clause, first: int) -> bool:
         """Do the unknown words from `first` on try to name a food (a clause with no modifier, or
@@ -1123,9 +1125,9 @@ class CustomerParser:
                 all(m.name in self.menu.combo_choices(discussed) for m in items):
             self.order_discussed(ctx, result, state, self.number_in(clause))  # "ok, one with a baja blast"
         for m in items:
-            kind = self.vague_kind(clause, m)
-            if kind:  # "some tacos": which is asked, never guessed
-                preds.append(Pred("vague", (kind, self.quantity_before(toks, m.start, clause.mentions, 0))))
+            vague = self.vague_kind(clause, m)
+            if vague:  # "some tacos": which is asked, never guessed
+                preds.append(Pred("vague", vague))
                 continue
             choice_combo = self.combo_for_choice(m.name, ctx, state["last"], toks) or next(
                 (c for c in [state.get("choosing")] if c and m.name in self.menu.combo_choices(c)), None)
@@ -1182,20 +1184,22 @@ class CustomerParser:
         for target in ctx.ask_group if answering_kind and ctx.ask_group else [dish]:
             self.updates(clause, target, line, ctx, result.preds, units)  # "fresco please": on each dish asked about
 
-    def vague_kind(self, clause: Clause, m: Mention) -> str | None:
-        """The kind of food a name said as its kind's word alone means when the order does not say
-        which: with a vague amount ("some tacos", "a couple of burritos") or in the plural with no
-        number ("tacos"). "a taco" or "two tacos" is the menu's own reading of the word."""
+    def vague_kind(self, clause: Clause, m: Mention) -> tuple[str, int] | None:
+        """(kind, how many: 0 when not said) when a name said as its kind's word alone does not say
+        which: with an amount that is no number ("some tacos", "a few burritos") or in the plural
+        with no exact number ("tacos", "a couple of burritos"). "a taco" or "two tacos" is the
+        menu's own reading of the word."""
         said = normalize(m.said).split()
-        if len(said) != 1:
-            return None
-        word = said[0]
         kind = self.kind_said(said)
-        if kind is None or normalize(m.name) in (kind, word):
+        if kind is None or normalize(m.name) in (kind, said[0]):
             return None
         before = clause.tokens[max((x.end for x in clause.mentions if x.end <= m.start), default=0):m.start]
-        counted = any(number_at(before, i) for i in range(len(before)) if before[i] not in ("a", "an"))
-        return kind if set(before) & self.vague_amounts or (word != kind and not counted) else None
+        if set(before) & self.vague_amounts:
+            return kind, 0
+        exact = any(number_at(before, i) for i in range(len(before))
+                    if before[i] not in ("a", "an") and before[i] not in self.vague_numbers)
+        return (kind, self.quantity_before(clause.tokens, m.start, clause.mentions, 0)) \
+            if said[0] != kind and not exact else None
 
     def kind_answer(self, flat: str, ctx: Context) -> Parse | None:
         """'the veggie one' after "Which bowl would you like?": the one food of that kind whose name

@@ -154,6 +154,14 @@ class CustomerReader:
             return Pred("either", (first, second)) if first and second else None
         if name == "greet":
             return Pred("greet", (Const(f["kind"]),))
+        if name == "vague":  # "some tacos": a kind of food, asked about
+            word = normalize(f["kind"])
+            kind = next((k for k in (word, word.removesuffix("s"), word.removesuffix("es")) if k in self.menu.categories),
+                        None)
+            if kind is None:
+                raise VocabError(f"vague kind {f['kind']!r} is not a category")
+            quantity = f["quantity"] if isinstance(f.get("quantity"), int) and f["quantity"] > 0 else 0
+            return Pred("vague", (kind, quantity))
         raise VocabError(f"{name} takes no fields")
 
     def refer(self, f: dict[str, Any], result: Parse, lines: dict[str, int]) -> Pred | None:
