@@ -322,3 +322,9 @@ def test_a_correction_that_names_no_one_food_changes_nothing_else(home):
     chat, turns = manage(home, "the bean burrito is $1.49 now", "I meant the black bean burrito")
     assert "correct" not in " ".join(turns[1].parsed)
     assert [row[1:] for row in chat.staged()] == [("Bean Burrito", "price", 139, 149)]
+
+
+def test_a_half_heard_store_price_is_read_back_and_a_yes_sets_it(home):
+    chat, (asked, yes) = manage(home, "here the bacon bean burrito costs $1.59", "yes")
+    assert "unsure" in asked.parsed and '"bacon"' in asked.reply and "this store's price" in asked.reply
+    assert home.store_prices() == {"Bean Burrito": 159}

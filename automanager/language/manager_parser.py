@@ -685,10 +685,11 @@ class ManagerParser:
             return None
         rest = self.parse(P.store_scope.sub(" ", folded), ctx)
         prices = [p for p in rest.preds if p.name == "edit" and len(p.args) == 3 and str(p.args[1]) == "price"]
-        if not prices or len(prices) != len(rest.preds):
+        if not prices or len(prices) != len([p for p in rest.preds if p.name != "unsure"]):
             return None
-        return ManagerParse([Pred("store_price", (p.args[0], p.args[2])) for p in prices], unknown=rest.unknown,
-                            corrected=rest.corrected)
+        return ManagerParse([Pred("store_price", (p.args[0], p.args[2])) for p in prices] +
+                            [p for p in rest.preds if p.name == "unsure"], unknown=rest.unknown,
+                            corrected=rest.corrected, unheard=rest.unheard)  # half heard: read back first
 
     def line_chain_price(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
         """'use the chain price for X again': chain_price(X), this store's own price of X goes."""
