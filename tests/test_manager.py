@@ -248,6 +248,9 @@ def test_resumed_manager_session_keeps_its_pending_changes(home):
     ("we ran out of tomatoes", "oops, wrong one: it's the lettuce we're out of", ["Iceberg Lettuce"]),
     ("we're out of sour cream", "not sour cream, guacamole", ["Guacamole"]),
     ("the nacho cheese sauce is gone", "my mistake, I meant the pico", ["Pico de Gallo"]),
+    ("we're out of guacamole", "no wait, the pico de gallo", ["Pico de Gallo"]),
+    ("we ran out of onions", "onions are fine, it's the jalapenos", ["Jalapeno Peppers"]),
+    ("no more cheddar", "whoops, not cheddar: the three cheese blend", ["Three Cheese Blend"]),
 ])
 def test_a_correction_replaces_the_last_runout_and_brings_the_wrong_one_back(home, first, fix, out):
     chat, (_, corrected) = manage(home, first, fix)
@@ -313,3 +316,15 @@ def test_heard_words_are_the_cue_language_and_not_food():
     assert pattern_words([r"\b(?:fryers?|mondays?)\s+\d"]) == {"fryers", "fryer", "mondays", "monday"}
     known = manager_phrases().known_words
     assert {"out", "gone", "86", "price", "fryer", "sorry"} - {"86"} <= known and not {"fries", "chicken", "bacon"} & known
+
+
+def test_a_correction_that_names_no_one_food_changes_nothing_else(home):
+    chat, turns = manage(home, "the bean burrito is $1.49 now", "I meant the black bean burrito")
+    assert "correct" not in " ".join(turns[1].parsed)
+    assert [row[1:] for row in chat.staged()] == [("Bean Burrito", "price", 139, 149)]
+
+
+def test_a_half_heard_store_price_is_read_back_and_a_yes_sets_it(home):
+    chat, (asked, yes) = manage(home, "here the bacon bean burrito costs $1.59", "yes")
+    assert "unsure" in asked.parsed and '"bacon"' in asked.reply and "this store's price" in asked.reply
+    assert home.store_prices() == {"Bean Burrito": 159}

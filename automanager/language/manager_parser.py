@@ -685,10 +685,11 @@ class ManagerParser:
             return None
         rest = self.parse(P.store_scope.sub(" ", folded), ctx)
         prices = [p for p in rest.preds if p.name == "edit" and len(p.args) == 3 and str(p.args[1]) == "price"]
-        if not prices or len(prices) != len(rest.preds):
+        if not prices or len(prices) != len([p for p in rest.preds if p.name != "unsure"]):
             return None
-        return ManagerParse([Pred("store_price", (p.args[0], p.args[2])) for p in prices], unknown=rest.unknown,
-                            corrected=rest.corrected)
+        return ManagerParse([Pred("store_price", (p.args[0], p.args[2])) for p in prices] +
+                            [p for p in rest.preds if p.name == "unsure"], unknown=rest.unknown,
+                            corrected=rest.corrected, unheard=rest.unheard)  # half heard: read back first
 
     def line_chain_price(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
         """'use the chain price for X again': chain_price(X), this store's own price of X goes."""
@@ -760,14 +761,15 @@ class ManagerParser:
         return ManagerParse([Pred("correct", (name,)) for name in meant]) if meant else None
 
     def meant(self, said: str) -> list[str]:
-        """The foods a correction's words name, when names are all they say."""
-        phrase = " ".join(w for w in words(said).split() if w not in CUES.filler)
+        """The food a correction's words name, when one name is all they say."""
+        said = words(P.correct_filler.sub(" ", words(said)))
+        phrase = " ".join(w for w in said.split() if w not in CUES.filler)
         if not phrase:
             return []
         for kind in ("topping", "item"):
-            whole = self.whole_names(phrase, kind)
+            whole = list(dict.fromkeys(self.whole_names(said, kind)))  # "three cheese blend": a count word in a name
             if whole:
-                return list(dict.fromkeys(whole))
+                return whole if len(whole) == 1 else []  # a correction names the one food meant
         near = self.names.spelled(phrase, "item") or self.names.spelled(phrase, "topping")
         return [near.name] if near and near.how in ("exact", "alias", "lexical") else []
 
