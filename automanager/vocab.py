@@ -92,8 +92,8 @@ CUSTOMER: dict[str, Form] = {
     "remove": form("remove", "take quantity of food off the order (null: all)", food="string", quantity="integer?"),
     "set_quantity": form("set_quantity", "exactly quantity of food ('make that two')", food="string",
                          quantity="integer"),
-    "copy": form("copy", "quantity more like the last food ('another one'; null: as many more as there are, "
-                 "'double that'); all: the order again", food="string", quantity="integer?"),
+    "copy": form("copy", "quantity more like the last food ('another one'; null: 'double that'); all: the order again",
+                 food="string", quantity="integer?"),
     "refer": form("refer", "the units a dish \"\" change or remove means",
                   kind="nth|last|other|all|category|option|topping|food|one|bare|word|recent",
                   value="string"),

@@ -118,3 +118,10 @@ def test_a_dozen_of_a_food_sold_by_the_dozen_is_that_pack(chat):
 def test_them_is_the_units_the_last_turn_ordered_that_can_take_it(chat):
     say(chat, "a crunchy taco", "a pepsi and a sierra mist", "actually make those large")
     assert items(chat) == [("Crunchy Taco", {}), ("Pepsi®", {"size": ["large"]}), ("Sierra Mist®", {"size": ["large"]})]
+
+
+def test_a_removal_fitting_two_kinds_is_asked_and_the_answer_takes_that_one_off(chat):
+    t = say(chat, "a beefy 5-layer burrito and a bean burrito", "drop the burrito")[1]
+    assert confirms(t, "which_one") and len(items(chat)) == 2
+    say(chat, "the beefy one")
+    assert items(chat) == [("Bean Burrito", {})]
