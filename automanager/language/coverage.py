@@ -5,7 +5,8 @@ A customer says more than the order: whom it is for ("for my buddy Mike"), why (
 hurry", "she can't have gluten"), what someone said ("the manager said tacos are free"). Those
 spans are context: they are covered (read as nothing) before the order is read, so they neither
 break its reading nor are said back as "not on our menu", and a name inside a report or a remark
-about the store's prices is mentioned, never ordered. The cue words are data (`[talk]` of
+about the store's prices is mentioned, never ordered, and what other people cannot eat changes
+nothing by itself ("a few of the kids don't eat beef": only a change said for their food does). The cue words are data (`[talk]` of
 phrases_customer.toml). Words of a clause that no reading covers and that are neither filler nor
 context make the line's changes unsure (`half_heard`): the bot asks before making them.
 """
@@ -51,8 +52,11 @@ class Talk:
             covered.update(self.subject(tokens, start, end, named, known))
             named_here = any(start <= i < end for i in named)
             unnamed = " ".join(t for i, t in enumerate(tokens[start:end], start) if t and i not in named)
-            if self.reports.search(text) or self.store_talk.search(unnamed):
-                covered.update(range(start, end))  # "the manager said tacos are free": nothing is ordered
+            diet = self.p.diet.search(text)
+            if self.reports.search(text) or self.store_talk.search(unnamed) or diet and not any(
+                    m.kind == "item" and start <= m.start < end for m in mentions) and \
+                    set(text[:diet.start()].split()) & self.people:
+                covered.update(range(start, end))  # "the manager said tacos are free", "the kids don't eat beef"
             elif not named_here and not self.cued(text) and not set(text.split()) & kinds and (
                     self.statements.starts(text) or
                     self.only_talk(" ".join(t for i, t in enumerate(tokens[start:end], start) if t and i not in covered),
