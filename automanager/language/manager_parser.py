@@ -857,7 +857,8 @@ class ManagerParser:
         """A clause cut at its commas where each part says its own stock news ("X is gone, Y is
         fine"): every part then has its own polarity. A list ("X, Y and Z are out") stays whole:
         its first parts have no cue of their own. A part that says a food is fine next to a runout
-        changes nothing (its words were heard); without one, the food is back."""
+        changes nothing (its words were heard); next to news of it back ("X is fine, found a case"),
+        the clause stays whole."""
         pieces = [p for p in re.split(r",", clause) if p.strip()]
         cued = [bool(P.stock_cue.search(words(p))) for p in pieces]
         if len(pieces) < 2 or sum(cued) < 2:
@@ -871,7 +872,7 @@ class ManagerParser:
         if current:
             parts[-1:] = [",".join(parts[-1:] + current)]
         if not P.runout.search(words(clause)):
-            return parts  # "black beans are fine, found a case": no news of a runout, the food is back
+            return [clause]  # "black beans are fine, found a case": no runout, the food is back
         result.heard.update(word for p in parts if P.fine.search(words(p)) for word in words(p).split())
         return [p for p in parts if not P.fine.search(words(p))]
 
@@ -1053,8 +1054,7 @@ class ManagerParser:
             result.hint = (f"Noted: {' and '.join(stock_names)} running low. Nothing is marked out until you "
                            "say it is out (\"we're out of ...\").")
             return target
-        if (P.back_again.search(flat) or (P.fine.search(flat) and not P.runout.search(flat)) or
-                (P.restore.search(flat) and not P.delete.search(flat) and not P.add.search(flat))) \
+        if (P.back_again.search(flat) or (P.restore.search(flat) and not P.delete.search(flat) and not P.add.search(flat))) \
                 and (kitchen or items or any(self.family(word) for word in flat.split())):
             back = self.stock_list(clause, result) or stock_names
             preds += [Pred("restore", self.stock_said(name, result, back=True)) for name in back]
