@@ -166,6 +166,8 @@ class CustomerTemplates:
         out += [text["restored"].format(topping=c.topping, dishes=plural(c.dish, self.counts.get(c.dish, 1)))
                 for c in said.pop("restored", [])]
         out += [self.rejected_update(c) for c in said.pop("rejected_update", [])]
+        out += [text["option_out"].format(ingredient=c.ingredient, option=self.option_said(c.group, c.value))
+                for c in said.pop("option_out", [])]
         out += [text["specify"].format(**fields(c)) for c in said.pop("specify", [])]
         out += [text["swapped"].format(**fields(c)) for c in said.pop("swapped", [])]
         out += [text[f"rejected_specify_{c.reason}"].format(**fields(c)) for c in said.pop("rejected_specify", [])]

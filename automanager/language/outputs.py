@@ -97,6 +97,14 @@ class RejectedUpdate(Term):
     reason: str
 
 
+@predicate("confirm", "option_out")
+class OptionOut(Term):
+    dish: str
+    group: str
+    value: str  # refused: an option value that puts an ingredient that ran out on the dish
+    ingredient: str  # the first of its ingredients that ran out
+
+
 @predicate("confirm", "specify")
 class Specified(Term):
     combo: str
@@ -319,7 +327,7 @@ class HeardDropped(Term):
 HEARD = (HeardOrder, HeardSpecify, HeardUpdate, HeardRemove, HeardQuantity, HeardCopy, HeardReplace, HeardUnits)
 
 CUSTOMER = {cls.tag: cls for cls in (*HEARD, HeardDropped, WhichKind,
-    Ordered, Unavailable, TooMany, BadQuantity, OrderLimit, Updated, Restored, RejectedUpdate, Specified, OverRule,
+    Ordered, Unavailable, TooMany, BadQuantity, OrderLimit, Updated, Restored, RejectedUpdate, OptionOut, Specified, OverRule,
     DealPriceOn, DealFreeWith,
     RejectedSpecify, Swapped, DefaultChoice, Skipped, Defaulted, Removed, NotInOrder, QuantitySet, Replaced,
     RanOut, ToppingRanOut, Cancelled, Stopped, NotUnderstood, EmptyOrder, Greeting, Unknown, Either, WhichOne,
