@@ -153,6 +153,8 @@ class CustomerTemplates:
         out += [text["unavailable"].format(**fields(c)) for c in said.pop("unavailable", [])]
         out += [text["ran_out"].format(**fields(c)) for c in said.pop("ran_out", [])]
         out += [text["topping_ran_out"].format(**fields(c)) for c in said.pop("topping_ran_out", [])]
+        out += [text[kind].format(ingredient=c.ingredient, option=self.option_said(c.group, c.value), dish=c.dish)
+                for kind in ("option_out", "option_ran_out") for c in said.pop(kind, [])]
         out += [text["too_many"].format(**fields(c), amount=text["too_many_amount"] if c.quantity >= MAX_NUMBER
                                         else f"{c.quantity:,}") for c in said.pop("too_many", [])]
         out += [text["bad_quantity"].format(**fields(c)) for c in said.pop("bad_quantity", [])]
@@ -166,8 +168,6 @@ class CustomerTemplates:
         out += [text["restored"].format(topping=c.topping, dishes=plural(c.dish, self.counts.get(c.dish, 1)))
                 for c in said.pop("restored", [])]
         out += [self.rejected_update(c) for c in said.pop("rejected_update", [])]
-        out += [text["option_out"].format(ingredient=c.ingredient, option=self.option_said(c.group, c.value))
-                for c in said.pop("option_out", [])]
         out += [text["specify"].format(**fields(c)) for c in said.pop("specify", [])]
         out += [text["swapped"].format(**fields(c)) for c in said.pop("swapped", [])]
         out += [text[f"rejected_specify_{c.reason}"].format(**fields(c)) for c in said.pop("rejected_specify", [])]

@@ -179,6 +179,14 @@ class ToppingRanOut(Term):
     topping: str
 
 
+@predicate("confirm", "option_ran_out")
+class OptionRanOut(Term):
+    dish: str
+    group: str
+    value: str  # taken off: an option value the dish had, out of one of its ingredients since
+    ingredient: str  # the first of its ingredients that ran out
+
+
 @predicate("confirm", "cancelled")
 class Cancelled(Term):
     pass
@@ -330,7 +338,7 @@ CUSTOMER = {cls.tag: cls for cls in (*HEARD, HeardDropped, WhichKind,
     Ordered, Unavailable, TooMany, BadQuantity, OrderLimit, Updated, Restored, RejectedUpdate, OptionOut, Specified, OverRule,
     DealPriceOn, DealFreeWith,
     RejectedSpecify, Swapped, DefaultChoice, Skipped, Defaulted, Removed, NotInOrder, QuantitySet, Replaced,
-    RanOut, ToppingRanOut, Cancelled, Stopped, NotUnderstood, EmptyOrder, Greeting, Unknown, Either, WhichOne,
+    RanOut, ToppingRanOut, OptionRanOut, Cancelled, Stopped, NotUnderstood, EmptyOrder, Greeting, Unknown, Either, WhichOne,
     NoSuchUnit, DidYouMean, Copied, CopiedChanged, OfferInstead, OfferChange, OfferSuggest,
     NotServed)}
 
