@@ -136,6 +136,16 @@ def test_a_style_ordered_before_its_ingredient_ran_out_is_taken_off_with_the_rea
     assert all("hawaiian" not in unit.get("style", []) for unit in turn.order)
 
 
+def test_a_swap_to_a_style_that_is_out_keeps_the_style_the_pizza_had(pizza, tmp_path):
+    home = Home(tmp_path)
+    ManagerChat(home).turn("we have no ham left")
+    customer = CustomerChat(home)
+    customer.turn("a medium supreme pizza")
+    turn = customer.turn("actually hawaiian instead of supreme")
+    assert "run out of Ham, so we can't make the hawaiian" in turn.reply and "without" not in turn.reply
+    assert customer.order() == [{"item": "Pizza", "size": ["medium"], "style": ["supreme"]}]
+
+
 @pytest.mark.parametrize("said, expected", [
     ("a large pepperoni", [{"item": "Pizza", "add": ["Pepperoni"], "size": ["large"]}]),
     ("two medium fantas", [{"item": "Fanta", "size": ["medium"]}] * 2),
