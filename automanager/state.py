@@ -135,6 +135,14 @@ class Refused(Term):
     food: str
 
 
+@predicate("refused_option")
+class RefusedOption(Term):
+    """A unit last turn refused (or took off) a value of `group` for lack of an ingredient: "X
+    instead" of that group then goes on it only."""
+    unit: int
+    group: Const
+
+
 @predicate("held")
 class Held(Term):
     """A change said of one unit that fit several, asked "which one?": the answer next turn applies it."""

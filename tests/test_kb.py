@@ -138,3 +138,14 @@ def test_no_menu_name_appears_in_code_or_rules(kb):
     sources += list((REPO / "crs").glob("*.lp"))
     offenders = [(p.name, n) for p in sources for n in names if n in p.read_text(encoding="utf-8")]
     assert offenders == []
+
+
+def test_a_runout_makes_unavailable_only_the_option_values_that_contain_it():
+    """A pack's option value declaring what it contains (menu.toml `contains`) is out while one of
+    them is; the Taco Bell KB declares none, so no option of it is ever out."""
+    from automanager.reasoner import atom
+    crs = paths.data_dir("crs") / "crs.lp"
+    pizza = Reasoner([*paths.kb_files(REPO / "kb" / "packs" / "pizza"), crs]).solve([atom("runout", "Pineapple")])
+    assert pizza["option_unavailable"] == [("style", "hawaiian", "Pineapple")]
+    taco = Reasoner([*paths.kb_files(), crs]).solve([atom("runout", "Seasoned Beef")])
+    assert "option_unavailable" not in taco and "option_contains" not in taco and taco["unavailable"]

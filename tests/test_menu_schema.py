@@ -88,6 +88,9 @@ LET_THROUGH = {
                                         "options.container.prices.botle: 'botle' is not one of its container values"),
     "a popular topping no ingredient declares": ('popular_toppings = ["Pepperoni"', 'popular_toppings = ["Peperoni"',
                                                  "field popular_toppings (entry 1): 'Peperoni' is not in [ingredients]"),
+    "a style containing no declared ingredient": ('contains = ["Ham", "Pineapple"]', 'contains = ["Ham", "Pinapple"]',
+                                                  'option group "style" field values.hawaiian.contains (entry 2): '
+                                                  "'Pinapple' is not in [ingredients]"),
     "negative calories": (PIZZA, PIZZA.replace("cal = 2200", "cal = -5"), "field cal: must be at least 0 calories"),
     "a text for yes/no of a group": ("[options.size]\nexclusive = true", '[options.size]\nexclusive = "false"',
                                      'option group "size" field exclusive: must be true or false'),

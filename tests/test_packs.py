@@ -107,6 +107,45 @@ def test_a_runout_reported_by_the_manager_is_refused_to_the_next_pizza_customer(
     assert "run out of Pepperoni" in turn.reply
 
 
+def test_a_style_out_of_one_of_its_ingredients_is_refused_naming_it_until_restored(pizza, tmp_path):
+    home = Home(tmp_path)
+    ManagerChat(home).turn("no more pineapple today")
+    customer = CustomerChat(home)
+    customer.turn("a supreme pizza")
+    refused = customer.turn("plus one large hawaiian pie")
+    assert "run out of Pineapple, so we can't make the hawaiian" in refused.reply
+    assert all("hawaiian" not in unit.get("style", []) for unit in refused.order)
+    # "X instead" goes on the pizza the style was refused for, never on the supreme
+    customer.turn("ok a meat lovers instead")
+    assert customer.order() == [{"item": "Pizza", "style": ["supreme"]},
+                                {"item": "Pizza", "size": ["large"], "style": ["meat lovers"]}]
+    styles = customer.turn("which styles can I pick from?").reply
+    assert "supreme" in styles and "hawaiian" not in styles
+    ManagerChat(home).turn("pineapple is back in stock")
+    again = customer.turn("and a small hawaiian pizza")
+    assert {"item": "Pizza", "size": ["small"], "style": ["hawaiian"]} in again.order
+
+
+def test_a_style_ordered_before_its_ingredient_ran_out_is_taken_off_with_the_reason(pizza, tmp_path):
+    home = Home(tmp_path)
+    customer = CustomerChat(home)
+    customer.turn("one hawaiian pizza and one supreme pizza")
+    ManagerChat(home).turn("86 the pineapple")
+    turn = customer.turn("a diet coke as well")
+    assert "run out of Pineapple, so the hawaiian is off your Pizza" in turn.reply
+    assert all("hawaiian" not in unit.get("style", []) for unit in turn.order)
+
+
+def test_a_swap_to_a_style_that_is_out_keeps_the_style_the_pizza_had(pizza, tmp_path):
+    home = Home(tmp_path)
+    ManagerChat(home).turn("we have no ham left")
+    customer = CustomerChat(home)
+    customer.turn("a medium supreme pizza")
+    turn = customer.turn("actually hawaiian instead of supreme")
+    assert "run out of Ham, so we can't make the hawaiian" in turn.reply and "without" not in turn.reply
+    assert customer.order() == [{"item": "Pizza", "size": ["medium"], "style": ["supreme"]}]
+
+
 @pytest.mark.parametrize("said, expected", [
     ("a large pepperoni", [{"item": "Pizza", "add": ["Pepperoni"], "size": ["large"]}]),
     ("two medium fantas", [{"item": "Fanta", "size": ["medium"]}] * 2),

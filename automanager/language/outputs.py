@@ -97,6 +97,14 @@ class RejectedUpdate(Term):
     reason: str
 
 
+@predicate("confirm", "option_out")
+class OptionOut(Term):
+    dish: str
+    group: str
+    value: str  # refused: an option value that puts an ingredient that ran out on the dish
+    ingredient: str  # the first of its ingredients that ran out
+
+
 @predicate("confirm", "specify")
 class Specified(Term):
     combo: str
@@ -169,6 +177,14 @@ class RanOut(Term):
 class ToppingRanOut(Term):
     dish: str
     topping: str
+
+
+@predicate("confirm", "option_ran_out")
+class OptionRanOut(Term):
+    dish: str
+    group: str
+    value: str  # taken off: an option value the dish had, out of one of its ingredients since
+    ingredient: str  # the first of its ingredients that ran out
 
 
 @predicate("confirm", "cancelled")
@@ -319,10 +335,10 @@ class HeardDropped(Term):
 HEARD = (HeardOrder, HeardSpecify, HeardUpdate, HeardRemove, HeardQuantity, HeardCopy, HeardReplace, HeardUnits)
 
 CUSTOMER = {cls.tag: cls for cls in (*HEARD, HeardDropped, WhichKind,
-    Ordered, Unavailable, TooMany, BadQuantity, OrderLimit, Updated, Restored, RejectedUpdate, Specified, OverRule,
+    Ordered, Unavailable, TooMany, BadQuantity, OrderLimit, Updated, Restored, RejectedUpdate, OptionOut, Specified, OverRule,
     DealPriceOn, DealFreeWith,
     RejectedSpecify, Swapped, DefaultChoice, Skipped, Defaulted, Removed, NotInOrder, QuantitySet, Replaced,
-    RanOut, ToppingRanOut, Cancelled, Stopped, NotUnderstood, EmptyOrder, Greeting, Unknown, Either, WhichOne,
+    RanOut, ToppingRanOut, OptionRanOut, Cancelled, Stopped, NotUnderstood, EmptyOrder, Greeting, Unknown, Either, WhichOne,
     NoSuchUnit, DidYouMean, Copied, CopiedChanged, OfferInstead, OfferChange, OfferSuggest,
     NotServed)}
 

@@ -69,7 +69,8 @@ def constant(value: object, what: str) -> Symbol:
 
 def option_group_facts(groups: dict) -> list[str]:
     """The KB facts of the option groups a menu declares (`[options.<group>]`): which are
-    exclusive, which are said before the name, the words for each value and how it is said."""
+    exclusive, which are said before the name, the words for each value, how it is said and the
+    ingredients it puts on the item."""
     facts = []
     for group, spec in groups.items():
         g = constant(group, "option group")
@@ -86,6 +87,7 @@ def option_group_facts(groups: dict) -> list[str]:
             facts.append(fact("option_text", g, value, details.get("text", value)))
             facts.append(fact("option_rank", g, value, rank))
             facts += [fact("option_word", g, value, word) for word in details.get("words", [])]
+            facts += [fact("option_contains", g, value, i) for i in details.get("contains", [])]
     return facts
 
 

@@ -55,6 +55,10 @@ class MenuFile:
         out += option_group_facts(self.groups)
         out += [fact("label_word", label, word) for label, words in menu.labels.items() for word in words]
         out += self.ingredient_facts()
+        for group, spec in menu.options.items():
+            for value, details in spec.values.items():
+                for i, ingredient in enumerate(details.contains):
+                    self.known(ingredient, ("options", group, "values", value, "contains", i))
         for name, kind in menu.categories.items():
             self.check_category(name, kind)
         first: dict[str, int] = {}

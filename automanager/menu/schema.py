@@ -86,6 +86,7 @@ class OptionValue(Table):
     price: Change = 0
     cal: CalChange = 0
     default: StrictBool = False
+    contains: Words = []  # ingredients the value puts on the item: out of one, the value is out
 
 
 class OptionGroup(Table):
