@@ -76,9 +76,9 @@ QUERY_KINDS = "price|calories|ingredients|toppings|available|menu|total|sizes|wh
 # replace, cancel, stop) and the answers to the bot's own questions (accept, decline).
 CUSTOMER: dict[str, Form] = {
     "order": form("order", "quantity of a dish or combo", food="string", quantity="integer"),
-    "specify": form("specify", "dish chosen for the combo (a side, a drink)",
+    "specify": form("specify", "dish chosen for the combo",
                     combo="string", dish="string"),
-    "update": form("update", "change a dish. add|no|less|extra|regular: option an ingredient; change: new_option "
+    "update": form("update", "add|no|less|extra|regular: option an ingredient; change: new_option "
                    "replaces option; option: a menu value ('large'), new_option 'no' if unwanted; units: "
                    "how many (null: all)",
                    dish="string", operation=UPDATE_OPS, option="string", new_option="string?",
@@ -87,18 +87,18 @@ CUSTOMER: dict[str, Form] = {
                            "combo) or upgrade (toppings for dish content)", content="string",
                            type="category|upgrade"),
     "query": form("query", "a question about food (a name, a category, or all); why: why that price or "
-                  "not available; choices: the combo's",
+                  "not sold; choices: the combo's",
                   kind=QUERY_KINDS, food="string", quantity="integer?", size="string?"),
     "remove": form("remove", "take quantity of food off the order (null: all)", food="string", quantity="integer?"),
     "set_quantity": form("set_quantity", "exactly quantity of food ('make that two')", food="string",
                          quantity="integer"),
-    "copy": form("copy", "quantity more like the last food ('another one'; null: 'double that'); all: the order again",
+    "copy": form("copy", "quantity more like the last food (null: 'double that'); all: the order again",
                  food="string", quantity="integer?"),
     "refer": form("refer", "the units a dish \"\" change or remove means",
                   kind="nth|last|other|all|category|option|topping|food|one|bare|word|recent",
                   value="string"),
-    "replace": form("replace", "new instead of old ('the other one instead')", old="string", new="string"),
-    "either": form("either", "one of two, not said which ('a pepsi or a coke')",
+    "replace": form("replace", "new instead of old", old="string", new="string"),
+    "either": form("either", "one of two, not said which",
                    first="string", second="string"),
     "complete": form("complete", "nothing more to order ('that's all')"),
     "accept": form("accept", "yes to the bot's last question or suggestion"),
@@ -106,12 +106,11 @@ CUSTOMER: dict[str, Form] = {
     "cancel": form("cancel", "cancel the whole order"),
     "stop": form("stop", "stop; add nothing"),
     "quit": form("quit", "the customer leaves ('bye')"),
-    "greet": form("greet", "a greeting or small talk; noted: only talk around the order ('we're in a hurry')",
+    "greet": form("greet", "a greeting, small talk; noted: talk around the order",
                   kind="hello|how_are_you|thanks|noted"),
-    "vague": form("vague", "a kind of food asked for without saying which ('some tacos', 'a bowl'): asked, "
-                  "never guessed; quantity 0 when not said", kind="string", quantity="integer"),
-    "unsure": form("unsure", "words of the line were not understood (neither filler nor talk around the order): "
-                   "its changes are asked about, not made"),
+    "vague": form("vague", "a category, no item named; quantity 0 if unsaid",
+                  kind="string", quantity="integer"),
+    "unsure": form("unsure", "some words not understood: its changes are asked, not made"),
     "irrelevant": form("irrelevant", "nothing to act on"),
 }
 # The predicates that change the order: on a line only half heard (unsure) they are asked

@@ -60,7 +60,7 @@ class Result:
     judge: dict | None = None
     error: str | None = None
     changed_without_asking: bool = False
-    wrong_changes: list[str] = field(default_factory=list)  # what was changed, in short: "added Crunchy Taco"
+    wrong_changes: list[str] = field(default_factory=list)  # what was changed, in short: "added <item>"
 
     def as_dict(self) -> dict:
         return asdict(self)
