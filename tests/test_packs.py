@@ -127,6 +127,10 @@ def test_a_runout_reported_by_the_manager_is_refused_to_the_next_pizza_customer(
     ("three large pies: one pepperoni, one sausage",
      [{"item": "Pizza", "size": ["large"]}, {"item": "Pizza", "add": ["Pepperoni"], "size": ["large"]},
       {"item": "Pizza", "add": ["Sausage"], "size": ["large"]}]),
+    # a word inside a matched size ("extra large") is the size's, never also the extra operator
+    ("two extra large sausage pies", [{"item": "Pizza", "add": ["Sausage"], "size": ["extra large"]}] * 2),
+    ("an extra large mushroom and onion pizza",
+     [{"item": "Pizza", "add": ["Mushrooms", "Onions"], "size": ["extra large"]}]),
     ("a thin crust vegetarian pie, not deep dish",
      [{"item": "Pizza", "crust": ["thin crust"], "style": ["vegetarian"], "no crust": ["deep dish"]}]),
 ])

@@ -1817,10 +1817,13 @@ class CustomerParser:
         return own[0] if len(own) == 1 else m.name
 
     def operator_before(self, toks: list[str], m: Mention, mentions: list[Mention]) -> str | None:
-        """The modifier word closest before an ingredient ("along with extra cheese": extra)."""
+        """The modifier word closest before an ingredient ("along with extra cheese": extra). A word
+        inside a matched name ("extra large", a size) is that name's, never also an operator."""
         prev_end = max([x.end for x in mentions if x.end <= m.start and x.kind != "option"], default=0)
         longest = max(4, max(len(words) for words, _ in self.p.operators))  # "not in the mood for X"
-        window = toks[max(prev_end, m.start - longest):m.start]
+        start = max(prev_end, m.start - longest)
+        window = [None if any(x.start <= i < x.end for x in mentions) else t
+                  for i, t in enumerate(toks[start:m.start], start=start)]
         found = [(i + len(words), len(words), op) for words, op in self.p.operators
                  for i in range(len(window) - len(words) + 1) if tuple(window[i:i + len(words)]) == words]
         return max(found)[2] if found else None
