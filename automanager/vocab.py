@@ -69,7 +69,7 @@ def bounded(number: str | float | int) -> int:
     return int(max(-MAX_NUMBER, min(MAX_NUMBER, value)))
 
 
-UPDATE_OPS = "add|no|less|extra|regular|change|option"
+UPDATE_OPS = "add|no|less|extra|regular|unsay|change|option"
 QUERY_KINDS = "price|calories|ingredients|toppings|available|menu|total|sizes|why|choices|extra|with|options"
 
 # The customer vocabulary: the paper's predicates plus corrections (remove, set_quantity,
@@ -78,7 +78,8 @@ CUSTOMER: dict[str, Form] = {
     "order": form("order", "quantity of a dish or combo", food="string", quantity="integer"),
     "specify": form("specify", "dish chosen for the combo (a side, a drink)",
                     combo="string", dish="string"),
-    "update": form("update", "change a dish. add|no|less|extra|regular: option an ingredient; change: new_option "
+    "update": form("update", "change a dish. add|no|less|extra|regular: option an ingredient; unsay: what "
+                   "was said of that ingredient is taken back ('not X, Y'); change: new_option "
                    "replaces option; option: a menu value ('large'), new_option 'no' if unwanted; units: "
                    "how many (null: all)",
                    dish="string", operation=UPDATE_OPS, option="string", new_option="string?",
@@ -95,7 +96,7 @@ CUSTOMER: dict[str, Form] = {
     "copy": form("copy", "quantity more like the last food ('another one'; null: 'double that'); all: the order again",
                  food="string", quantity="integer?"),
     "refer": form("refer", "the units a dish \"\" change or remove means",
-                  kind="nth|last|other|all|category|option|topping|food|one|bare|word|recent",
+                  kind="nth|last|other|all|category|option|topping|said|food|one|bare|word|recent",
                   value="string"),
     "replace": form("replace", "new instead of old ('the other one instead')", old="string", new="string"),
     "either": form("either", "one of two, not said which ('a pepsi or a coke')",

@@ -138,6 +138,16 @@ def test_generic_phrasing_on_the_pizza_pack(pizza, tmp_path, said, expected):
     assert chat_with(tmp_path).turn(said).order == expected
 
 
+@pytest.mark.parametrize("lines, expected", [
+    (["a small pizza with sausage", "ah not sausage, salami"], [{"item": "Pizza", "add": ["Salami"], "size": ["small"]}]),
+    (["a pizza with anchovies", "no no, not the anchovies but tuna"], [{"item": "Pizza", "add": ["Tuna"]}]),
+    (["a large pizza with olives, um not olives, peppers"], [{"item": "Pizza", "add": ["Peppers"], "size": ["large"]}]),
+])
+def test_a_correction_not_x_y_replaces_x_on_the_pizza(pizza, tmp_path, lines, expected):
+    chat = chat_with(tmp_path)
+    assert [chat.turn(line) for line in lines][-1].order == expected
+
+
 def test_a_two_word_size_is_an_option_not_a_modifier(pizza, tmp_path):
     turn = chat_with(tmp_path).turn("an extra large pizza with light onions")
     assert turn.order == [{"item": "Pizza", "less": ["Onions"], "size": ["extra large"]}]

@@ -1180,6 +1180,12 @@ class CustomerParser:
             line = self.line_of_one(preds, state, some) or line  # "three burritos, two with no onions"
         elif not items and not state["line"] and (some := self.some_of_them(clause) or self.units_with(clause)):
             units = some  # "mushrooms on two of them": on that many of the units ordered before
+        back = self.taken_back(toks, clause.toppings())
+        if not items and not line and back and back is not clause.toppings()[-1]:
+            state["line"] += 1  # "not bacon, ham" of an order made before: on the units that have the bacon
+            preds.append(Pred("refer", (Const("said"), back.name), state["line"]))
+            self.updates(clause, "", state["line"], ctx, preds)
+            return
         answering_kind = not items and not state["last"] and not one and (ctx.ask_topic in ("options", "which") or str(ctx.ask_topic).startswith("pick("))
         for target in ctx.ask_group if answering_kind and ctx.ask_group else [dish]:
             self.updates(clause, target, line, ctx, result.preds, units)  # "fresco please": on each dish asked about
@@ -1772,7 +1778,16 @@ class CustomerParser:
             toppings = toppings[2:]
         operation = None
         plain = "no" if self.takes_off(text) else "add"  # "take the onions off that": off, never added
+        back = self.taken_back(toks, toppings)
         for m in toppings:
+            if m is back:  # "not olives, mushrooms": the olives said earlier this line are unsaid, else taken back
+                said_here = [p for p in preds if p.name == "update" and p.args[0] == dish and p.args[2] == m.name
+                             and p.line == line and line]
+                preds[:] = [p for p in preds if p not in said_here]
+                operation = "unsay" if dish == "" else "no"  # "a pizza, not pepperoni": none on it
+                if not said_here:
+                    preds.append(Pred("update", (dish, Const(operation), m.name), line))
+                continue
             operation = self.operator_before(toks, m, clause.mentions) or self.carried(operation, toks, m, clause) or plain
             owned = operation in ("no", "less", "extra", "regular") or "kind_word" in m.alternatives
             owners = ctx.ordered if dish == "" else [dish]  # "no cheese on the third one": that unit's own cheese
@@ -1798,12 +1813,23 @@ class CustomerParser:
         """The operation an ingredient said without its own takes from the one before: "with ham,
         bacon and onions" all added; "extra cheese and ham": only the cheese is extra; a "no" goes
         on over "or" ("no peppers or onions")."""
-        if operation in ("extra", "less"):
+        if operation in ("extra", "less", "unsay"):
             return "add"
         if operation == "no":
             before = max((x.end for x in clause.toppings() if x.end <= m.start), default=m.start)
             return "no" if set(toks[before:m.start]) & self.p.negation_goes_on else "add"
         return operation
+
+    def taken_back(self, toks: list[str], toppings: list[Mention]) -> Mention | None:
+        """X of "not X, Y" / "not the X": an ingredient right after a word that takes it back (never
+        the end of a longer operator: "but not X" is a "no")."""
+        for m in toppings:
+            k = m.start - 1 - (toks[m.start - 1:m.start] == ["the"])
+            if k < 0 or toks[k] not in self.p.takes_back:
+                continue
+            if not any(len(words) > 1 and tuple(toks[k - len(words) + 1:k + 1]) == words for words, _ in self.p.operators):
+                return m
+        return None
 
     def own_ingredient(self, dish: str, m: Mention) -> str:
         """'no cheese' on a dish whose cheese has another name: the dish's own ingredient whose
