@@ -71,8 +71,9 @@ def named_in(state: State) -> set[str]:
 
 
 def words_of(name: str) -> set[str]:
-    """The words a reference may name it by: each word of the name, also in the plural."""
-    return {w for word in normalize(name).split() for w in (word, word + "s")}
+    """The words a reference may name it by: each word of the name, also in the plural (and the
+    singular of a plural name: "the mushroom one")."""
+    return {w for word in normalize(name).split() for w in (word, word + "s", word.removesuffix("s"))}
 
 
 def context(state: State) -> Context:
@@ -106,6 +107,7 @@ def context(state: State) -> Context:
         elif isinstance(typed, Unit):
             units.append((typed.number, typed.food))
     ctx.ordered = list(dict.fromkeys(food for _, food in sorted(units)))
+    ctx.several = sorted({food for _, food in units if sum(f == food for _, f in units) > 1})
     if ctx.ask_group:  # a question about a kind of dish: its first dish is what a short answer is about
         ctx.ask_group.sort(key=ctx.ordered.index)
         ctx.ask_target = ctx.ask_group[0]

@@ -1477,7 +1477,8 @@ class CustomerParser:
                 refs += [("word", w) for w in words] or [("topping", m.name)]  # "the guac one", "the mushroom pizza"
                 used.append(m)
             elif m.kind == "item" and set(before) & self.p.definite and self.ordered_named(m, ctx) and \
-                    len({f for f in ctx.ordered if covers(self.name_words(m.said), f)}) > 1:
+                    (len({f for f in ctx.ordered if covers(self.name_words(m.said), f)}) > 1 or
+                     self.ordered_named(m, ctx) in ctx.several and not m.said.endswith("s")):
                 refs += [("word", w) for w in self.name_words(m.said)]  # "the taco" of a soft and a crunchy one
                 some = self.some_of_them(clause)  # "two of the tacos": the last two of them
                 refs += [("last", some)] if some else [] if m.said.endswith("s") else [("one", 1)]
@@ -1511,15 +1512,19 @@ class CustomerParser:
         """'the soft one', 'the crunchy taco', 'the second one' after the bot asked which unit a change
         is for: a line of nothing but a reference (the rules apply the held change to what it picks)."""
         words = [t for t in tokens if is_word(t) and t not in OPENERS and not self.p.polite.whole(t)]
-        named = {w for f in ctx.ordered for w in normalize(f).split()}
+        named = {v for f in [*ctx.ordered, *self.menu.toppings] for w in normalize(f).split()  # "the ham one"
+                 for v in (w, w.removesuffix("s"))}
+        options = self.menu.option_words  # "the veggie one": the unit with that option value
         content = [w for w in words if w not in self.p.definite and w not in self.p.unit_nouns]
         if content and all(w in self.p.unit_all or w in ("of", "them", "those") for w in content):
             return Parse([Pred("refer", (Const("all"), 1), 1)], [], [])  # "both": every unit asked about
         if not content or len(content) > 4 or \
-                any(w not in self.p.ordinals and w not in named and w.rstrip("s") not in named for w in content):
+                any(w not in self.p.ordinals and w not in named and w.rstrip("s") not in named and w not in options
+                    for w in content):
             return None
-        refs: list[tuple[str, str | int]] = [("nth", self.p.ordinals[w]) if w in self.p.ordinals else ("word", w)
-                                             for w in content]
+        refs: list[tuple[str, str | int]] = [("nth", self.p.ordinals[w]) if w in self.p.ordinals else
+                                             ("option", options[w][1]) if w in options and w not in named else
+                                             ("word", w) for w in content]
         refs += [] if any(kind == "nth" for kind, _ in refs) else [("one", 1)]
         return Parse([Pred("refer", (Const(kind), value), 1) for kind, value in refs], [], [])
 
