@@ -164,6 +164,16 @@ def test_the_pizza_said_of_several_is_asked_and_the_answer_picks_one(pizza, tmp_
     assert turns[1].order == turns[0].order and turns[-1].order == expected
 
 
+def test_a_vague_amount_of_pizzas_is_asked_and_an_occasion_is_no_size(pizza, tmp_path):
+    chat = chat_with(tmp_path)
+    asked = chat.turn("we'll need some pizzas for the office party")
+    assert asked.order == [] and "how many" in asked.reply.lower()
+    assert chat.turn("two").order == [{"item": "Pizza"}] * 2
+    # "for the party" with no food after it is talk, never the party size
+    assert chat_with(tmp_path / "b").turn("a large ham pizza for the party").order == \
+        [{"item": "Pizza", "add": ["Ham"], "size": ["large"]}]
+
+
 def test_a_two_word_size_is_an_option_not_a_modifier(pizza, tmp_path):
     turn = chat_with(tmp_path).turn("an extra large pizza with light onions")
     assert turn.order == [{"item": "Pizza", "less": ["Onions"], "size": ["extra large"]}]

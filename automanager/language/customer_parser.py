@@ -1197,11 +1197,11 @@ class CustomerParser:
         menu's own reading of the word."""
         said = normalize(m.said).split()
         kind = self.kind_said(said)
+        before = clause.tokens[max((x.end for x in clause.mentions if x.end <= m.start), default=0):m.start]
+        if kind is not None and set(before) & self.vague_amounts:  # "a few pizzas": how many is asked
+            return kind, 0
         if kind is None or normalize(m.name) in (kind, said[0]):
             return None
-        before = clause.tokens[max((x.end for x in clause.mentions if x.end <= m.start), default=0):m.start]
-        if set(before) & self.vague_amounts:
-            return kind, 0
         exact = any(number_at(before, i) for i in range(len(before))
                     if before[i] not in ("a", "an") and before[i] not in self.vague_numbers)
         return (kind, self.quantity_before(clause.tokens, m.start, clause.mentions, 0)) \
@@ -1215,7 +1215,11 @@ class CustomerParser:
         kind, n = ctx.asked_kind
         words = [w for w in self.opened(flat).split() if w not in self.p.filler and w not in self.p.definite and
                  w not in self.p.unit_nouns and w.removesuffix("s") != kind]
-        fits = [f for f in sorted(self.menu.items) if self.menu.category_of.get(f) == kind and words and covers(words, f)]
+        foods = [f for f in sorted(self.menu.items) if self.menu.category_of.get(f) == kind]
+        count = number_at(words, 0) if len(foods) == 1 and words else None
+        if count and count[1] == len(words):  # "three" to "How many pizzas?": the kind's one food
+            return Parse([Pred("order", (foods[0], count[0]), 1)], [], [])
+        fits = [f for f in foods if words and covers(words, f)]
         return Parse([Pred("order", (fits[0], n or 1), 1)], [], []) if len(fits) == 1 else None
 
     def units_of_them(self, clause: Clause, m: Mention) -> int | None:

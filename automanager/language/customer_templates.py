@@ -202,7 +202,8 @@ class CustomerTemplates:
         kinds: dict[str, list[str]] = defaultdict(list)
         for c in said.pop("which_kind", []):
             kinds[c.kind] += [c.food] if c.food else []
-        out += [text["which_kind"].format(kind=kind, foods=join(foods, "or")) if foods else
+        out += [text["which_kind"].format(kind=kind, foods=join(foods, "or")) if len(foods) > 1 else
+                text["how_many_kind"].format(foods=plural(foods[0], 2)) if foods else
                 text["which_kind_none"].format(kinds=kind + "s") for kind, foods in kinds.items()]
         if heard:
             out.append(self.heard_question(heard))
