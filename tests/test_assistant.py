@@ -313,3 +313,15 @@ def test_the_board_a_turn_leaves_is_the_order_priced_again(tmp_path, pack, lines
 def test_not_x_y_replaces_x_never_adds_beside_it(home, menu, lines, expected):
     _, turns = converse(home, menu, lines)
     assert turns[-1].order == expected
+
+
+@pytest.mark.parametrize("lines, expected", [
+    # an option said for "all of them" goes on every food ordered that has that option group
+    (["a pepsi and a baja blast", "make all of those large"],
+     [{"item": "Pepsi®", "size": ["large"]}, {"item": "Mountain Dew Baja Blast®", "size": ["large"]}]),
+    (["a soft taco and a crunchy taco", "fresco style on all of them"],
+     [{"item": "Soft Taco", "style": ["fresco"]}, {"item": "Crunchy Taco", "style": ["fresco"]}]),
+])
+def test_an_option_for_all_of_them_goes_on_every_food_that_has_it(home, menu, lines, expected):
+    _, turns = converse(home, menu, lines)
+    assert turns[-1].order == expected

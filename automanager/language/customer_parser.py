@@ -1098,9 +1098,13 @@ class CustomerParser:
         elif act == "resize":
             named = self.ordered_named((items or targets)[0], ctx) if items or targets else None
             asked = ctx.ask_group if ctx.ask_topic == "pick(size)" and not named else []
+            every = not named and not asked and bool(self.p.every_unit.search(text))
+            if every:  # "make all of those large": each food sized (the rules refuse a size one lacks)
+                asked = [f for f in ctx.ordered if "size" in {g for g, _ in self.menu.options_of(f)}]
             resized: list[str | None] = list(asked) or [named or self.context_sized(ctx) or dish]
             for target in resized:
                 size = self.size_for(target, clause) if target else None
+                size = size or (self.sizes_in(clause) or [None])[-1] if every else size
                 if size:
                     preds.append(Pred("update", (target, Const("option"), option_value("size", size, True)), 0))
         elif act == "set":
@@ -1116,7 +1120,7 @@ class CustomerParser:
             self.order(clause, items, ctx, result, state)
 
     def order(self, clause: Clause, items: list[Mention], ctx: Context, result: Parse, state: dict) -> None:
-        toks = clause.tokens
+        toks, text = clause.tokens, clause.text
         preds = result.preds
         one = self.one_of_them(clause, items)
         placed: list[tuple[Mention, int]] = []  # the items ordered here, with their lines
@@ -1187,7 +1191,10 @@ class CustomerParser:
             self.updates(clause, "", state["line"], ctx, preds)
             return
         answering_kind = not items and not state["last"] and not one and (ctx.ask_topic in ("options", "which") or str(ctx.ask_topic).startswith("pick("))
-        for target in ctx.ask_group if answering_kind and ctx.ask_group else [dish]:
+        every = [f for f in ctx.ordered if clause.options() and all(  # each food with that option group (rules refuse a value it lacks)
+            m.alternatives["option"] in {g for g, _ in self.menu.options_of(f)} for m in clause.options())] \
+            if not items and not line and not clause.toppings() and self.p.every_unit.search(text) else []
+        for target in ctx.ask_group if answering_kind and ctx.ask_group else every or [dish]:  # "all of them large"
             self.updates(clause, target, line, ctx, result.preds, units)  # "fresco please": on each dish asked about
 
     def vague_kind(self, clause: Clause, m: Mention) -> tuple[str, int] | None:
