@@ -1104,7 +1104,7 @@ class CustomerParser:
             resized: list[str | None] = list(asked) or [named or self.context_sized(ctx) or dish]
             for target in resized:
                 size = self.size_for(target, clause) if target else None
-                size = size or (self.sizes_in(clause) or [None])[-1] if every else size
+                size = size or next(iter(self.sizes_in(clause)[-1:]), None) if every else size
                 if size:
                     preds.append(Pred("update", (target, Const("option"), option_value("size", size, True)), 0))
         elif act == "set":
@@ -1194,7 +1194,8 @@ class CustomerParser:
         every = [f for f in ctx.ordered if clause.options() and all(  # each food with that option group (rules refuse a value it lacks)
             m.alternatives["option"] in {g for g, _ in self.menu.options_of(f)} for m in clause.options())] \
             if not items and not line and not clause.toppings() and self.p.every_unit.search(text) else []
-        for target in ctx.ask_group if answering_kind and ctx.ask_group else every or [dish]:  # "all of them large"
+        targets: list[str | None] = list(ctx.ask_group) if answering_kind and ctx.ask_group else list(every) or [dish]
+        for target in targets:  # "all of them large": each food that has the option
             self.updates(clause, target, line, ctx, result.preds, units)  # "fresco please": on each dish asked about
 
     def vague_kind(self, clause: Clause, m: Mention) -> tuple[str, int] | None:
