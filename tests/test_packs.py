@@ -148,22 +148,6 @@ def test_a_correction_not_x_y_replaces_x_on_the_pizza(pizza, tmp_path, lines, ex
     assert [chat.turn(line) for line in lines][-1].order == expected
 
 
-@pytest.mark.parametrize("lines, expected", [
-    # "the pizza" of two different pizzas is asked about; an answer by a topping or an option picks one
-    (["a small sausage pizza and a large pepperoni pizza", "put mushrooms on the pizza", "the sausage one"],
-     [{"item": "Pizza", "add": ["Mushrooms", "Sausage"], "size": ["small"]},
-      {"item": "Pizza", "add": ["Pepperoni"], "size": ["large"]}]),
-    (["two pizzas, one with onions and one with tuna", "make the pizza thin crust", "the onion one"],
-     [{"item": "Pizza", "add": ["Tuna"]}, {"item": "Pizza", "add": ["Onions"], "crust": ["thin crust"]}]),
-    (["a medium ham pizza and a large hawaiian pizza", "drop the pizza", "the hawaiian one"],
-     [{"item": "Pizza", "add": ["Ham"], "size": ["medium"]}]),
-])
-def test_the_pizza_said_of_several_is_asked_and_the_answer_picks_one(pizza, tmp_path, lines, expected):
-    chat = chat_with(tmp_path)
-    turns = [chat.turn(line) for line in lines]
-    assert turns[1].order == turns[0].order and turns[-1].order == expected
-
-
 def test_a_vague_amount_of_pizzas_is_asked_and_an_occasion_is_no_size(pizza, tmp_path):
     chat = chat_with(tmp_path)
     asked = chat.turn("we'll need some pizzas for the office party")

@@ -107,7 +107,6 @@ def context(state: State) -> Context:
         elif isinstance(typed, Unit):
             units.append((typed.number, typed.food))
     ctx.ordered = list(dict.fromkeys(food for _, food in sorted(units)))
-    ctx.several = sorted({food for _, food in units if sum(f == food for _, f in units) > 1})
     if ctx.ask_group:  # a question about a kind of dish: its first dish is what a short answer is about
         ctx.ask_group.sort(key=ctx.ordered.index)
         ctx.ask_target = ctx.ask_group[0]

@@ -1489,8 +1489,7 @@ class CustomerParser:
                 refs += [("word", w) for w in words] or [("topping", m.name)]  # "the guac one", "the mushroom pizza"
                 used.append(m)
             elif m.kind == "item" and set(before) & self.p.definite and self.ordered_named(m, ctx) and \
-                    (len({f for f in ctx.ordered if covers(self.name_words(m.said), f)}) > 1 or
-                     self.ordered_named(m, ctx) in ctx.several and not m.said.endswith("s")):
+                    len({f for f in ctx.ordered if covers(self.name_words(m.said), f)}) > 1:
                 refs += [("word", w) for w in self.name_words(m.said)]  # "the taco" of a soft and a crunchy one
                 some = self.some_of_them(clause)  # "two of the tacos": the last two of them
                 refs += [("last", some)] if some else [] if m.said.endswith("s") else [("one", 1)]
