@@ -69,7 +69,7 @@ def bounded(number: str | float | int) -> int:
     return int(max(-MAX_NUMBER, min(MAX_NUMBER, value)))
 
 
-UPDATE_OPS = "add|no|less|extra|regular|change|option"
+UPDATE_OPS = "add|no|less|extra|regular|unsay|change|option"
 QUERY_KINDS = "price|calories|ingredients|toppings|available|menu|total|sizes|why|choices|extra|with|options"
 
 # The customer vocabulary: the paper's predicates plus corrections (remove, set_quantity,
@@ -78,7 +78,8 @@ CUSTOMER: dict[str, Form] = {
     "order": form("order", "quantity of a dish or combo", food="string", quantity="integer"),
     "specify": form("specify", "dish chosen for the combo",
                     combo="string", dish="string"),
-    "update": form("update", "add|no|less|extra|regular: option an ingredient; change: new_option "
+    "update": form("update", "add|no|less|extra|regular: option an ingredient; unsay: take it back "
+                   "('not X, Y'); change: new_option "
                    "replaces option; option: a menu value ('large'), new_option 'no' if unwanted; units: "
                    "how many (null: all)",
                    dish="string", operation=UPDATE_OPS, option="string", new_option="string?",
@@ -94,18 +95,18 @@ CUSTOMER: dict[str, Form] = {
                          quantity="integer"),
     "copy": form("copy", "quantity more like the last food (null: 'double that'); all: the order again",
                  food="string", quantity="integer?"),
-    "refer": form("refer", "the units a dish \"\" change or remove means",
-                  kind="nth|last|other|all|category|option|topping|food|one|bare|word|recent",
+    "refer": form("refer", "the units a change or remove means",
+                  kind="nth|last|other|all|category|option|topping|said|food|one|bare|word|recent",
                   value="string"),
     "replace": form("replace", "new instead of old", old="string", new="string"),
     "either": form("either", "one of two, not said which",
                    first="string", second="string"),
-    "complete": form("complete", "nothing more to order ('that's all')"),
-    "accept": form("accept", "yes to the bot's last question or suggestion"),
+    "complete": form("complete", "nothing more to order"),
+    "accept": form("accept", "yes to the bot's last question"),
     "decline": form("decline", "no to the bot's last question"),
-    "cancel": form("cancel", "cancel the whole order"),
-    "stop": form("stop", "stop; add nothing"),
-    "quit": form("quit", "the customer leaves ('bye')"),
+    "cancel": form("cancel", "drop the whole order"),
+    "stop": form("stop", "add nothing more"),
+    "quit": form("quit", "the customer leaves"),
     "greet": form("greet", "a greeting, small talk; noted: talk around the order",
                   kind="hello|how_are_you|thanks|noted"),
     "vague": form("vague", "a category, no item named; quantity 0 if unsaid",

@@ -295,3 +295,33 @@ def test_the_board_a_turn_leaves_is_the_order_priced_again(tmp_path, pack, lines
     for line in lines:
         turn = chat.turn(line)
         assert turn.board == chat.board() and turn.board["lines"], line
+
+
+@pytest.mark.parametrize("lines, expected", [
+    # "not X, Y" the next turn takes back what was said of X on the unit that has it; Y goes there
+    (["a crunchy taco with extra tomatoes", "hmm no, not tomatoes, extra beef"],
+     [{"item": "Crunchy Taco", "extra": ["Seasoned Beef"]}]),
+    (["two soft tacos, one of them with onions", "wait not the onions, guacamole"],
+     [{"item": "Soft Taco"}, {"item": "Soft Taco", "add": ["Guacamole"]}]),
+    (["a crunchy taco with no lettuce", "sorry not lettuce, no cheese"],
+     [{"item": "Crunchy Taco", "no": ["Cheddar Cheese"]}]),
+    # the same in one line: what was said of X in it is unsaid
+    (["a soft taco with extra onions, er not onions, extra tomatoes"], [{"item": "Soft Taco", "extra": ["Tomatoes"]}]),
+    # a lone "not X" on a new order is none of it, never X added
+    (["a bean burrito, not onions"], [{"item": "Bean Burrito", "no": ["Onions"]}]),
+])
+def test_not_x_y_replaces_x_never_adds_beside_it(home, menu, lines, expected):
+    _, turns = converse(home, menu, lines)
+    assert turns[-1].order == expected
+
+
+@pytest.mark.parametrize("lines, expected", [
+    # an option said for "all of them" goes on every food ordered that has that option group
+    (["a pepsi and a baja blast", "make all of those large"],
+     [{"item": "Pepsi®", "size": ["large"]}, {"item": "Mountain Dew Baja Blast®", "size": ["large"]}]),
+    (["a soft taco and a crunchy taco", "fresco style on all of them"],
+     [{"item": "Soft Taco", "style": ["fresco"]}, {"item": "Crunchy Taco", "style": ["fresco"]}]),
+])
+def test_an_option_for_all_of_them_goes_on_every_food_that_has_it(home, menu, lines, expected):
+    _, turns = converse(home, menu, lines)
+    assert turns[-1].order == expected

@@ -166,11 +166,35 @@ def test_a_swap_to_a_style_that_is_out_keeps_the_style_the_pizza_had(pizza, tmp_
     ("three large pies: one pepperoni, one sausage",
      [{"item": "Pizza", "size": ["large"]}, {"item": "Pizza", "add": ["Pepperoni"], "size": ["large"]},
       {"item": "Pizza", "add": ["Sausage"], "size": ["large"]}]),
+    # a word inside a matched size ("extra large") is the size's, never also the extra operator
+    ("two extra large sausage pies", [{"item": "Pizza", "add": ["Sausage"], "size": ["extra large"]}] * 2),
+    ("an extra large mushroom and onion pizza",
+     [{"item": "Pizza", "add": ["Mushrooms", "Onions"], "size": ["extra large"]}]),
     ("a thin crust vegetarian pie, not deep dish",
      [{"item": "Pizza", "crust": ["thin crust"], "style": ["vegetarian"], "no crust": ["deep dish"]}]),
 ])
 def test_generic_phrasing_on_the_pizza_pack(pizza, tmp_path, said, expected):
     assert chat_with(tmp_path).turn(said).order == expected
+
+
+@pytest.mark.parametrize("lines, expected", [
+    (["a small pizza with sausage", "ah not sausage, salami"], [{"item": "Pizza", "add": ["Salami"], "size": ["small"]}]),
+    (["a pizza with anchovies", "no no, not the anchovies but tuna"], [{"item": "Pizza", "add": ["Tuna"]}]),
+    (["a large pizza with olives, um not olives, peppers"], [{"item": "Pizza", "add": ["Peppers"], "size": ["large"]}]),
+])
+def test_a_correction_not_x_y_replaces_x_on_the_pizza(pizza, tmp_path, lines, expected):
+    chat = chat_with(tmp_path)
+    assert [chat.turn(line) for line in lines][-1].order == expected
+
+
+def test_a_vague_amount_of_pizzas_is_asked_and_an_occasion_is_no_size(pizza, tmp_path):
+    chat = chat_with(tmp_path)
+    asked = chat.turn("we'll need some pizzas for the office party")
+    assert asked.order == [] and "how many" in asked.reply.lower()
+    assert chat.turn("two").order == [{"item": "Pizza"}] * 2
+    # "for the party" with no food after it is talk, never the party size
+    assert chat_with(tmp_path / "b").turn("a large ham pizza for the party").order == \
+        [{"item": "Pizza", "add": ["Ham"], "size": ["large"]}]
 
 
 def test_a_two_word_size_is_an_option_not_a_modifier(pizza, tmp_path):

@@ -71,8 +71,9 @@ def named_in(state: State) -> set[str]:
 
 
 def words_of(name: str) -> set[str]:
-    """The words a reference may name it by: each word of the name, also in the plural."""
-    return {w for word in normalize(name).split() for w in (word, word + "s")}
+    """The words a reference may name it by: each word of the name, also in the plural (and the
+    singular of a plural name: "the mushroom one")."""
+    return {w for word in normalize(name).split() for w in (word, word + "s", word.removesuffix("s"))}
 
 
 def context(state: State) -> Context:

@@ -44,6 +44,9 @@ class Talk:
         (never a person's name)."""
         named = {i for m in mentions for i in range(m.start, m.end)}
         covered = self.for_whom(tokens, named)
+        covered |= {m.start for m in mentions if m.kind == "option" and m.end - m.start == 1 and m.start >= 2 and
+                    tokens[m.start - 2] in self.whom_lead and tokens[m.start - 1] in self.p.definite and
+                    (m.end == len(tokens) or not is_letters(tokens[m.end]))}  # "for the party": an occasion
         remark = False  # the clause before was a remark: "I'm so hungry" goes on over "so"
         for start, end in self.clauses(tokens):
             text = self.opened(" ".join(t for t in tokens[start:end] if t))

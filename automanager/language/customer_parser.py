@@ -1098,9 +1098,13 @@ class CustomerParser:
         elif act == "resize":
             named = self.ordered_named((items or targets)[0], ctx) if items or targets else None
             asked = ctx.ask_group if ctx.ask_topic == "pick(size)" and not named else []
+            every = not named and not asked and bool(self.p.every_unit.search(text))
+            if every:  # "make all of those large": each food sized (the rules refuse a size one lacks)
+                asked = [f for f in ctx.ordered if "size" in {g for g, _ in self.menu.options_of(f)}]
             resized: list[str | None] = list(asked) or [named or self.context_sized(ctx) or dish]
             for target in resized:
                 size = self.size_for(target, clause) if target else None
+                size = size or next(iter(self.sizes_in(clause)[-1:]), None) if every else size
                 if size:
                     preds.append(Pred("update", (target, Const("option"), option_value("size", size, True)), 0))
         elif act == "set":
@@ -1116,7 +1120,7 @@ class CustomerParser:
             self.order(clause, items, ctx, result, state)
 
     def order(self, clause: Clause, items: list[Mention], ctx: Context, result: Parse, state: dict) -> None:
-        toks = clause.tokens
+        toks, text = clause.tokens, clause.text
         preds = result.preds
         one = self.one_of_them(clause, items)
         placed: list[tuple[Mention, int]] = []  # the items ordered here, with their lines
@@ -1180,8 +1184,18 @@ class CustomerParser:
             line = self.line_of_one(preds, state, some) or line  # "three burritos, two with no onions"
         elif not items and not state["line"] and (some := self.some_of_them(clause) or self.units_with(clause)):
             units = some  # "mushrooms on two of them": on that many of the units ordered before
+        back = self.taken_back(toks, clause.toppings())
+        if not items and not line and back and back is not clause.toppings()[-1]:
+            state["line"] += 1  # "not bacon, ham" of an order made before: on the units that have the bacon
+            preds.append(Pred("refer", (Const("said"), back.name), state["line"]))
+            self.updates(clause, "", state["line"], ctx, preds)
+            return
         answering_kind = not items and not state["last"] and not one and (ctx.ask_topic in ("options", "which") or str(ctx.ask_topic).startswith("pick("))
-        for target in ctx.ask_group if answering_kind and ctx.ask_group else [dish]:
+        every = [f for f in ctx.ordered if clause.options() and all(  # each food with that option group (rules refuse a value it lacks)
+            m.alternatives["option"] in {g for g, _ in self.menu.options_of(f)} for m in clause.options())] \
+            if not items and not line and not clause.toppings() and self.p.every_unit.search(text) else []
+        targets: list[str | None] = list(ctx.ask_group) if answering_kind and ctx.ask_group else list(every) or [dish]
+        for target in targets:  # "all of them large": each food that has the option
             self.updates(clause, target, line, ctx, result.preds, units)  # "fresco please": on each dish asked about
 
     def vague_kind(self, clause: Clause, m: Mention) -> tuple[str, int] | None:
@@ -1191,11 +1205,11 @@ class CustomerParser:
         menu's own reading of the word."""
         said = normalize(m.said).split()
         kind = self.kind_said(said)
+        before = clause.tokens[max((x.end for x in clause.mentions if x.end <= m.start), default=0):m.start]
+        if kind is not None and set(before) & self.vague_amounts:  # "a few pizzas": how many is asked
+            return kind, 0
         if kind is None or normalize(m.name) in (kind, said[0]):
             return None
-        before = clause.tokens[max((x.end for x in clause.mentions if x.end <= m.start), default=0):m.start]
-        if set(before) & self.vague_amounts:
-            return kind, 0
         exact = any(number_at(before, i) for i in range(len(before))
                     if before[i] not in ("a", "an") and before[i] not in self.vague_numbers)
         return (kind, self.quantity_before(clause.tokens, m.start, clause.mentions, 0)) \
@@ -1209,7 +1223,11 @@ class CustomerParser:
         kind, n = ctx.asked_kind
         words = [w for w in self.opened(flat).split() if w not in self.p.filler and w not in self.p.definite and
                  w not in self.p.unit_nouns and w.removesuffix("s") != kind]
-        fits = [f for f in sorted(self.menu.items) if self.menu.category_of.get(f) == kind and words and covers(words, f)]
+        foods = [f for f in sorted(self.menu.items) if self.menu.category_of.get(f) == kind]
+        count = number_at(words, 0) if len(foods) == 1 and words else None
+        if count and count[1] == len(words):  # "three" to "How many pizzas?": the kind's one food
+            return Parse([Pred("order", (foods[0], count[0]), 1)], [], [])
+        fits = [f for f in foods if words and covers(words, f)]
         return Parse([Pred("order", (fits[0], n or 1), 1)], [], []) if len(fits) == 1 else None
 
     def units_of_them(self, clause: Clause, m: Mention) -> int | None:
@@ -1505,15 +1523,19 @@ class CustomerParser:
         """'the soft one', 'the crunchy taco', 'the second one' after the bot asked which unit a change
         is for: a line of nothing but a reference (the rules apply the held change to what it picks)."""
         words = [t for t in tokens if is_word(t) and t not in OPENERS and not self.p.polite.whole(t)]
-        named = {w for f in ctx.ordered for w in normalize(f).split()}
+        named = {v for f in [*ctx.ordered, *self.menu.toppings] for w in normalize(f).split()  # "the ham one"
+                 for v in (w, w.removesuffix("s"))}
+        options = self.menu.option_words  # "the veggie one": the unit with that option value
         content = [w for w in words if w not in self.p.definite and w not in self.p.unit_nouns]
         if content and all(w in self.p.unit_all or w in ("of", "them", "those") for w in content):
             return Parse([Pred("refer", (Const("all"), 1), 1)], [], [])  # "both": every unit asked about
         if not content or len(content) > 4 or \
-                any(w not in self.p.ordinals and w not in named and w.rstrip("s") not in named for w in content):
+                any(w not in self.p.ordinals and w not in named and w.rstrip("s") not in named and w not in options
+                    for w in content):
             return None
-        refs: list[tuple[str, str | int]] = [("nth", self.p.ordinals[w]) if w in self.p.ordinals else ("word", w)
-                                             for w in content]
+        refs: list[tuple[str, str | int]] = [("nth", self.p.ordinals[w]) if w in self.p.ordinals else
+                                             ("option", options[w][1]) if w in options and w not in named else
+                                             ("word", w) for w in content]
         refs += [] if any(kind == "nth" for kind, _ in refs) else [("one", 1)]
         return Parse([Pred("refer", (Const(kind), value), 1) for kind, value in refs], [], [])
 
@@ -1772,7 +1794,16 @@ class CustomerParser:
             toppings = toppings[2:]
         operation = None
         plain = "no" if self.takes_off(text) else "add"  # "take the onions off that": off, never added
+        back = self.taken_back(toks, toppings)
         for m in toppings:
+            if m is back:  # "not olives, mushrooms": the olives said earlier this line are unsaid, else taken back
+                said_here = [p for p in preds if p.name == "update" and p.args[0] == dish and p.args[2] == m.name
+                             and p.line == line and line]
+                preds[:] = [p for p in preds if p not in said_here]
+                operation = "unsay" if dish == "" else "no"  # "a pizza, not pepperoni": none on it
+                if not said_here:
+                    preds.append(Pred("update", (dish, Const(operation), m.name), line))
+                continue
             operation = self.operator_before(toks, m, clause.mentions) or self.carried(operation, toks, m, clause) or plain
             owned = operation in ("no", "less", "extra", "regular") or "kind_word" in m.alternatives
             owners = ctx.ordered if dish == "" else [dish]  # "no cheese on the third one": that unit's own cheese
@@ -1798,12 +1829,23 @@ class CustomerParser:
         """The operation an ingredient said without its own takes from the one before: "with ham,
         bacon and onions" all added; "extra cheese and ham": only the cheese is extra; a "no" goes
         on over "or" ("no peppers or onions")."""
-        if operation in ("extra", "less"):
+        if operation in ("extra", "less", "unsay"):
             return "add"
         if operation == "no":
             before = max((x.end for x in clause.toppings() if x.end <= m.start), default=m.start)
             return "no" if set(toks[before:m.start]) & self.p.negation_goes_on else "add"
         return operation
+
+    def taken_back(self, toks: list[str], toppings: list[Mention]) -> Mention | None:
+        """X of "not X, Y" / "not the X": an ingredient right after a word that takes it back (never
+        the end of a longer operator: "but not X" is a "no")."""
+        for m in toppings:
+            k = m.start - 1 - (toks[m.start - 1:m.start] == ["the"])
+            if k < 0 or toks[k] not in self.p.takes_back:
+                continue
+            if not any(len(words) > 1 and tuple(toks[k - len(words) + 1:k + 1]) == words for words, _ in self.p.operators):
+                return m
+        return None
 
     def own_ingredient(self, dish: str, m: Mention) -> str:
         """'no cheese' on a dish whose cheese has another name: the dish's own ingredient whose
@@ -1817,10 +1859,13 @@ class CustomerParser:
         return own[0] if len(own) == 1 else m.name
 
     def operator_before(self, toks: list[str], m: Mention, mentions: list[Mention]) -> str | None:
-        """The modifier word closest before an ingredient ("along with extra cheese": extra)."""
+        """The modifier word closest before an ingredient ("along with extra cheese": extra). A word
+        inside a matched name ("extra large", a size) is that name's, never also an operator."""
         prev_end = max([x.end for x in mentions if x.end <= m.start and x.kind != "option"], default=0)
         longest = max(4, max(len(words) for words, _ in self.p.operators))  # "not in the mood for X"
-        window = toks[max(prev_end, m.start - longest):m.start]
+        start = max(prev_end, m.start - longest)
+        window = [None if any(x.start <= i < x.end for x in mentions) else t
+                  for i, t in enumerate(toks[start:m.start], start=start)]
         found = [(i + len(words), len(words), op) for words, op in self.p.operators
                  for i in range(len(window) - len(words) + 1) if tuple(window[i:i + len(words)]) == words]
         return max(found)[2] if found else None

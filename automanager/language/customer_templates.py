@@ -41,7 +41,7 @@ ENGLISH = inflect.engine()
 ENGLISH.defnoun("(.*(?<!tat|mat))o", "$1os")  # burritos, combos (inflect says "burritoes"); potatoes stay
 OP_WORDS = {"add": "add", "no": "leave off", "less": "go light on", "extra": "add extra", "regular": "keep regular"}
 CHANGE_WORDS = {"add": "{}", "plain": "{}", "extra": "extra {}", "no": "no {}", "less": "light {}",
-                "regular": "regular {}", "change": "{1} instead of {0}"}
+                "regular": "regular {}", "unsay": "not {}", "change": "{1} instead of {0}"}
 
 
 def change_words(op: str, opt) -> str:
@@ -204,7 +204,8 @@ class CustomerTemplates:
         kinds: dict[str, list[str]] = defaultdict(list)
         for c in said.pop("which_kind", []):
             kinds[c.kind] += [c.food] if c.food else []
-        out += [text["which_kind"].format(kind=kind, foods=join(foods, "or")) if foods else
+        out += [text["which_kind"].format(kind=kind, foods=join(foods, "or")) if len(foods) > 1 else
+                text["how_many_kind"].format(foods=plural(foods[0], 2)) if foods else
                 text["which_kind_none"].format(kinds=kind + "s") for kind, foods in kinds.items()]
         if heard:
             out.append(self.heard_question(heard))
@@ -297,7 +298,7 @@ class CustomerTemplates:
             dishes=plural(c.dish, ordered), units=number_words(c.units))
         if c.operation == "add" and opt in self.menu.included(c.dish):
             return str(text["included"].format(option=opt, where=where))
-        if c.operation in OP_WORDS:
+        if c.operation in OP_WORDS or c.operation == "unsay":
             return str(text[c.operation].format(option=opt, where=where))
         if c.operation == "change":
             return str(text["change"].format(old=opt[0], new=opt[1], where=where))

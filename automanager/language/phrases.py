@@ -121,6 +121,7 @@ class Phrases:
         self.operator_words = frozenset(w for phrase, _ in words["operators"] for w in phrase.split())
         self.substitute = Cue(tuple(words["substitute"]))
         self.negation_goes_on = frozenset(words["negation_goes_on"])
+        self.takes_back = frozenset(words["takes_back"])
         self.or_hedges = frozenset(words["or_hedges"])
         self.option_negation = frozenset(words["option_negation"])
         self.discourse = [tuple(phrase.split()) for phrase in words["discourse"]]
