@@ -126,6 +126,19 @@ def test_a_style_out_of_one_of_its_ingredients_is_refused_naming_it_until_restor
     assert {"item": "Pizza", "size": ["small"], "style": ["hawaiian"]} in again.order
 
 
+def test_what_an_instead_line_says_besides_the_style_goes_on_the_refused_pizza_only(pizza, tmp_path):
+    """'a medium meat lovers instead' after a refused style: the size goes with the style onto the
+    pizza that was refused, never onto the other pizza of the order."""
+    home = Home(tmp_path)
+    ManagerChat(home).turn("pineapple's all gone")
+    customer = CustomerChat(home)
+    customer.turn("one small ham pizza and a large hawaiian")
+    customer.turn("alright then a medium meat lovers instead")
+    assert sorted(map(str, customer.order())) == sorted(map(str, [
+        {"item": "Pizza", "add": ["Ham"], "size": ["small"]},
+        {"item": "Pizza", "size": ["medium"], "style": ["meat lovers"]}]))
+
+
 def test_a_style_ordered_before_its_ingredient_ran_out_is_taken_off_with_the_reason(pizza, tmp_path):
     home = Home(tmp_path)
     customer = CustomerChat(home)
