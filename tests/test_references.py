@@ -125,3 +125,13 @@ def test_a_removal_fitting_two_kinds_is_asked_and_the_answer_takes_that_one_off(
     assert confirms(t, "which_one") and len(items(chat)) == 2
     say(chat, "the beefy one")
     assert items(chat) == [("Bean Burrito", {})]
+
+
+def test_an_answer_to_which_of_a_kind_is_never_read_as_a_topping_on_the_order(chat):
+    """After "Which burrito would you like?", a content word that is also a topping ('bean') names
+    the burrito whose name starts with it; one several burritos share is asked again."""
+    say(chat, "three crunchy tacos please", "and uh some burritos")
+    again = say(chat, "the black bean one")[0]
+    assert "Which burrito" in again.reply and items(chat) == [("Crunchy Taco", {})] * 3
+    say(chat, "the bean one")
+    assert items(chat) == [("Crunchy Taco", {})] * 3 + [("Bean Burrito", {})]

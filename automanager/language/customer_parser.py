@@ -131,7 +131,9 @@ class CustomerParser:
         if acts["store_rule"].search(flat):  # only a manager sets the store's rules: nothing is ordered
             return Parse([Pred("irrelevant")], [], [])
         mentions = self.mentions_in(tokens)
-        if not any(m.kind == "item" for m in mentions) and (answer := self.kind_answer(flat, ctx)):
+        asked = ctx.asked_kind[0] if ctx.asked_kind else None  # a food of another kind is no answer's name
+        if not any(m.kind == "item" and self.menu.category_of.get(m.name) in (asked, None) for m in mentions) \
+                and (answer := self.kind_answer(flat, ctx)):
             return answer  # "the veggie one": which of the kind asked about
         context = self.talk.spans(tokens, mentions, self.kinds, lambda w: self.plain_word(w) or bool(self.p.reply(w)))
         if context:  # talk around the order ("for my son", "we're in a hurry") is read as nothing
@@ -1228,7 +1230,11 @@ class CustomerParser:
         if count and count[1] == len(words):  # "three" to "How many pizzas?": the kind's one food
             return Parse([Pred("order", (foods[0], count[0]), 1)], [], [])
         fits = [f for f in foods if words and covers(words, f)]
-        return Parse([Pred("order", (fits[0], n or 1), 1)], [], []) if len(fits) == 1 else None
+        if len(fits) > 1:  # "the bean one": the name that starts with the words said, if one does
+            fits = [f for f in fits if normalize(f).split()[:len(words)] == words] or fits
+        if len(fits) > 1:  # still several: asked again, never read as something else
+            return Parse([Pred("vague", (kind, n))], [], [])
+        return Parse([Pred("order", (fits[0], n or 1), 1)], [], []) if fits else None
 
     def units_of_them(self, clause: Clause, m: Mention) -> int | None:
         """'three pizzas, jalapenos on two of them', 'three burritos, two with no onions': how many
