@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from copy import deepcopy
 from dataclasses import dataclass, replace
-from itertools import pairwise
+from itertools import pairwise, takewhile
 
 from ..menu.model import Menu
 from ..names import NameMatcher, covers
@@ -199,7 +200,7 @@ class CustomerParser:
             self.counted_name(clause)
             if clause.act != "unknown":
                 heard = len(result.unknown)
-                self.find_unknown(clause, result, ctx)
+                self.find_unknown(clause, result, ctx, list(counted))
                 if clause.act != "unknown" and any(self.talk.leftover(words.split()) and not self.tried_a_name(clause, words)
                                                    for words in result.unknown[heard:]):
                     half_heard.append(clause)
@@ -210,6 +211,7 @@ class CustomerParser:
                 counted[m.name] = counted.get(m.name, 0) + self.quantity_before(clause.tokens, m.start, clause.mentions, 1)
         self.give_acts(clauses, ctx)
         self.count_of_a_list(clauses)
+        self.units_of_a_list(clauses)
         state = {"line": 0, "last": ctx.ordered[-1] if flat.startswith("with ") and ctx.ordered else None,
                  "label": next((self.menu.label_words[w] for w in flat.split() if w in self.menu.label_words), None)}
         for clause in clauses:
@@ -752,7 +754,7 @@ class CustomerParser:
         first = modifiers[0]
         count = next((j for j in range(first.start) if (got := number_at(toks, j)) and
                       all(t in self.p.bare_words for t in toks[j + got[1]:first.start])), None)  # "one plain cheese"
-        if count is None:
+        if count is None or toks[count] in self.p.unit_all:  # "..., both xl": the units said, no new ones
             return
         options = {(m.alternatives["option"], m.name) for m in modifiers if m.kind == "option"}
         toppings = {m.name for m in modifiers if m.kind == "topping"}
@@ -763,8 +765,10 @@ class CustomerParser:
                                                                 {"item": fits[0]}, "")],
                                      key=lambda m: (m.start, m.end))
 
-    def find_unknown(self, clause: Clause, result: Parse, ctx: Context) -> None:
+    def find_unknown(self, clause: Clause, result: Parse, ctx: Context, named: Sequence[str] = ()) -> None:
         """Words of a clause that match no menu name: corrected when close to one, else said back.
+        A word after "the" that names one of the foods this sentence ordered ("the crunchy one") is a
+        reference to it (placed_ref), no name.
 
         They never vanish and never swallow the next item: each clause is read on its own."""
         toks = clause.tokens
@@ -797,6 +801,10 @@ class CustomerParser:
         phrase = " ".join(span)
         if question and not (set(toks[max(0, first - 2):first]) & ARTICLES):
             return  # "what's the difference between ...": words of a question, not a name
+        words = self.name_words(phrase)
+        if words and toks[first - 1:first] and toks[first - 1] in self.p.definite and \
+                len([f for f in named if covers(words, f)]) == 1:
+            return
         said = " ".join(t for t in span if self.menu.option_words.get(t, ("",))[0] != "size") or phrase
         end = content[-1] + 1
         trailing = next((m for m in clause.toppings() if m.start == end), None)  # "... burrito steak"
@@ -924,6 +932,25 @@ class CustomerParser:
             for c in rest:
                 c.mentions = sorted(c.mentions + [replace(m, start=0, end=0) for m in said], key=lambda m: m.start)
 
+    def units_of_a_list(self, clauses: list[Clause]) -> None:
+        """'two pizzas, a small ham and a large bacon': a count of a food said in the plural, then
+        as many units of it said one by one (each "a" and what it is made with, the food unnamed):
+        the list is those units, never that many more; options said with the count go on each."""
+        for i, clause in enumerate(clauses):
+            items, toks = clause.items(), clause.tokens
+            if clause.act != "order" or len(items) != 1 or not items[0].said.endswith("s") or clause.toppings():
+                continue
+            n = self.quantity_before(toks, items[0].start, clause.mentions)
+            rest = list(takewhile(lambda c: bool(c.items()), clauses[i + 1:]))
+            if not n or n < 2 or len(rest) != n or any(
+                    c.act != "order" or len(c.items()) != 1 or c.items()[0].name != items[0].name or c.items()[0].said or
+                    self.number_in(c) is not None for c in rest):
+                continue
+            said = [m for m in clause.options() if m.end <= items[0].start]
+            clause.act, clause.mentions = "unknown", []
+            for c in rest:
+                c.mentions = sorted(c.mentions + [replace(m, start=0, end=0) for m in said], key=lambda m: m.start)
+
     def act_of(self, clause: Clause, ctx: Context, earlier: Sequence[str] = ()) -> str | None:
         """The act of one clause: the act of the first reading (in the phrase file's order) that
         fits it; `earlier` holds the foods ordered by the clauses before it."""
@@ -979,8 +1006,10 @@ class CustomerParser:
             all(m.name in s.ctx.ordered or self.ordered_named(m, s.ctx) for m in s.items)
 
     def reads_order_instead(self, s: Seen) -> bool:
+        # "instead of that" right after a refusal: the refused food, never one of the order
         return len(s.items) == 1 and "instead" in s.text.split() and bool(s.ctx.said_unknown or s.ctx.refused) \
-            and not self.refers_back(s.text) and not any(m.name in s.ctx.ordered for m in s.items)
+            and (not self.refers_back(s.text) or self.p.pronouns.whole(s.text.split("instead of ", 1)[-1])) \
+            and not any(m.name in s.ctx.ordered for m in s.items)
 
     def reads_replace(self, s: Seen) -> bool:
         old = (self.ordered_named(s.items[0], s.ctx) or s.items[0].name) if s.items else s.ctx.ordered[-1] if s.ctx.ordered and self.refers_back(s.text) else None
@@ -992,9 +1021,36 @@ class CustomerParser:
             and not (s.clause.toppings() and len(s.items) < 2 and not kind)
 
     def reads_replace_with(self, s: Seen) -> bool:
-        return bool(self.p.acts["replace_with"].search(s.text)) and len(s.items) == 1 \
-            and not self.ordered_named(s.items[0], s.ctx) and bool(s.ctx.ordered or s.earlier) \
-            and self.number_in(s.clause) is None
+        return bool(self.p.acts["replace_with"].search(s.text)) and not s.items and bool(self.renaming(s.clause, s.ctx)) or \
+            bool(self.p.acts["replace_with"].search(s.text)) and len(s.items) == 1 \
+            and (not self.ordered_named(s.items[0], s.ctx) or not s.earlier and self.said_again(s.clause, s.items, s.ctx)) \
+            and bool(s.ctx.ordered or s.earlier) and (self.number_in(s.clause) is None or self.opens_repair(s.clause))
+
+    def opens_repair(self, clause: Clause) -> bool:
+        """Does the line open with a correction cue ('oops', 'sorry, I meant ...'), not a quantity
+        one ('make that twenty ...')?"""
+        said = [t for t in clause.tokens if is_word(t)]
+        words = [t for t in said if t not in OPENERS]
+        return any(tuple(said[:n]) in self.p.repair_strong for n in (1, 2, 3, 4)) or any(
+            tuple(words[:n]) in self.p.repair_strong and (words[n - 1] in ("mean", "meant") or
+                                                         not self.p.acts["set_quantity"].starts(" ".join(words[:n])))
+            for n in (1, 2, 3, 4))
+
+    def renaming(self, clause: Clause, ctx: Context) -> tuple[str, str] | None:
+        """'I meant bean' after a beef burrito: words said with no food and no operator that put a
+        word of an ordered food's name right name another food of its kind: (the old, the new)."""
+        toppings = clause.toppings()
+        if clause.items() or clause.options() or not toppings or \
+                any(self.operator_before(clause.tokens, m, clause.mentions) for m in toppings):
+            return None
+        words = [w for m in toppings for w in m.said.split()]
+        return next(((old, new) for old in reversed(ctx.ordered) if (new := self.repairs.renamed(old, words))), None)
+
+    def said_again(self, clause: Clause, items: list[Mention], ctx: Context) -> bool:
+        """'oops, I meant a large supreme' after a large hawaiian: a line that opens with a
+        correction cue and names a food ordered, made otherwise, corrects its last units."""
+        return self.opens_repair(clause) and len(items) == 1 and bool(self.ordered_named(items[0], ctx)) and \
+            bool(clause.toppings() or clause.options())
 
     def reads_set_quantity(self, s: Seen) -> bool:
         return bool(s.items) and bool(self.p.acts["set_quantity"].search(s.text)) \
@@ -1094,6 +1150,8 @@ class CustomerParser:
             units: list[Mention | None] = list(items) or [None]
             for m, food in zip(units, foods):
                 n = self.quantity_before(toks, m.start, clause.mentions) if m else None
+                if m and self.unsaid(m.name, n, placed, preds):
+                    continue
                 preds.append(Pred("remove", (food, n if n else Const("all"))))
         elif act == "replace":
             self.replacement(clause, items, ctx, result, state)
@@ -1121,9 +1179,36 @@ class CustomerParser:
         else:
             self.order(clause, items, ctx, result, state)
 
+    @staticmethod
+    def unsaid(food: str, n: int | None, placed: dict[str, int], preds: list[Pred]) -> bool:
+        """'two tacos and a pepsi, scratch the pepsi': a food this sentence ordered, taken off in
+        it, is unsaid (its order line, or n of its units), never left in the order."""
+        line = placed.get(food)
+        said = next((p for p in preds if p.name == "order" and p.line == line and p.args[0] == food), None)
+        if said is None:
+            return False
+        if n and n < said.args[1]:
+            preds[preds.index(said)] = replace(said, args=(food, said.args[1] - n))
+        else:
+            preds[:] = [p for p in preds if p.line != line]
+        return True
+
     def order(self, clause: Clause, items: list[Mention], ctx: Context, result: Parse, state: dict) -> None:
         toks, text = clause.tokens, clause.text
         preds = result.preds
+        comma = next((j for j in range(items[-1].end, len(toks)) if toks[j] == ","), None) if items else None
+        tail = None if comma is None else self.part(clause, comma, len(toks))
+        if tail and (set(tail.tokens) & self.p.definite or self.p.every_unit.search(tail.text)):
+            # "a ham pizza and a small olive one, deep dish on the ham one", "..., extra cheese on
+            # both": the words after the comma may be about other units of the sentence; tried on a copy first
+            head = self.part(clause, 0, len(toks) - len(tail.tokens))
+            trial, tried = Parse(list(preds), [], []), deepcopy(state)
+            self.order(head, items, ctx, trial, tried)
+            picked = self.placed_ref(tail, trial.preds)
+            if picked and picked[0][1] != tried["line"] or len(self.every_placed(tail, trial.preds)) > 1:
+                self.order(head, items, ctx, result, state)
+                self.order(tail, [], ctx, result, state)
+                return
         one = self.one_of_them(clause, items)
         placed: list[tuple[Mention, int]] = []  # the items ordered here, with their lines
         discussed = ctx.discussed if ctx.discussed in self.menu.combos else None
@@ -1172,6 +1257,16 @@ class CustomerParser:
             for (m, line), (after, _) in zip(placed, placed[1:] + [(None, 0)]):
                 self.updates(self.item_span(clause, m, after), m.name, line, ctx, result.preds)
             return
+        if not items and (picked := self.placed_ref(clause, result.preds)):
+            (food, at), used = picked  # "a ham pizza and a bacon one, thin crust on the bacon one"
+            rest = Clause(toks, [m for m in clause.mentions if m not in used], clause.act, clause.asks)
+            self.updates(rest, food, at, ctx, preds)
+            return
+        every_line = self.every_placed(clause, preds) if not items and not state.get("aimed") else []
+        for food, at in every_line:  # "a pepsi and a dew, make both large": each unit of the sentence that takes it
+            self.updates(clause, food, at, ctx, preds)
+        if every_line:
+            return
         dish = items[-1].name if items else self.context_dish(ctx, state["last"])
         if not clause.items():  # no food named: "it" is the one that can take the change
             dish = self.taking(clause, ctx, dish)
@@ -1199,6 +1294,61 @@ class CustomerParser:
         targets: list[str | None] = list(ctx.ask_group) if answering_kind and ctx.ask_group else list(every) or [dish]
         for target in targets:  # "all of them large": each food that has the option
             self.updates(clause, target, line, ctx, result.preds, units)  # "fresco please": on each dish asked about
+
+    def placed_ref(self, clause: Clause, preds: list[Pred]) -> tuple[tuple[str, int], list[Mention]] | None:
+        """'..., deep dish on the medium', 'extra onions on the bean one', 'the chicken one grilled':
+        a definite reference to one of the units this sentence ordered (by a word of its food's name,
+        or an option or ingredient said for it) picks that unit's order line, and the words of the
+        reference say no change themselves. (food, line) and the mentions used; None unless exactly
+        one of two or more units fits."""
+        toks = clause.tokens
+        lines = {p.line: p.args[0] for p in preds if p.name == "order" and p.line}
+        if len(lines) < 2:
+            return None
+        said: dict[int, set[str]] = {line: set() for line in lines}
+        for p in preds:
+            if p.name == "update" and p.line in said:
+                value = p.args[2]
+                said[p.line].add(value[1] if p.args[1] == Const("option") else value)
+
+        def fits(line: int, words: list[str], name: str | None) -> bool:
+            return name in said[line] or bool(words) and covers(words, lines[line])
+
+        modifiers = [m for m in clause.mentions if m.kind in ("option", "topping")]
+        covered = {j for m in clause.mentions for j in range(m.start, m.end)}
+        for i in range(1, len(toks)):
+            if toks[i - 1] not in self.p.definite:
+                continue
+            m = next((x for x in modifiers if x.start == i), None)
+            if m is None and (i in covered or not is_letters(toks[i]) or toks[i] in self.p.filler):
+                continue
+            end = m.end if m else i + 1
+            words = self.name_words(m.said if m else toks[i])
+            picked = [line for line in lines if fits(line, words, m.name if m else None)]
+            if len(picked) == 1 and (m is None or any(x is not m for x in modifiers)) and \
+                    (end == len(toks) or toks[end] in self.p.unit_nouns or m is not None or
+                     not any(x.start >= end for x in clause.mentions)):
+                return (lines[picked[0]], picked[0]), [m] if m else []
+        return None
+
+    def every_placed(self, clause: Clause, preds: list[Pred]) -> list[tuple[str, int]]:
+        """'two soft tacos and a crunchy taco, all fresco', '..., no onions on either': a change
+        said for all (both, each, either) after two or more order lines of this sentence goes on
+        each of those lines whose food takes it (an option it offers, an ingredient it comes with
+        or can have; what it lacks is no change for it): (food, line) of each."""
+        if not self.p.every_unit.search(clause.text) or not (clause.toppings() or clause.options()):
+            return []
+        lines = [(p.args[0], p.line) for p in preds if p.name == "order" and p.line]
+        if len(lines) < 2:
+            return []
+
+        def takes(food: str) -> bool:
+            offered = {g for g, _ in self.menu.options_of(food)}
+            return all(m.alternatives["option"] in offered for m in clause.options()) and all(
+                self.own_ingredient(food, m) in self.menu.included(food) or self.menu.builds_with(food, m.name) or
+                self.operator_before(clause.tokens, m, clause.mentions) not in ("no", "less", "extra", "regular") and
+                self.takes(food, m.name) for m in clause.toppings())
+        return [(food, line) for food, line in lines if takes(food)]
 
     def vague_kind(self, clause: Clause, m: Mention) -> tuple[str, int] | None:
         """(kind, how many: 0 when not said) when a name said as its kind's word alone does not say
@@ -1260,7 +1410,11 @@ class CustomerParser:
                 start -= 1
             return start
 
-        a, b = start_of(m), start_of(after) if after else len(clause.tokens)
+        return self.part(clause, start_of(m), start_of(after) if after else len(clause.tokens))
+
+    @staticmethod
+    def part(clause: Clause, a: int, b: int) -> Clause:
+        """The words a..b of a clause, as a clause of their own."""
         return Clause(clause.tokens[a:b], [replace(x, start=x.start - a, end=x.end - a) for x in clause.mentions
                                            if a <= x.start and x.end <= b], clause.act, clause.asks)
 
@@ -1399,6 +1553,11 @@ class CustomerParser:
             new, old = (first, second) if cue and not old_first else (second, first)
             old_name: str | None = self.ordered_named(old, ctx) or old.name
             new_name = new.name
+        elif self.said_again(clause, items, ctx):
+            old_name = new_name = self.ordered_named(items[0], ctx) or items[0].name
+        elif not items and (renamed := self.renaming(clause, ctx)):
+            old_name, new_name = renamed  # "I meant bean": the food with that word, nothing added
+            kind = new_name
         else:
             named = clause.items()
             old_name = self.ordered_named(named[0], ctx) if len(named) == 1 else \
@@ -1430,8 +1589,20 @@ class CustomerParser:
             state["line"] += 1
             result.preds.append(Pred("replace", (old_name, new_name), state["line"]))
             state["last"] = new_name
+            said = self.quantity_before(toks, items[-1].start, clause.mentions) if items else None
+            if said and (said > 1 or set(toks) & {"one", "1"}):  # "I meant two soft tacos": that many, whatever the count was
+                result.preds.append(Pred("set_quantity", (new_name, said), state["line"]))
             if not kind:  # the words of "a chicken one" named the food, not an ingredient to add
                 self.updates(clause, new_name, state["line"], ctx, result.preds)
+        elif old_name and self.said_again(clause, items, ctx):
+            n = self.quantity_before(toks, items[-1].start, clause.mentions, default=1)
+            state["line"] += 1  # the last n units ordered go, the ones said now take their place
+            result.preds += [Pred("refer", (Const("food"), old_name), state["line"]),
+                             Pred("refer", (Const("last"), n), state["line"]), Pred("remove", ("", Const("all")))]
+            state["line"] += 1
+            result.preds.append(Pred("order", (new_name, n), state["line"]))
+            state["last"] = new_name
+            self.updates(clause, new_name, state["line"], ctx, result.preds)
         elif old_name and not any(m.said for m in items):  # "change it to a vegetarian": the food it is, restyled
             state["last"] = old_name
             self.updates(clause, old_name, 0, ctx, result.preds)

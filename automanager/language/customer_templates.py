@@ -155,6 +155,8 @@ class CustomerTemplates:
         out += [text["topping_ran_out"].format(**fields(c)) for c in said.pop("topping_ran_out", [])]
         out += [text[kind].format(ingredient=c.ingredient, option=self.option_said(c.group, c.value), dish=c.dish)
                 for kind in ("option_out", "option_ran_out") for c in said.pop(kind, [])]
+        out += [text["two_values"].format(dish=c.dish, first=self.option_said(c.group, c.first),
+                                          second=self.option_said(c.group, c.second)) for c in said.pop("two_values", [])]
         out += [text["too_many"].format(**fields(c), amount=text["too_many_amount"] if c.quantity >= MAX_NUMBER
                                         else f"{c.quantity:,}") for c in said.pop("too_many", [])]
         out += [text["bad_quantity"].format(**fields(c)) for c in said.pop("bad_quantity", [])]

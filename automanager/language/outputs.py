@@ -105,6 +105,14 @@ class OptionOut(Term):
     ingredient: str  # the first of its ingredients that ran out
 
 
+@predicate("confirm", "two_values")
+class TwoValues(Term):
+    dish: str
+    group: str
+    first: str  # two values of an exclusive group said for one unit: neither was applied
+    second: str
+
+
 @predicate("confirm", "specify")
 class Specified(Term):
     combo: str
@@ -335,7 +343,7 @@ class HeardDropped(Term):
 HEARD = (HeardOrder, HeardSpecify, HeardUpdate, HeardRemove, HeardQuantity, HeardCopy, HeardReplace, HeardUnits)
 
 CUSTOMER = {cls.tag: cls for cls in (*HEARD, HeardDropped, WhichKind,
-    Ordered, Unavailable, TooMany, BadQuantity, OrderLimit, Updated, Restored, RejectedUpdate, OptionOut, Specified, OverRule,
+    Ordered, Unavailable, TooMany, BadQuantity, OrderLimit, Updated, Restored, RejectedUpdate, OptionOut, TwoValues, Specified, OverRule,
     DealPriceOn, DealFreeWith,
     RejectedSpecify, Swapped, DefaultChoice, Skipped, Defaulted, Removed, NotInOrder, QuantitySet, Replaced,
     RanOut, ToppingRanOut, OptionRanOut, Cancelled, Stopped, NotUnderstood, EmptyOrder, Greeting, Unknown, Either, WhichOne,

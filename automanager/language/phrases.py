@@ -144,7 +144,8 @@ class Phrases:
         synonyms = data["synonyms"]
         self.category_words = _single_words(synonyms["category"])
         self.cue_words = frozenset(w for table in (self.acts, self.questions) for cue in table.values()
-                                   for phrase in cue.phrases for w in phrase.split())
+                                   for phrase in cue.phrases for w in phrase.split()) | \
+            frozenset(w for table in ("repair_strong", "repair_drop") for phrase in words[table] for w in phrase.split())
         self.examples = [(e["said"], e["means"]) for e in data.get("examples", [])]
 
     def without_polite(self, flat: str) -> str:
