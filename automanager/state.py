@@ -143,6 +143,12 @@ class RefusedOption(Term):
     group: Const
 
 
+@predicate("refused_topping")
+class RefusedTopping(Term):
+    """Last turn refused an ingredient for `dish` (out of it): "Y instead" then adds Y."""
+    dish: str
+
+
 @predicate("held")
 class Held(Term):
     """A change said of one unit that fit several, asked "which one?": the answer next turn applies it."""

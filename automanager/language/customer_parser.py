@@ -885,8 +885,10 @@ class CustomerParser:
             if clause.act == "unknown":
                 continue
             own = self.act_of(clause, ctx, earlier)
-            if own is None:
-                own = previous if previous and previous in ("remove", "question") else "order"
+            if own is None:  # "scratch the X, give me a Y": a clause that asks for something orders it
+                asked = self.p.requests(self.opened(clause.text)) or \
+                    self.p.questions["request_verbs"].starts(self.opened(clause.text))
+                own = previous if previous and previous in ("remove", "question") and not asked else "order"
             clause.act = own
             previous = None if clause.asks or clause.ends else own  # after a "?" or "." a new sentence starts
             if own == "order":
@@ -1676,8 +1678,9 @@ class CustomerParser:
             refs.append(("recent", 1))  # "make them large": the units just ordered that can take it
         if not refs and set(toks) & self.p.person_unit and (clause.toppings() or clause.options()):
             refs.append(("one", 1))  # "he wants his with no tomatoes": one unit, the person's
-        if not refs and self.p.diet.search(clause.text) and clause.toppings() and not clause.items():
-            refs.append(("all", 1))  # "I can't eat onions": off every unit that comes with them
+        if not refs and (self.p.diet.search(clause.text) or self.p.every_unit.search(clause.text)) and \
+                clause.toppings() and not clause.items():
+            refs.append(("all", 1))  # "I can't eat onions", "no onions on anything": every unit that comes with them
         if not refs:
             return [], []
         for m in clause.items():  # "the second pizza": of that food
@@ -1969,6 +1972,11 @@ class CustomerParser:
                 old, new = new, old
             preds.append(Pred("update", (dish, Const("change"), (old.name, new.name)) + ((units,) if units else ()), line))
             toppings = toppings[2:]
+        elif dish and not line and not units and len(toppings) == 1 and "instead" in toks and \
+                self.operator_before(toks, toppings[0], clause.mentions) in (None, "add"):
+            # "sausage instead": what it takes the place of on the units ordered, the rules say
+            preds.append(Pred("update", (dish, Const("change"), ("", toppings[0].name)), line))
+            toppings = []
         operation = None
         plain = "no" if self.takes_off(text) else "add"  # "take the onions off that": off, never added
         back = self.taken_back(toks, toppings)

@@ -326,6 +326,8 @@ class CustomerTemplates:
             return str(text[c.reason].format(dish=d, option=opt, verb=OP_WORDS.get(c.operation, "")))
         if c.reason == "unavailable":
             return str(text["unavailable"].format(option=opt[1] if isinstance(opt, tuple) else opt))
+        if c.reason == "which_instead":
+            return str(text["which_instead"].format(dish=d, new=opt[1]))
         if c.reason == "not_replaceable":
             return str(text["not_replaceable"].format(dish=d, old=opt[0], new=opt[1]))
         if not any(g == opt[0] for g, _ in self.menu.options_of(d)):
