@@ -37,6 +37,7 @@ from .text import find_mentions, fold, is_word, number_at, number_words, tokeniz
 
 CUES = manager_phrases()  # the cue patterns and words of phrases_manager.toml
 P = CUES.patterns
+NUMBER_ONLY = re.compile(r"\d+\.\d\d")  # a bare price in dollars and cents ("14.99")
 MAX_LIST = 30  # names read from one list in one turn: a turn's cost stays bounded
 YES_NO_QUESTIONS = ("confirm_delete", "new_ingredient", "confirm_price", "confirm_runout", "confirm_rule",
                     "confirm_unrule")
@@ -765,11 +766,21 @@ class ManagerParser:
         said = P.correct_not.sub(" , ", rest)
         if ctx.building or (not lead and said == rest):  # neither "I meant ..." nor "not <the wrong one>"
             return None
-        meant = self.meant(said.strip(" ,"))
-        return ManagerParse([Pred("correct", (name,)) for name in meant]) if meant else None
+        if ctx.ask_topic in ("confirm_rule", "confirm_unrule"):  # "sorry, 5 not 4": the rule read back is not
+            return ManagerParse([Pred("decline")])  # the one meant; it is left, to be said again
+        meant = self.meant(said.strip(" ,"), stock=bool(lead) and said != rest)
+        if meant:
+            return ManagerParse([Pred("correct", (name,)) for name in meant])
+        price = cents(said, bare_is_price=True) if lead and ctx.last_item and NUMBER_ONLY.fullmatch(words(said)) else None
+        if price is not None:  # "sorry, 14.99": the last price change, at the price meant
+            return ManagerParse([Pred("undo"), Pred("edit", (ctx.last_item, Const("price"), price))])
+        return None
 
-    def meant(self, said: str) -> list[str]:
-        """The food a correction's words name, when one name is all they say."""
+    def meant(self, said: str, stock: bool = False) -> list[str]:
+        """The food a correction's words name, when one name is all they say (stock: with the
+        stock words of the change it corrects, "no wait, corn's back, not ham")."""
+        if stock:
+            said = P.runout.sub(" ", P.restore.sub(" ", fold(said)))
         said = words(P.correct_filler.sub(" ", words(said)))
         phrase = " ".join(w for w in said.split() if w not in CUES.filler)
         if not phrase:
@@ -1181,7 +1192,7 @@ class ManagerParser:
         text = fold(clause)
         text = P.eighty_six.sub(" ", text)
         text = P.runout.sub(" ", P.restore.sub(" ", P.back_again.sub(" ", P.time_words.sub(" ", text))))
-        text = P.stock_filler.sub(" ", text)
+        text = P.correct_not.sub(" , ", P.stock_filler.sub(" ", text))  # "lettuce is back, not the tomatoes"
         chunks = [c for c in P.stock_list_split.split(text) if normalize(c)]
         names = []
         for chunk in chunks[:MAX_LIST]:
