@@ -105,6 +105,8 @@ def test_talk_alone_is_heard_and_never_said_back(line, tmp_path):
     ("my roommate Alex asked for a cheesy gordita crunch", "Cheesy Gordita Crunch", 1),
     ("Maya would like two soft tacos", "Soft Taco", 2),
     ("after an 8 hour drive, a beef burrito", "Beef Burrito", 1),
+    ("the twins love cheesy roll ups so 2 cheesy roll ups", "Cheesy Roll Up", 2),
+    ("a bean burrito because my niece only eats bean burritos", "Bean Burrito", 1),
 ])
 def test_talk_around_an_order_never_breaks_it(line, item, n, tmp_path):
     c = CustomerChat(Home(tmp_path))
@@ -125,10 +127,12 @@ def test_a_half_heard_change_is_asked_and_a_no_keeps_the_order(tmp_path):
     assert [u["item"] for u in c.order()] == ["Pepsi®"]
 
 
-def test_a_style_word_that_names_a_person_orders_nothing(tmp_path):
+@pytest.mark.parametrize("line", ["we have a vegan in the back seat, a small pizza with olives",
+                                  "my brother only eats olive pizza, so a small with olives"])
+def test_a_remark_that_names_a_pizza_orders_none(line, tmp_path):
     c = CustomerChat(Home(tmp_path, paths.pack_dir("pizza")))
-    c.step("we have a vegan in the back seat, a small pizza with olives")
-    assert [(u["item"], u.get("style", [])) for u in c.order()] == [("Pizza", [])]
+    c.step(line)
+    assert [(u["item"], u.get("style", []), u.get("size")) for u in c.order()] == [("Pizza", [], ["small"])]
 
 
 @pytest.mark.parametrize("line", ["any coupons today?", "I heard there's a deal on the quesaritos",

@@ -36,6 +36,7 @@ class Talk:
         self.reports = Cue(tuple(talk["reports"]))
         self.places = Cue(tuple(talk["places"]))
         self.ends = frozenset(talk["ends"])
+        self.because = frozenset(talk["because"])
         self.words = frozenset(talk["words"])
         self.verbs = frozenset(talk["verbs"])
         self.subjects = frozenset(talk["subjects"])
@@ -52,7 +53,8 @@ class Talk:
                     tokens[m.start - 2] in self.whom_lead and tokens[m.start - 1] in self.p.definite and
                     (m.end == len(tokens) or not is_letters(tokens[m.end]))}  # "for the party": an occasion
         remark = False  # the clause before was a remark: "I'm so hungry" goes on over "so"
-        for start, end in self.clauses(tokens):
+        spans = self.clauses(tokens)
+        for n, (start, end) in enumerate(spans):
             text = self.opened(" ".join(t for t in tokens[start:end] if t))
             unnamed = " ".join(t for i, t in enumerate(tokens[start:end], start) if t and i not in named)
             deal = self.deals.search(unnamed)
@@ -63,6 +65,9 @@ class Talk:
                     covered.update(range(start, end))
                 continue
             covered.update(self.subject(tokens, start, end, named, known))
+            if reason := self.reason(tokens, spans, n, mentions, text):
+                covered.update(reason)  # "my son only eats cheese pizza, so a small cheese"
+                continue
             named_here = any(start <= i < end for i in named)
             diet = self.p.diet.search(text)
             no_item = not any(m.kind == "item" and start <= m.start < end for m in mentions)
@@ -98,6 +103,27 @@ class Talk:
         after = tokens[i + 1]
         said = after in self.verbs or tokens[i].endswith("s") and (after in self.words or after in self.people)
         return {i} if said and i + 1 not in named else set()
+
+    def reason(self, tokens: Sequence[str], spans: list[tuple[int, int]], n: int, mentions: Sequence[Mention],
+               text: str) -> range | None:
+        """'my son only eats cheese pizza, so a small cheese', 'a bean burrito because the kids love
+        bean burritos': a remark about someone that gives the reason for what the line orders
+        (before "so", after "because") names that food, never orders it again: the remark and its
+        word are covered. A verb of wanting orders ("my wife wants X, so Y for me")."""
+        words = text.split() + [""]
+        start, end = spans[n]
+        someone = words[0] in self.subjects or self.person(words[0]) or \
+            words[0] in self.p.definite | {"his", "her", "their"} and self.person(words[1])
+        if not (self.statements.starts(text) or someone) or set(words) & self.verbs or \
+                not any(m.kind == "item" and start <= m.start < end for m in mentions):
+            return None
+        for span, covers in ((spans[n + 1] if n + 1 < len(spans) and "so" in tokens[end:spans[n + 1][0]] else None,
+                              range(start, spans[n + 1][0] if n + 1 < len(spans) else end)),
+                             (spans[n - 1] if n and set(tokens[spans[n - 1][1]:start]) & self.because else None,
+                              range(spans[n - 1][1] if n else start, end))):
+            if span and any(span[0] <= m.start < span[1] for m in mentions):
+                return covers
+        return None
 
     def tells(self, text: str) -> bool:
         """'we just came from practice', 'we lost': a subject and a verb in the past tell what
