@@ -142,3 +142,10 @@ def test_deals_talked_about_are_answered_and_order_nothing(line, tmp_path):
     reply = c.step(line).reply
     assert "no deals" in reply and "isn't on our menu" not in reply, reply
     assert c.order() == []
+
+
+def test_a_deal_named_in_an_order_is_answered_and_the_order_kept(tmp_path):
+    c = CustomerChat(Home(tmp_path))
+    reply = c.step("could I get a cheese quesadilla with the coupon").reply
+    assert "no deals" in reply and "isn't on our menu" not in reply, reply
+    assert [u["item"] for u in c.order()] == ["Cheese Quesadilla"]

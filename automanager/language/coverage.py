@@ -58,7 +58,12 @@ class Talk:
             text = self.opened(" ".join(t for t in tokens[start:end] if t))
             unnamed = " ".join(t for i, t in enumerate(tokens[start:end], start) if t and i not in named)
             deal = self.deals.search(unnamed)
-            if not text or self.p.requests(text):
+            if not text:
+                continue
+            if self.p.requests(text):  # "I want the bogo deal on chalupas": the deal's words are no food
+                for words in map(str.split, self.deals.phrases):
+                    covered.update(j for i in range(start, end - len(words) + 1)
+                                   if list(tokens[i:i + len(words)]) == words for j in range(i, i + len(words)))
                 continue
             if self.p.is_question(text) or "?" in tokens[end:end + 1]:
                 if deal:  # "is there a coupon for the nachos?": the deals are the answer
