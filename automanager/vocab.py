@@ -178,7 +178,7 @@ RULES: dict[str, Form] = {
     "rule_suggest": form("rule_suggest", "offer offer when an order has given (an item, a category, or combo)",
                          given="string", offer="string"),
     "rule_drop": form("rule_drop", "drop the rule so described: its kind, a name, a number or days in it (null: "
-                      "not said)", kind="any|limit|hours|deal|instead|suggest|any_item|total", name="string?",
+                      "not said)", kind="any|limit|hours|deal|percent|amount|instead|suggest|any_item|total", name="string?",
                       number="string?", days="string?"),
     "query": form("query", "which rules are on (kind rules, name all)", kind="rules", name="string"),
     "accept": form("accept", "yes to the bot's last question"),
