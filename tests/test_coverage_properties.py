@@ -107,6 +107,7 @@ def test_talk_alone_is_heard_and_never_said_back(line, tmp_path):
     ("after an 8 hour drive, a beef burrito", "Beef Burrito", 1),
     ("the twins love cheesy roll ups so 2 cheesy roll ups", "Cheesy Roll Up", 2),
     ("a bean burrito because my niece only eats bean burritos", "Bean Burrito", 1),
+    ("trying to cut carbs this month, so a power menu bowl", "Power Menu Bowl", 1),
 ])
 def test_talk_around_an_order_never_breaks_it(line, item, n, tmp_path):
     c = CustomerChat(Home(tmp_path))

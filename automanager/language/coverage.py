@@ -82,6 +82,8 @@ class Talk:
                 covered.update(range(start, end))  # "the manager said tacos are free", "the kids don't eat beef"
             elif not named_here and not self.cued(text) and not set(text.split()) & kinds and (
                     self.statements.starts(text) or self.tells(text) or
+                    self.reason_for(tokens, spans, n) and text.split()[0] not in ("a", "an") and
+                    number_at(text.split(), 0) is None or
                     self.only_talk(" ".join(t for i, t in enumerate(tokens[start:end], start) if t and i not in covered),
                                    remark)):
                 covered.update(range(start - remark, end))  # "we're in a hurry", "no dairy for him"
@@ -122,12 +124,19 @@ class Talk:
         if not (self.statements.starts(text) or someone) or set(words) & self.verbs or \
                 not any(m.kind == "item" and start <= m.start < end for m in mentions):
             return None
-        for span, covers in ((spans[n + 1] if n + 1 < len(spans) and "so" in tokens[end:spans[n + 1][0]] else None,
-                              range(start, spans[n + 1][0] if n + 1 < len(spans) else end)),
-                             (spans[n - 1] if n and set(tokens[spans[n - 1][1]:start]) & self.because else None,
-                              range(spans[n - 1][1] if n else start, end))):
-            if span and any(span[0] <= m.start < span[1] for m in mentions):
-                return covers
+        other = self.reason_for(tokens, spans, n)
+        if other is None or not any(other[0] <= m.start < other[1] for m in mentions):
+            return None
+        return range(start, other[0]) if other[0] > start else range(other[1], end)
+
+    def reason_for(self, tokens: Sequence[str], spans: list[tuple[int, int]], n: int) -> tuple[int, int] | None:
+        """The clause the n-th one gives the reason for: the next, after "so"; the one before, before
+        "because" or "since"."""
+        start, end = spans[n]
+        if n + 1 < len(spans) and "so" in tokens[end:spans[n + 1][0]]:
+            return spans[n + 1]
+        if n and set(tokens[spans[n - 1][1]:start]) & self.because:
+            return spans[n - 1]
         return None
 
     def tells(self, text: str) -> bool:
