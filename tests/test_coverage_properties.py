@@ -150,3 +150,11 @@ def test_a_deal_named_in_an_order_is_answered_and_the_order_kept(tmp_path):
     reply = c.step("could I get a cheese quesadilla with the coupon").reply
     assert "no deals" in reply and "isn't on our menu" not in reply, reply
     assert [u["item"] for u in c.order()] == ["Cheese Quesadilla"]
+
+
+@pytest.mark.parametrize("line", ["im vegetarian", "we're vegan, what do you have?", "what's meatless here"])
+def test_a_diet_with_a_kind_of_the_menu_hears_that_kind(line, tmp_path):
+    c = CustomerChat(Home(tmp_path))
+    reply = c.step(line).reply
+    assert "Bean Burrito" in reply and "didn't catch" not in reply, reply
+    assert c.order() == []
