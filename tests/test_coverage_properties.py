@@ -80,7 +80,7 @@ def test_a_name_in_talk_around_the_order_is_never_ordered(home, data):
     line = data.draw(st.sampled_from([
         "the manager told me the {f} is free on tuesdays", "my cousin says the {f} was on sale last week",
         "I heard that the {f} is half price", "they told me the {f} comes with a coupon",
-        "your manager said {f}s are free today"]))
+        "your manager said {f}s are free today", "the poster out front says the {f} is 2 for 3 dollars"]))
     before, after, _ = turn(home, "hello", line.format(f=said(food)))
     assert after == before == [], (line, after)
 

@@ -35,6 +35,7 @@ class Talk:
         self.deals = Cue(tuple(talk["deals"]))
         self.reports = Cue(tuple(talk["reports"]))
         self.places = Cue(tuple(talk["places"]))
+        self.saying = Cue(tuple(talk["saying"]))
         self.ends = frozenset(talk["ends"])
         self.because = frozenset(talk["because"])
         self.words = frozenset(talk["words"])
@@ -76,7 +77,7 @@ class Talk:
             named_here = any(start <= i < end for i in named)
             diet = self.p.diet.search(text)
             no_item = not any(m.kind == "item" and start <= m.start < end for m in mentions)
-            if self.reports.search(text) or self.store_talk.search(unnamed) or no_item and (deal or
+            if self.reports.search(text) or self.thing_said(text) or self.store_talk.search(unnamed) or no_item and (deal or
                     diet and set(text[:diet.start()].split()) & self.people or
                     self.places.search(text) and self.statements.starts(text)):
                 covered.update(range(start, end))  # "the manager said tacos are free", "the kids don't eat beef"
@@ -138,6 +139,13 @@ class Talk:
         if n and set(tokens[spans[n - 1][1]:start]) & self.because:
             return spans[n - 1]
         return None
+
+    def thing_said(self, text: str) -> bool:
+        """'the sign out front says 2 for 5 on X', 'the guy on the phone said it'd be 15 bucks': what
+        a thing (or someone unnamed) said, reported, never an order passed on by a person."""
+        said = self.saying.search(text)
+        subject = text[:said.start()].split() if said else []
+        return bool(subject) and subject[0] in ("the", "your") and not any(self.person(w) for w in subject)
 
     def tells(self, text: str) -> bool:
         """'we just came from practice', 'we lost': a subject and a verb in the past tell what
