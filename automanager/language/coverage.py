@@ -35,7 +35,9 @@ class Talk:
         self.deals = Cue(tuple(talk["deals"]))
         self.reports = Cue(tuple(talk["reports"]))
         self.places = Cue(tuple(talk["places"]))
+        self.saying = Cue(tuple(talk["saying"]))
         self.ends = frozenset(talk["ends"])
+        self.because = frozenset(talk["because"])
         self.words = frozenset(talk["words"])
         self.verbs = frozenset(talk["verbs"])
         self.subjects = frozenset(talk["subjects"])
@@ -52,26 +54,37 @@ class Talk:
                     tokens[m.start - 2] in self.whom_lead and tokens[m.start - 1] in self.p.definite and
                     (m.end == len(tokens) or not is_letters(tokens[m.end]))}  # "for the party": an occasion
         remark = False  # the clause before was a remark: "I'm so hungry" goes on over "so"
-        for start, end in self.clauses(tokens):
+        spans = self.clauses(tokens)
+        for n, (start, end) in enumerate(spans):
             text = self.opened(" ".join(t for t in tokens[start:end] if t))
             unnamed = " ".join(t for i, t in enumerate(tokens[start:end], start) if t and i not in named)
             deal = self.deals.search(unnamed)
-            if not text or self.p.requests(text):
+            if not text:
+                continue
+            if self.p.requests(text):  # "I want the bogo deal on chalupas": the deal's words are no food
+                for words in map(str.split, self.deals.phrases):
+                    covered.update(j for i in range(start, end - len(words) + 1)
+                                   if list(tokens[i:i + len(words)]) == words for j in range(i, i + len(words)))
                 continue
             if self.p.is_question(text) or "?" in tokens[end:end + 1]:
                 if deal:  # "is there a coupon for the nachos?": the deals are the answer
                     covered.update(range(start, end))
                 continue
             covered.update(self.subject(tokens, start, end, named, known))
+            if reason := self.reason(tokens, spans, n, mentions, text):
+                covered.update(reason)  # "my son only eats cheese pizza, so a small cheese"
+                continue
             named_here = any(start <= i < end for i in named)
             diet = self.p.diet.search(text)
             no_item = not any(m.kind == "item" and start <= m.start < end for m in mentions)
-            if self.reports.search(text) or self.store_talk.search(unnamed) or no_item and (deal or
+            if self.reports.search(text) or self.thing_said(text) or self.store_talk.search(unnamed) or no_item and (deal or
                     diet and set(text[:diet.start()].split()) & self.people or
                     self.places.search(text) and self.statements.starts(text)):
                 covered.update(range(start, end))  # "the manager said tacos are free", "the kids don't eat beef"
             elif not named_here and not self.cued(text) and not set(text.split()) & kinds and (
                     self.statements.starts(text) or self.tells(text) or
+                    self.reason_for(tokens, spans, n) and text.split()[0] not in ("a", "an") and
+                    number_at(text.split(), 0) is None or
                     self.only_talk(" ".join(t for i, t in enumerate(tokens[start:end], start) if t and i not in covered),
                                    remark)):
                 covered.update(range(start - remark, end))  # "we're in a hurry", "no dairy for him"
@@ -98,6 +111,41 @@ class Talk:
         after = tokens[i + 1]
         said = after in self.verbs or tokens[i].endswith("s") and (after in self.words or after in self.people)
         return {i} if said and i + 1 not in named else set()
+
+    def reason(self, tokens: Sequence[str], spans: list[tuple[int, int]], n: int, mentions: Sequence[Mention],
+               text: str) -> range | None:
+        """'my son only eats cheese pizza, so a small cheese', 'a bean burrito because the kids love
+        bean burritos': a remark about someone that gives the reason for what the line orders
+        (before "so", after "because") names that food, never orders it again: the remark and its
+        word are covered. A verb of wanting orders ("my wife wants X, so Y for me")."""
+        words = text.split() + [""]
+        start, end = spans[n]
+        someone = words[0] in self.subjects or self.person(words[0]) or \
+            words[0] in self.p.definite | {"his", "her", "their"} and self.person(words[1])
+        if not (self.statements.starts(text) or someone) or set(words) & self.verbs or \
+                not any(m.kind == "item" and start <= m.start < end for m in mentions):
+            return None
+        other = self.reason_for(tokens, spans, n)
+        if other is None or not any(other[0] <= m.start < other[1] for m in mentions):
+            return None
+        return range(start, other[0]) if other[0] > start else range(other[1], end)
+
+    def reason_for(self, tokens: Sequence[str], spans: list[tuple[int, int]], n: int) -> tuple[int, int] | None:
+        """The clause the n-th one gives the reason for: the next, after "so"; the one before, before
+        "because" or "since"."""
+        start, end = spans[n]
+        if n + 1 < len(spans) and "so" in tokens[end:spans[n + 1][0]]:
+            return spans[n + 1]
+        if n and set(tokens[spans[n - 1][1]:start]) & self.because:
+            return spans[n - 1]
+        return None
+
+    def thing_said(self, text: str) -> bool:
+        """'the sign out front says 2 for 5 on X', 'the guy on the phone said it'd be 15 bucks': what
+        a thing (or someone unnamed) said, reported, never an order passed on by a person."""
+        said = self.saying.search(text)
+        subject = text[:said.start()].split() if said else []
+        return bool(subject) and subject[0] in ("the", "your") and not any(self.person(w) for w in subject)
 
     def tells(self, text: str) -> bool:
         """'we just came from practice', 'we lost': a subject and a verb in the past tell what

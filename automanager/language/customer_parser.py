@@ -1086,6 +1086,8 @@ class CustomerParser:
             preds.append(self.recommendation(text, items + targets, dish, state["label"]))
         elif act == "question":
             query = self.query(clause, items + targets, dish, ctx)
+            if query and query.args[:2] == (Const("available"), "all") and state["label"]:
+                query = Pred("query", (Const("menu"), state["label"], 1, Const("none")))  # "I'm vegan, what do you have?"
             off_menu = self.off_menu_words(clause) if query and query.args[:2] == (Const("available"), "all") else []
             if off_menu:  # "do you have root beer?": not on the menu, never "everything is available"
                 result.unknown += off_menu
