@@ -90,7 +90,9 @@ class Talk:
 
     def cued(self, text: str) -> bool:
         """Does the clause hold the cue of an act ("I'm done", "same for her") or answer a question?"""
-        return any(cue.search(text) for cue in self.p.acts.values()) or self.p.reply(text) is not None
+        words = text.split()  # "take the first thing off": a reference to the order is no talk
+        return any(cue.search(text) for cue in self.p.acts.values()) or self.p.reply(text) is not None or \
+            any(a in self.p.definite and b in self.p.ordinals for a, b in zip(words, words[1:]))
 
     def leftover(self, words: Sequence[str]) -> list[str]:
         """The words said back for a clause that are not talk around the order."""
