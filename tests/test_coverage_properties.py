@@ -87,7 +87,8 @@ def test_a_name_in_talk_around_the_order_is_never_ordered(home, data):
 
 @pytest.mark.parametrize("line", [
     "we're kind of in a rush today", "my daughter is lactose intolerant", "no dairy for her please",
-    "it's my buddy's birthday", "I'm so hungry", "starting today I'm on a diet"])
+    "it's my buddy's birthday", "I'm so hungry", "starting today I'm on a diet", "sorry, the baby's fussy",
+    "we just drove in from tulsa", "you charged me twice for the chalupa last time"])
 def test_talk_alone_is_heard_and_never_said_back(line, tmp_path):
     c = CustomerChat(Home(tmp_path))
     reply = c.step(line).reply
@@ -100,6 +101,10 @@ def test_talk_alone_is_heard_and_never_said_back(line, tmp_path):
     ("a bean burrito for my pal Jorge", "Bean Burrito", 1),
     ("Kim wants a chalupa supreme", "Chalupa Supreme", 1),
     ("we're in a hurry, two crunchy tacos", "Crunchy Taco", 2),
+    ("we finished a double shift, so a quesarito", "Quesarito", 1),
+    ("my roommate Alex asked for a cheesy gordita crunch", "Cheesy Gordita Crunch", 1),
+    ("Maya would like two soft tacos", "Soft Taco", 2),
+    ("after an 8 hour drive, a beef burrito", "Beef Burrito", 1),
 ])
 def test_talk_around_an_order_never_breaks_it(line, item, n, tmp_path):
     c = CustomerChat(Home(tmp_path))
@@ -118,3 +123,18 @@ def test_a_half_heard_change_is_asked_and_a_no_keeps_the_order(tmp_path):
     c.step("blorpt take the bean burrito off")
     c.step("yes")
     assert [u["item"] for u in c.order()] == ["Pepsi®"]
+
+
+def test_a_style_word_that_names_a_person_orders_nothing(tmp_path):
+    c = CustomerChat(Home(tmp_path, paths.pack_dir("pizza")))
+    c.step("we have a vegan in the back seat, a small pizza with olives")
+    assert [(u["item"], u.get("style", [])) for u in c.order()] == [("Pizza", [])]
+
+
+@pytest.mark.parametrize("line", ["any coupons today?", "I heard there's a deal on the quesaritos",
+                                  "is the chalupa supreme on special?"])
+def test_deals_talked_about_are_answered_and_order_nothing(line, tmp_path):
+    c = CustomerChat(Home(tmp_path))
+    reply = c.step(line).reply
+    assert "no deals" in reply and "isn't on our menu" not in reply, reply
+    assert c.order() == []

@@ -81,6 +81,11 @@ def test_a_variant_named_with_its_word_is_the_menus_own_food(chat):
     assert items(chat) == [("Cheesy Toasted Breakfast Burrito Potato", {})]
 
 
+def test_a_word_before_a_name_that_makes_another_name_is_that_food(chat):
+    say(chat, "one veggie power menu bowl please")
+    assert items(chat) == [("Power Menu Bowl - Veggie", {})]
+
+
 def test_switching_a_combos_choice_changes_the_choice_not_the_order(chat):
     say(chat, "a cravings box with a chalupa supreme", "could you switch the chalupa to a cheesy gordita crunch")
     (box, details), = items(chat)

@@ -137,12 +137,15 @@ class CustomerParser:
                 and (answer := self.kind_answer(flat, ctx)):
             return answer  # "the veggie one": which of the kind asked about
         context = self.talk.spans(tokens, mentions, self.kinds, lambda w: self.plain_word(w) or bool(self.p.reply(w)))
+        # the store's deals talked about ("I heard there's a deal on X"): the deals a manager stated are the answer
+        deals = [Pred("query", (Const("deals"), "all", 1, Const("none")))] \
+            if self.talk.deals.search(" ".join(tokens[i] for i in sorted(context))) else []
         if context:  # talk around the order ("for my son", "we're in a hurry") is read as nothing
             tokens = ["" if i in context else t for i, t in enumerate(tokens)]
             mentions = [m for m in mentions if not context & set(range(m.start, m.end))]
             flat = " ".join(t for t in tokens if is_word(t))
-            if not flat:  # "we're in a hurry": heard, and nothing to do
-                return Parse([Pred("greet", (Const("hello" if talk and not ctx.ordered else "noted"),))], [], [])
+            if not self.talk.opened(flat):  # "we're in a hurry", "sorry, the baby's fussy": heard, and nothing to do
+                return Parse(deals or [Pred("greet", (Const("hello" if talk and not ctx.ordered else "noted"),))], [], [])
         tokens, mentions, choices = self.either_or(tokens, mentions, flat)
         if ctx.ask_topic == "more" and acts["one_more"].search(said) and not any(m.kind == "item" for m in mentions):
             return Parse([Pred("accept")], [], [])  # "one more thing": the summary's order reopens
@@ -217,17 +220,20 @@ class CustomerParser:
                  "label": next((self.menu.label_words[w] for w in flat.split() if w in self.menu.label_words), None)}
         for clause in clauses:
             self.clause(clause, ctx, result, state)
-        result.preds += [Pred("either", choice) for choice in choices]
+        result.preds += [Pred("either", choice) for choice in choices] + deals
         result.unknown = [said for said in result.unknown if self.talk.leftover(said.split())]  # talk is no name
         if any(clause.act in CHANGING for clause in half_heard):
             result.preds.append(Pred("unsure"))
         if complete:
             result.preds.append(Pred("complete"))
         asked_not_taken(result)
+        if not result.preds and not result.unknown and state["label"]:
+            # "I'm vegetarian", "what's meatless?": nothing else said, the foods of that kind are the answer
+            result.preds.append(Pred("query", (Const("menu"), state["label"], 1, Const("none"))))
         if talk and not ctx.ordered:  # "hi, can I get a taco": hello back, then the order
             result.preds.insert(0, Pred("greet", (Const(talk[0]),)))
         if all(p.name == "unsure" for p in result.preds) and not result.unknown:  # nothing read but doubt
-            result.preds.append(Pred("irrelevant"))
+            result.preds = [Pred("irrelevant")]
         return result
 
     def not_quantities(self, tokens: list[str]) -> list[str]:
@@ -689,21 +695,25 @@ class CustomerParser:
             clause.act, clause.mentions = "unknown", []
 
     def variant_named(self, clause: Clause) -> None:
-        """'the steak grande toasted breakfast burrito', '... burrito with steak': a food named with a
-        word of an ingredient (just before it, or after "with") is the menu's own food whose name is
-        that food's name with the word, when the menu has exactly one: never the food with it added."""
+        """'the steak grande toasted breakfast burrito', '... burrito with steak', 'a veggie power
+        menu bowl': a food named with a word of an ingredient (just before it, or after "with") or a
+        word of no name just before it is the menu's own food whose name is that food's name with
+        the word, when the menu has exactly one: never the food with it added, nor the word dropped."""
         toks = clause.tokens
         for item in clause.items():
-            for t in clause.toppings():
-                before = t.end == item.start and self.operator_before(toks, t, clause.mentions) in (None, "add")
-                after = t.start == item.end + 1 and toks[item.end] == "with"
-                if not (before or after):
-                    continue
-                own, said = set(normalize(item.name).split()), set(normalize(t.said).split())
+            free = item.start  # the words of no mention just before the name
+            while free > 0 and is_letters(toks[free - 1]) and toks[free - 1] not in self.p.filler and \
+                    not any(m.start < free <= m.end for m in clause.mentions):
+                free -= 1
+            spans = [(t.start, t.end, t) for t in clause.toppings()
+                     if t.end == item.start and self.operator_before(toks, t, clause.mentions) in (None, "add")
+                     or t.start == item.end + 1 and toks[item.end] == "with"]
+            for start, end, t in spans + [(free, item.start, None)] * (free < item.start):
+                own, said = set(normalize(item.name).split()), set(toks[start:end] if t is None else normalize(t.said).split())
                 fits = [f for f in self.menu.items if f != item.name and own < set(normalize(f).split()) and
                         set(normalize(f).split()) - own <= said]
                 if len(fits) == 1:
-                    start, end = min(item.start, t.start), max(item.end, t.end)
+                    start, end = min(item.start, start), max(item.end, end)
                     kept = [m for m in clause.mentions if m is not item and m is not t]
                     clause.mentions = sorted(kept + [Mention(start, end, "item", fits[0], {"item": fits[0]},
                                                              " ".join(toks[start:end]))], key=lambda m: m.start)
@@ -777,9 +787,9 @@ class CustomerParser:
         if clause.items() or not modifiers:
             return
         first = modifiers[0]
-        count = next((j for j in range(first.start) if (got := number_at(toks, j)) and
+        count = next((j for j in range(first.start) if (got := number_at(toks, j)) and  # "one plain cheese"
                       not (j and (toks[j - 1] in self.p.definite or toks[j - 1] in ("on", "in"))) and  # "that one on a crust"
-                      all(t in self.p.bare_words for t in toks[j + got[1]:first.start])), None)  # "one plain cheese"
+                      all(t in self.p.bare_words or not t for t in toks[j + got[1]:first.start])), None)
         if count is None:
             return
         options = {(m.alternatives["option"], m.name) for m in modifiers if m.kind == "option"}

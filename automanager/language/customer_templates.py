@@ -456,6 +456,10 @@ class CustomerTemplates:
                 out.append(f"The {f} is not available right now: we're out of {values[0]}.")
             elif prop == "total":
                 out.append(f"Your order comes to {dollars(values[0])} so far{self.discount_text(actions)}.")
+            elif prop == "deal":
+                deals = [rule_text(rule) for v in values if (rule := read_rule(v))]
+                out.append(REPLIES["confirm"]["deals"].format(deals=join(deals)) if deals
+                           else REPLIES["confirm"]["no_deals"])
         out += self.explanation(actions)
         if actions.get("explain") and ("order", "total") not in facts and actions.get("discount"):
             out.append(self.discount_text(actions, "deal_why_off"))  # the order's discount too

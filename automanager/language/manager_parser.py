@@ -617,7 +617,7 @@ class ManagerParser:
         """'no more than 8 of one item per car', 'limit bean burritos to 10 per order', 'at most 3
         combos per order', 'max 25 items in an order': rule_limit(Scope, Target, N). A line with a
         limit cue and a per-order word but no number or nothing it counts reads as not understood."""
-        if not P.rule_cue.search(flat) or not P.rule_per.search(flat) or P.rule_drop.match(flat):
+        if not P.rule_cue.search(flat) or not P.rule_per.search(flat) or self.drop_said(flat):
             return None
         scope, target, most = self.rule_said(flat)
         if scope == "any" or most is None:
@@ -628,10 +628,10 @@ class ManagerParser:
         """'drop the limit on bean burritos', 'remove the 8 per car rule', 'end the wednesday deal':
         rule_drop(Kind, Name, N, Days) with what the line says of the rule (kind any, name 'all', N 0
         and days 0: not said; kind a family of rules, or a limit's scope)."""
-        if not P.rule_drop.match(flat):
+        if not self.drop_said(flat):
             return None
         family = next((kind for kind, cue in CUES.rule_families.items() if re.search(cue, flat)), "any")
-        said = P.weekday.sub(" ", flat)
+        said = P.rule_drop_tail.sub(" ", P.rule_drop_verb.sub(" ", P.weekday.sub(" ", flat)))
         for cue in CUES.rule_families.values():  # 'the substitution for X': X names it, not the word
             said = re.sub(cue, " ", said)
         scope, target, most = self.rule_said(said)
@@ -642,13 +642,21 @@ class ManagerParser:
         kind = scope if family in ("any", "limit") and scope in ("any_item", "total") else family
         return ManagerParse([Pred("rule_drop", (Const(kind), target, most or 0, days_said(flat)))])
 
+    @staticmethod
+    def drop_said(flat: str) -> bool:
+        """Does the line drop a rule: a drop verb opening or closing it, and a word naming a rule
+        or describing one ('kill the fifteen percent thing', 'that drink thing we set up, forget it')?"""
+        return bool((P.rule_drop_verb.match(flat) or P.rule_drop_tail.search(flat)) and
+                    (P.rule_noun.search(flat) or P.rule_described.search(flat)))
+
     def rule_said(self, flat: str) -> tuple[str, str, int | None]:
         """(Scope, Target, N) a rule's words say: an item named, a category ('tacos', 'combos'), of
         any one item, items in all; scope 'any' and target 'all' when none is said; N None when no
         number is said. A name not on the menu is taken as said (the bot says so)."""
         tokens = tokenize(P.rule_per.sub(" ", flat))
-        most = next((found[0] for i in range(len(tokens)) if (found := number_at(tokens, i))), None)
         mentions = [m for m in find_mentions(self.menu, tokens) if m.kind == "item"]
+        named = {i for m in mentions for i in range(m.start, m.end)}  # a number in a name ('7 up') counts nothing
+        most = next((found[0] for i in range(len(tokens)) if i not in named and (found := number_at(tokens, i))), None)
         items = [m.name for m in mentions if not (m.end - m.start == 1 and self.category_word(tokens[m.start]) and
                                                   normalize(m.name) not in (tokens[m.start], tokens[m.start].rstrip("s")))]
         if items:  # a category's word alone ('tacos') names the category, not a dish it also fits
