@@ -176,6 +176,8 @@ class Phrases:
         if len(words) < 3 or words[0] not in self.request_modals:
             return False
         rest = " ".join(words[1:])
+        if q["request_verbs"].starts(rest):  # "(Dana) would like a X": its subject said before the clause
+            return True
         subject = q["request_subjects"].search(rest)
         if subject is None or subject.start() != 0:
             return False
