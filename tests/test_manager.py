@@ -251,6 +251,9 @@ def test_resumed_manager_session_keeps_its_pending_changes(home):
     ("we're out of guacamole", "no wait, the pico de gallo", ["Pico de Gallo"]),
     ("we ran out of onions", "onions are fine, it's the jalapenos", ["Jalapeno Peppers"]),
     ("no more cheddar", "whoops, not cheddar: the three cheese blend", ["Three Cheese Blend"]),
+    ("bacon is out", "sorry, sausage", ["Sausage"]),  # an apology and one name: the name meant
+    ("no more guac", "oops, sour cream i mean", ["Reduced-Fat Sour Cream"]),
+    ("we ran out of lettuce", "lettuce's fine, it's the tomatoes", ["Tomatoes"]),
 ])
 def test_a_correction_replaces_the_last_runout_and_brings_the_wrong_one_back(home, first, fix, out):
     chat, (_, corrected) = manage(home, first, fix)
@@ -316,6 +319,17 @@ def test_heard_words_are_the_cue_language_and_not_food():
     assert pattern_words([r"\b(?:fryers?|mondays?)\s+\d"]) == {"fryers", "fryer", "mondays", "monday"}
     known = manager_phrases().known_words
     assert {"out", "gone", "86", "price", "fryer", "sorry"} - {"86"} <= known and not {"fries", "chicken", "bacon"} & known
+
+
+def test_a_corrected_return_a_bare_corrected_price_and_a_rule_read_back_corrected(home):
+    chat, turns = manage(home, "we're out of onions and tomatoes", "onions are back", "no wait, tomatoes are back, not onions")
+    assert home.stock_out() == ["Onions"]
+    chat, turns = manage(home, "lettuce is back, not the onions")  # a 'not' in a stock list names what stays
+    assert home.stock_out() == ["Onions"]
+    chat, turns = manage(home, "the quesarito is 3.79 now", "sorry, 3.69", "save")
+    assert price_of(home, "Quesarito") == 369
+    chat, turns = manage(home, "limit soft tacos to 4 per order", "sorry, 5 not 4", "yes", "save")
+    assert "Soft Taco" not in " ".join(turns[2].reply.split("Staged")[1:])  # the 4 read back is not staged
 
 
 def test_a_correction_that_names_no_one_food_changes_nothing_else(home):

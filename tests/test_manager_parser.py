@@ -102,6 +102,12 @@ def test_an_edit_of_another_item_is_not_read_as_an_answer(parser):
     # a rule dropped by a casual description
     ("the friday burrito special is over", "rule_drop(deal, 'burrito', 0, 16)"),
     ("we're done with the limit on tacos", "rule_drop(limit, 'taco', 0, 0)"),
+    # described, not named: a kind of deal, a time of day, a fallback, a thing set up
+    ("kill the fifteen percent thing", "rule_drop(percent, 'all', 15, 0)"),
+    ("forget that drink thing we set up", "rule_drop(any, 'drink', 0, 0)"),
+    ("the late night nacho thing, get rid of it", "rule_drop(hours, 'Nachos BellGrande®', 0, 0)"),
+    ("stop offering chicken when the beef runs out", "rule_drop(instead, 'Grilled Chicken', 0, 0)"),
+    ("lose the cap on drinks", "rule_drop(limit, 'drink', 0, 0)"),
 ])
 def test_deals_in_words_misspelt_days_and_casual_drops(parser, line, expected):
     assert [str(p) for p in parser.parse(line).preds] == [expected]

@@ -57,6 +57,7 @@ class Clause:
     ends: bool = False  # it ended a sentence (a full stop, a question or exclamation mark)
     count: int | None = None  # how many of its food it orders, when its own number counts a list
     glued: bool = False  # no word cut it from the clause before ("two tacos a bean burrito")
+    referred: bool = False  # it starts with a clause of its own that only refers ("the big one, ...")
 
     @property
     def text(self) -> str:
@@ -137,12 +138,15 @@ class CustomerParser:
                 and (answer := self.kind_answer(flat, ctx)):
             return answer  # "the veggie one": which of the kind asked about
         context = self.talk.spans(tokens, mentions, self.kinds, lambda w: self.plain_word(w) or bool(self.p.reply(w)))
+        # the store's deals talked about ("I heard there's a deal on X"): the deals a manager stated are the answer
+        deals = [Pred("query", (Const("deals"), "all", 1, Const("none")))] \
+            if self.talk.deals.search(" ".join(tokens[i] for i in sorted(context))) else []
         if context:  # talk around the order ("for my son", "we're in a hurry") is read as nothing
             tokens = ["" if i in context else t for i, t in enumerate(tokens)]
             mentions = [m for m in mentions if not context & set(range(m.start, m.end))]
             flat = " ".join(t for t in tokens if is_word(t))
-            if not flat:  # "we're in a hurry": heard, and nothing to do
-                return Parse([Pred("greet", (Const("hello" if talk and not ctx.ordered else "noted"),))], [], [])
+            if not self.talk.opened(flat):  # "we're in a hurry", "sorry, the baby's fussy": heard, and nothing to do
+                return Parse(deals or [Pred("greet", (Const("hello" if talk and not ctx.ordered else "noted"),))], [], [])
         tokens, mentions, choices = self.either_or(tokens, mentions, flat)
         if ctx.ask_topic == "more" and acts["one_more"].search(said) and not any(m.kind == "item" for m in mentions):
             return Parse([Pred("accept")], [], [])  # "one more thing": the summary's order reopens
@@ -160,6 +164,8 @@ class CustomerParser:
         if ctx.ask_topic and ctx.ask_topic.startswith("choice") and not mentions and \
                 self.p.inside["decline_choice"].search(flat):
             return Parse([Pred("decline")], [], [])  # "I don't want a drink": asked once more, then the default
+        if ctx.held and (answer := self.which_answer(tokens, ctx)):
+            return answer  # "both" to "which one?" is every unit, not a yes
         reply = self.p.reply(flat)
         if reply == "yes" and not mentions:
             return Parse([Pred("accept")], [], [])
@@ -167,8 +173,6 @@ class CustomerParser:
             return Parse([Pred("decline")], [], [])
         if ctx.recommended_toppings and (taken := self.suggested_but(tokens, mentions, ctx)):
             return taken
-        if ctx.held and (answer := self.which_answer(tokens, ctx)):
-            return answer
         if complete and not mentions and (self.p.inside["no_first"].starts(flat) or self.only_cues(flat)):
             return Parse([Pred("complete")], [], [])
         small_talk = self.small_talk(flat) if not mentions else None
@@ -176,7 +180,7 @@ class CustomerParser:
             return Parse([Pred("greet", (Const(small_talk[0]),))], [], [])
 
         result = Parse([], [], [])
-        clauses = self.clauses(tokens, mentions)
+        clauses = self.with_references(self.clauses(tokens, mentions), ctx)
         sentence: list[Clause] = []
         for clause in clauses:  # "hi, it's me. can I get a X and a Y?": the mark ends a request, not a question
             sentence.append(clause)
@@ -205,22 +209,27 @@ class CustomerParser:
             for m in clause.items():
                 counted[m.name] = counted.get(m.name, 0) + self.quantity_before(clause.tokens, m.start, clause.mentions, 1)
         self.give_acts(clauses, ctx)
+        # "the chicken one, make it two": a reference no change or removal of the line acts on is half heard
+        half_heard += [c for c in clauses if c.referred and c.act not in ("change", "remove")]
         self.count_of_a_list(clauses)
         state = {"line": 0, "last": ctx.ordered[-1] if flat.startswith("with ") and ctx.ordered else None,
                  "label": next((self.menu.label_words[w] for w in flat.split() if w in self.menu.label_words), None)}
         for clause in clauses:
             self.clause(clause, ctx, result, state)
-        result.preds += [Pred("either", choice) for choice in choices]
+        result.preds += [Pred("either", choice) for choice in choices] + deals
         result.unknown = [said for said in result.unknown if self.talk.leftover(said.split())]  # talk is no name
         if any(clause.act in CHANGING for clause in half_heard):
             result.preds.append(Pred("unsure"))
         if complete:
             result.preds.append(Pred("complete"))
         asked_not_taken(result)
+        if not result.preds and not result.unknown and state["label"]:
+            # "I'm vegetarian", "what's meatless?": nothing else said, the foods of that kind are the answer
+            result.preds.append(Pred("query", (Const("menu"), state["label"], 1, Const("none"))))
         if talk and not ctx.ordered:  # "hi, can I get a taco": hello back, then the order
             result.preds.insert(0, Pred("greet", (Const(talk[0]),)))
-        if not result.preds and not result.unknown:
-            result.preds.append(Pred("irrelevant"))
+        if all(p.name == "unsure" for p in result.preds) and not result.unknown:  # nothing read but doubt
+            result.preds = [Pred("irrelevant")]
         return result
 
     def not_quantities(self, tokens: list[str]) -> list[str]:
@@ -481,6 +490,30 @@ class CustomerParser:
                        glued=a > 0 and tokens[a - 1] not in self.p.splitters)
                 for a, b in cuts if b > a and any(is_word(t) for t in tokens[a:b])]
 
+    def with_references(self, clauses: list[Clause], ctx: Context) -> list[Clause]:
+        """'the first one, make it deep dish': a clause that only refers to ordered units is the
+        target of the clause after it (when that one names no food of its own)."""
+        out: list[Clause] = []
+        for clause in clauses:
+            before = out[-1] if out else None
+            if before and not clause.items() and not before.ends and self.only_reference(before, ctx):
+                shift = len(before.tokens)
+                out[-1] = Clause(before.tokens + clause.tokens, before.mentions +
+                                 [replace(m, start=m.start + shift, end=m.end + shift) for m in clause.mentions],
+                                 asks=clause.asks, ends=clause.ends, glued=before.glued, referred=True)
+            else:
+                out.append(clause)
+        return out
+
+    def only_reference(self, clause: Clause, ctx: Context) -> bool:
+        """Is the clause nothing but a reference to ordered units ("the big one", "the first thing I
+        ordered", "the one with chicken")?"""
+        refs, used = self.unit_refs(clause, ctx)
+        inside = {i for m in used for i in range(m.start, m.end)}
+        return bool(refs) and len(used) == len(clause.mentions) and all(
+            i in inside or t in self.p.definite or t in self.p.unit_nouns or t in self.p.ordinals or
+            t in self.p.filler or t in self.talk.words for i, t in enumerate(clause.tokens) if is_word(t))
+
     def named_again(self, tokens: list[str], i: int, mentions: list[Mention]) -> bool:
         """Does a definite word at tokens[i] start a name said as an item earlier in the line ("the
         coke" after "a coke"), not after a word that links it to what comes before?"""
@@ -659,21 +692,25 @@ class CustomerParser:
             clause.act, clause.mentions = "unknown", []
 
     def variant_named(self, clause: Clause) -> None:
-        """'the steak grande toasted breakfast burrito', '... burrito with steak': a food named with a
-        word of an ingredient (just before it, or after "with") is the menu's own food whose name is
-        that food's name with the word, when the menu has exactly one: never the food with it added."""
+        """'the steak grande toasted breakfast burrito', '... burrito with steak', 'a veggie power
+        menu bowl': a food named with a word of an ingredient (just before it, or after "with") or a
+        word of no name just before it is the menu's own food whose name is that food's name with
+        the word, when the menu has exactly one: never the food with it added, nor the word dropped."""
         toks = clause.tokens
         for item in clause.items():
-            for t in clause.toppings():
-                before = t.end == item.start and self.operator_before(toks, t, clause.mentions) in (None, "add")
-                after = t.start == item.end + 1 and toks[item.end] == "with"
-                if not (before or after):
-                    continue
-                own, said = set(normalize(item.name).split()), set(normalize(t.said).split())
+            free = item.start  # the words of no mention just before the name
+            while free > 0 and is_letters(toks[free - 1]) and toks[free - 1] not in self.p.filler and \
+                    not any(m.start < free <= m.end for m in clause.mentions):
+                free -= 1
+            spans = [(t.start, t.end, t) for t in clause.toppings()
+                     if t.end == item.start and self.operator_before(toks, t, clause.mentions) in (None, "add")
+                     or t.start == item.end + 1 and toks[item.end] == "with"]
+            for start, end, t in spans + [(free, item.start, None)] * (free < item.start):
+                own, said = set(normalize(item.name).split()), set(toks[start:end] if t is None else normalize(t.said).split())
                 fits = [f for f in self.menu.items if f != item.name and own < set(normalize(f).split()) and
                         set(normalize(f).split()) - own <= said]
                 if len(fits) == 1:
-                    start, end = min(item.start, t.start), max(item.end, t.end)
+                    start, end = min(item.start, start), max(item.end, end)
                     kept = [m for m in clause.mentions if m is not item and m is not t]
                     clause.mentions = sorted(kept + [Mention(start, end, "item", fits[0], {"item": fits[0]},
                                                              " ".join(toks[start:end]))], key=lambda m: m.start)
@@ -747,8 +784,9 @@ class CustomerParser:
         if clause.items() or not modifiers:
             return
         first = modifiers[0]
-        count = next((j for j in range(first.start) if (got := number_at(toks, j)) and
-                      all(t in self.p.bare_words for t in toks[j + got[1]:first.start])), None)  # "one plain cheese"
+        count = next((j for j in range(first.start) if (got := number_at(toks, j)) and  # "one plain cheese"
+                      not (j and (toks[j - 1] in self.p.definite or toks[j - 1] in ("on", "in"))) and  # "that one on a crust"
+                      all(t in self.p.bare_words or not t for t in toks[j + got[1]:first.start])), None)
         if count is None:
             return
         options = {(m.alternatives["option"], m.name) for m in modifiers if m.kind == "option"}
@@ -955,8 +993,8 @@ class CustomerParser:
             not any(m.kind in ("topping", "option") and m not in used for m in s.clause.mentions)
 
     def reads_unit_change(self, s: Seen) -> bool:
-        refs, used = self.unit_refs(s.clause, s.ctx)
-        return bool(refs) and any(m.kind in ("topping", "option") and m not in used for m in s.clause.mentions) \
+        refs, used = self.unit_refs(s.clause, s.ctx)  # "one of those but small" is a copy, not a change of one
+        return bool(refs) and not self.reads_copy(s) and any(m.kind in ("topping", "option") and m not in used for m in s.clause.mentions) \
             and not any(m.kind == "item" and m not in used for m in s.clause.mentions) and not self.renames(s)
 
     def renames(self, s: Seen) -> bool:
@@ -1002,8 +1040,14 @@ class CustomerParser:
         return self.resizes(s.clause, s.ctx) and not s.clause.toppings() and not self.reads_copy(s)
 
     def reads_copy(self, s: Seen) -> bool:
-        cue = self.p.acts["copy"].search(s.text)
+        cue = self.p.acts["copy"].search(s.text)  # "make one of those large", "ham on one of them": a change
+        # "one of those" orders a copy said alone or with "but ..." after it; "one of them doesn't want X",
+        # "make one of those large" change one of them
+        partitive = cue is not None and s.text[cue.start():cue.end()].startswith("one of")
         return cue is not None and bool(s.ctx.ordered) and not s.earlier and \
+            not (partitive and (self.p.inside["changing"].search(s.text[:cue.start()]) or
+                                s.text[cue.end():].split()[:1] not in ([], ["but"], ["too"], ["please"]))) and \
+            s.text[:cue.start()].split()[-1:] not in (["to"], ["on"], ["onto"]) and \
             all(self.ordered_named(m, s.ctx) for m in s.items) and not (s.items and s.clause.toppings()) and \
             not any(s.text[cue.end():].split()[:1] == m.said.split()[:1] for m in s.clause.toppings())  # "one more X"
 
@@ -1076,6 +1120,8 @@ class CustomerParser:
             preds.append(self.recommendation(text, items + targets, dish, state["label"]))
         elif act == "question":
             query = self.query(clause, items + targets, dish, ctx)
+            if query and query.args[:2] == (Const("available"), "all") and state["label"]:
+                query = Pred("query", (Const("menu"), state["label"], 1, Const("none")))  # "I'm vegan, what do you have?"
             off_menu = self.off_menu_words(clause) if query and query.args[:2] == (Const("available"), "all") else []
             if off_menu:  # "do you have root beer?": not on the menu, never "everything is available"
                 result.unknown += off_menu
@@ -1110,8 +1156,9 @@ class CustomerParser:
             for target in resized:
                 size = self.size_for(target, clause) if target else None
                 size = size or next(iter(self.sizes_in(clause)[-1:]), None) if every else size
-                if size:
-                    preds.append(Pred("update", (target, Const("option"), option_value("size", size, True)), 0))
+                if size:  # "another of those, make it a medium": the copy just placed, not the one copied
+                    line = state.get("placed", {}).get(target, 0) if state.get("copied") else 0
+                    preds.append(Pred("update", (target, Const("option"), option_value("size", size, True)), line))
         elif act == "set":
             for m in items:
                 n = self.quantity_before(toks, m.start, clause.mentions)
@@ -1531,36 +1578,56 @@ class CustomerParser:
             before = toks[max(0, i - 2):i]
             definite = bool(set(before) & (self.p.definite | self.p.unit_all))
             if tok in self.p.ordinals and definite and not any(m.start <= i < m.end for m in clause.mentions):
-                refs.append(("nth", self.p.ordinals[tok]))
+                first = number_at(toks, i + 1) if self.p.ordinals[tok] == 1 and i + 1 < len(toks) else None
+                refs.append(("last", -first[0]) if first and first[0] > 1 else ("nth", self.p.ordinals[tok]))  # "the first two"
             elif tok in self.p.drink and definite and "drink" in self.menu.categories:
-                refs.append(("category", "drink"))
+                refs.append(("category", "drink"))  # "the drink" of a coke and a sprite: which one?
+                refs += [] if tok.endswith("s") or set(before) & self.p.unit_all else [("alike", 1)]
             elif tok == "other" and toks[i - 1:i] == ["the"]:  # "the other taco": the one not made like its twin
                 refs.append(("other", 1))
+            elif tok in self.p.unit_nouns and toks[i - 1:i] in (["that"], ["this"]):
+                refs.append(("recent", 1))  # "do that one on a stuffed crust": the one just talked about
+            elif tok in self.p.unit_nouns and i >= 2 and toks[i - 2] in self.p.definite and is_letters(toks[i - 1]) and \
+                    toks[i - 1] not in self.p.ordinals and toks[i - 1] not in self.p.drink and toks[i - 1] != "other" and \
+                    not any(m.start <= i - 1 < m.end for m in clause.mentions):
+                refs.append(("word", toks[i - 1]))  # "the meat one": that word of a unit, or nothing the order has
             elif tok == "both" and (toks[i + 1:i + 2] in ([], ["of"], ["the"], [","], ["."], ["?"]) or any(
                     m.start == i + 1 and m.kind in ("option", "topping") for m in clause.mentions)):
                 refs.append(("last", 2))  # "on both", "make those both large": the last two units
         for m in clause.mentions:
             before = clause.tokens[max(0, m.start - 2):m.start]
             after = clause.tokens[m.end:m.end + 1]
-            if m.kind == "option" and set(before) & self.p.definite and \
-                    (set(after) & self.p.unit_nouns or any(x.kind == "item" and x.start == m.end for x in clause.mentions)):
-                refs.append(("option", m.name))  # "the small one", "the large pizza"
+            if m.kind == "option" and (set(before) & self.p.definite and (
+                    set(after) & self.p.unit_nouns or any(x.kind == "item" and x.start == m.end for x in clause.mentions) or
+                    before[-1:] == ["the"] and not any(is_word(t) for t in clause.tokens[m.end:])) or
+                    self.the_one_with(clause, m)):  # "cancel the hawaiian", "the one in the bottle"
+                # "the small one", "the large pizza"; "the supreme one" of a name with that word: the name
+                refs += [("word", w) for w in self.ordered_words(m.said, ctx)] or [("option", m.name)]
                 used.append(m)
             elif m.kind == "topping" and set(before) & self.p.definite and \
                     (set(after) & self.p.unit_nouns or any(x.kind == "item" and x.start == m.end and
                                                            self.ordered_named(x, ctx) for x in clause.mentions)):
-                words = self.name_words(m.said, m.name)  # "the chicken one": a word of a name in the order
+                words = self.name_words(m.said, m.name) or self.ordered_words(m.said, ctx)  # "the bean one"
                 refs += [("word", w) for w in words] or [("topping", m.name)]  # "the guac one", "the mushroom pizza"
                 used.append(m)
+            elif m.kind == "topping" and self.the_one_with(clause, m):
+                # "the one with chicken": made with it; "the one without onions": something said of them
+                words = self.name_words(m.said, m.name) or self.ordered_words(m.said, ctx)
+                refs += [("said", m.name)] if self.the_one_with(clause, m) == "without" else \
+                    [("word", w) for w in words] or [("topping", m.name)]
+                used.append(m)
             elif m.kind == "item" and set(before) & self.p.definite and self.ordered_named(m, ctx) and \
-                    len({f for f in ctx.ordered if covers(self.name_words(m.said), f)}) > 1:
-                refs += [("word", w) for w in self.name_words(m.said)]  # "the taco" of a soft and a crunchy one
+                    (len({f for f in ctx.ordered if covers(self.name_words(m.said), f)}) > 1 or
+                     self.ordered_named(m, ctx) in ctx.several and not m.said.endswith("s")):
+                # "the taco" of a soft and a crunchy one, "the pizza" of two: all of them only if made alike
+                refs += [("word", w) for w in self.name_words(m.said)]
                 some = self.some_of_them(clause)  # "two of the tacos": the last two of them
-                refs += [("last", some)] if some else [] if m.said.endswith("s") else [("one", 1)]
+                refs += [("last", some)] if some else [] if m.said.endswith("s") else [("alike", 1)]
                 used.append(m)
         if not refs and not clause.items() and (clause.toppings() or clause.options()) and any(
-                t in self.p.plural_refs and toks[i - 1:i] != ["of"] for i, t in enumerate(toks)):
-            refs.append(("recent", 1))  # "make them large": the units just ordered that can take it
+                t in self.p.plural_refs and (toks[i - 1:i] != ["of"] or toks[i - 2:i - 1] == ["one"])
+                for i, t in enumerate(toks)):
+            refs.append(("recent", 1))  # "make them large", "jalapenos on one of those": the units just ordered
         if not refs and set(toks) & self.p.person_unit and (clause.toppings() or clause.options()):
             refs.append(("one", 1))  # "he wants his with no tomatoes": one unit, the person's
         if not refs and self.p.diet.search(clause.text) and clause.toppings() and not clause.items():
@@ -1573,9 +1640,23 @@ class CustomerParser:
                 refs.append(("food", food))
                 used.append(m)
         singular = any(t in self.p.unit_nouns for t in toks) and not set(toks) & self.p.unit_all
-        if singular and not any(kind in ("nth", "one") for kind, _ in refs):
+        if singular and not any(kind in ("nth", "one", "alike") for kind, _ in refs):
             refs.append(("one", 1))
         return refs, used
+
+    def the_one_with(self, clause: Clause, m: Mention) -> str | None:
+        """'the one with chicken', 'the one in the bottle': the word linking a unit noun after a
+        definite word to the mention m (with, without, in, on), if that is what comes before m."""
+        toks = clause.tokens[:m.start]
+        toks = toks[:-1] if toks[-1:] in (["a"], ["an"], ["the"]) else toks
+        return toks[-1] if len(toks) >= 3 and toks[-1] in ("with", "without", "in", "on") and \
+            toks[-2] in self.p.unit_nouns and toks[-3] in self.p.definite else None
+
+    def ordered_words(self, said: str, ctx: Context) -> list[str]:
+        """The words said that are words of the names of the foods ordered."""
+        names = {v for f in ctx.ordered for w in normalize(f).split() for v in (w, w.removesuffix("s"))}
+        words = self.name_words(said)
+        return words if words and all(w in names or w.rstrip("s") in names for w in words) else []
 
     def name_words(self, said: str, name: str | None = None) -> list[str]:
         """The words of a reference that may be words of names (of `name`'s, when given)."""
@@ -1590,7 +1671,9 @@ class CustomerParser:
         named = {v for f in [*ctx.ordered, *self.menu.toppings] for w in normalize(f).split()  # "the ham one"
                  for v in (w, w.removesuffix("s"))}
         options = self.menu.option_words  # "the veggie one": the unit with that option value
-        content = [w for w in words if w not in self.p.definite and w not in self.p.unit_nouns]
+        telling = named | set(options) | set(self.p.ordinals) | self.p.unit_all | {"of", "them", "those"}
+        content = [w for w in words if w not in self.p.definite and w not in self.p.unit_nouns and
+                   (w in telling or w.rstrip("s") in named or w not in self.p.filler)]  # "soft one pls"
         if content and all(w in self.p.unit_all or w in ("of", "them", "those") for w in content):
             return Parse([Pred("refer", (Const("all"), 1), 1)], [], [])  # "both": every unit asked about
         if not content or len(content) > 4 or \

@@ -191,7 +191,9 @@ class CustomerTemplates:
             out.append(text[changed].format(amounts=join([self.more(c.food, c.quantity) for c in copies])))
         out += [text[kind] for kind in ("cancelled", "stopped", "irrelevant", "empty_order") if said.pop(kind, [])]
         out += [text["either"].format(**fields(c)) for c in said.pop("either", [])]
-        out += [text["which_one_same" if c.first == c.second else "which_one"].format(**fields(c))
+        units = self.units_told_apart(actions, {c.unit for c in said.pop("which_unit", [])})
+        out += [text["which_unit"].format(units=" or ".join(units)) if c.first == c.second and units else
+                text["which_one_same" if c.first == c.second else "which_one"].format(**fields(c))
                 for c in said.pop("which_one", [])]
         out += [text["no_such_unit"] for _ in said.pop("no_such_unit", [])[:1]]
         out += [text["did_you_mean"].format(**fields(c)) for c in said.pop("did_you_mean", [])[:1]]
@@ -454,6 +456,10 @@ class CustomerTemplates:
                 out.append(f"The {f} is not available right now: we're out of {values[0]}.")
             elif prop == "total":
                 out.append(f"Your order comes to {dollars(values[0])} so far{self.discount_text(actions)}.")
+            elif prop == "deal":
+                deals = [rule_text(rule) for v in values if (rule := read_rule(v))]
+                out.append(REPLIES["confirm"]["deals"].format(deals=join(deals)) if deals
+                           else REPLIES["confirm"]["no_deals"])
         out += self.explanation(actions)
         if actions.get("explain") and ("order", "total") not in facts and actions.get("discount"):
             out.append(self.discount_text(actions, "deal_why_off"))  # the order's discount too
@@ -494,6 +500,15 @@ class CustomerTemplates:
             line = lines.setdefault(key, OrderLine(key[0], food, key[1], price))
             line.quantity += 1
         return list(lines.values())
+
+    def units_told_apart(self, actions: Atoms, units: set[int]) -> list[str]:
+        """'the large Pizza with Pepperoni', 'the small Pizza with Ham': the units of the order
+        (board/3, board_detail/3) a question is about, each as it differs; [] if they read alike."""
+        lines = self.groups({"check": [row for row in actions.get("board", []) if row[0] in units],
+                             "detail": [row for row in actions.get("board_detail", []) if row[0] in units]})
+        said = [f"the {line.name}" + (f" {line.modifiers}" if line.modifiers.startswith("with") else
+                                      f" ({line.modifiers})" if line.modifiers else "") for line in lines]
+        return said if len(set(said)) > 1 else []
 
     def explanation(self, actions: Atoms) -> list[str]:
         """Why a unit costs what it does, from the pricing rules' parts (explain/5)."""

@@ -37,6 +37,7 @@ from .text import find_mentions, fold, is_word, number_at, number_words, tokeniz
 
 CUES = manager_phrases()  # the cue patterns and words of phrases_manager.toml
 P = CUES.patterns
+NUMBER_ONLY = re.compile(r"\d+\.\d\d")  # a bare price in dollars and cents ("14.99")
 MAX_LIST = 30  # names read from one list in one turn: a turn's cost stays bounded
 YES_NO_QUESTIONS = ("confirm_delete", "new_ingredient", "confirm_price", "confirm_runout", "confirm_rule",
                     "confirm_unrule")
@@ -617,7 +618,7 @@ class ManagerParser:
         """'no more than 8 of one item per car', 'limit bean burritos to 10 per order', 'at most 3
         combos per order', 'max 25 items in an order': rule_limit(Scope, Target, N). A line with a
         limit cue and a per-order word but no number or nothing it counts reads as not understood."""
-        if not P.rule_cue.search(flat) or not P.rule_per.search(flat) or P.rule_drop.match(flat):
+        if not P.rule_cue.search(flat) or not P.rule_per.search(flat) or self.drop_said(flat):
             return None
         scope, target, most = self.rule_said(flat)
         if scope == "any" or most is None:
@@ -628,10 +629,10 @@ class ManagerParser:
         """'drop the limit on bean burritos', 'remove the 8 per car rule', 'end the wednesday deal':
         rule_drop(Kind, Name, N, Days) with what the line says of the rule (kind any, name 'all', N 0
         and days 0: not said; kind a family of rules, or a limit's scope)."""
-        if not P.rule_drop.match(flat):
+        if not self.drop_said(flat):
             return None
         family = next((kind for kind, cue in CUES.rule_families.items() if re.search(cue, flat)), "any")
-        said = P.weekday.sub(" ", flat)
+        said = P.rule_drop_tail.sub(" ", P.rule_drop_verb.sub(" ", P.weekday.sub(" ", flat)))
         for cue in CUES.rule_families.values():  # 'the substitution for X': X names it, not the word
             said = re.sub(cue, " ", said)
         scope, target, most = self.rule_said(said)
@@ -642,13 +643,21 @@ class ManagerParser:
         kind = scope if family in ("any", "limit") and scope in ("any_item", "total") else family
         return ManagerParse([Pred("rule_drop", (Const(kind), target, most or 0, days_said(flat)))])
 
+    @staticmethod
+    def drop_said(flat: str) -> bool:
+        """Does the line drop a rule: a drop verb opening or closing it, and a word naming a rule
+        or describing one ('kill the fifteen percent thing', 'that drink thing we set up, forget it')?"""
+        return bool((P.rule_drop_verb.match(flat) or P.rule_drop_tail.search(flat)) and
+                    (P.rule_noun.search(flat) or P.rule_described.search(flat)))
+
     def rule_said(self, flat: str) -> tuple[str, str, int | None]:
         """(Scope, Target, N) a rule's words say: an item named, a category ('tacos', 'combos'), of
         any one item, items in all; scope 'any' and target 'all' when none is said; N None when no
         number is said. A name not on the menu is taken as said (the bot says so)."""
         tokens = tokenize(P.rule_per.sub(" ", flat))
-        most = next((found[0] for i in range(len(tokens)) if (found := number_at(tokens, i))), None)
         mentions = [m for m in find_mentions(self.menu, tokens) if m.kind == "item"]
+        named = {i for m in mentions for i in range(m.start, m.end)}  # a number in a name ('7 up') counts nothing
+        most = next((found[0] for i in range(len(tokens)) if i not in named and (found := number_at(tokens, i))), None)
         items = [m.name for m in mentions if not (m.end - m.start == 1 and self.category_word(tokens[m.start]) and
                                                   normalize(m.name) not in (tokens[m.start], tokens[m.start].rstrip("s")))]
         if items:  # a category's word alone ('tacos') names the category, not a dish it also fits
@@ -757,11 +766,21 @@ class ManagerParser:
         said = P.correct_not.sub(" , ", rest)
         if ctx.building or (not lead and said == rest):  # neither "I meant ..." nor "not <the wrong one>"
             return None
-        meant = self.meant(said.strip(" ,"))
-        return ManagerParse([Pred("correct", (name,)) for name in meant]) if meant else None
+        if ctx.ask_topic in ("confirm_rule", "confirm_unrule"):  # "sorry, 5 not 4": the rule read back is not
+            return ManagerParse([Pred("decline")])  # the one meant; it is left, to be said again
+        meant = self.meant(said.strip(" ,"), stock=bool(lead) and said != rest)
+        if meant:
+            return ManagerParse([Pred("correct", (name,)) for name in meant])
+        price = cents(said, bare_is_price=True) if lead and ctx.last_item and NUMBER_ONLY.fullmatch(words(said)) else None
+        if price is not None:  # "sorry, 14.99": the last price change, at the price meant
+            return ManagerParse([Pred("undo"), Pred("edit", (ctx.last_item, Const("price"), price))])
+        return None
 
-    def meant(self, said: str) -> list[str]:
-        """The food a correction's words name, when one name is all they say."""
+    def meant(self, said: str, stock: bool = False) -> list[str]:
+        """The food a correction's words name, when one name is all they say (stock: with the
+        stock words of the change it corrects, "no wait, corn's back, not ham")."""
+        if stock:
+            said = P.runout.sub(" ", P.restore.sub(" ", fold(said)))
         said = words(P.correct_filler.sub(" ", words(said)))
         phrase = " ".join(w for w in said.split() if w not in CUES.filler)
         if not phrase:
@@ -1173,7 +1192,7 @@ class ManagerParser:
         text = fold(clause)
         text = P.eighty_six.sub(" ", text)
         text = P.runout.sub(" ", P.restore.sub(" ", P.back_again.sub(" ", P.time_words.sub(" ", text))))
-        text = P.stock_filler.sub(" ", text)
+        text = P.correct_not.sub(" , ", P.stock_filler.sub(" ", text))  # "lettuce is back, not the tomatoes"
         chunks = [c for c in P.stock_list_split.split(text) if normalize(c)]
         names = []
         for chunk in chunks[:MAX_LIST]:

@@ -245,6 +245,11 @@ class WhichOne(Term):
     second: str
 
 
+@predicate("confirm", "which_unit")
+class WhichUnit(Term):
+    unit: int  # a unit a reference said of one fits ("the large Pizza with Pepperoni or the small one")
+
+
 @predicate("confirm", "no_such_unit")
 class NoSuchUnit(Term):
     pass
@@ -339,7 +344,7 @@ CUSTOMER = {cls.tag: cls for cls in (*HEARD, HeardDropped, WhichKind,
     DealPriceOn, DealFreeWith,
     RejectedSpecify, Swapped, DefaultChoice, Skipped, Defaulted, Removed, NotInOrder, QuantitySet, Replaced,
     RanOut, ToppingRanOut, OptionRanOut, Cancelled, Stopped, NotUnderstood, EmptyOrder, Greeting, Unknown, Either, WhichOne,
-    NoSuchUnit, DidYouMean, Copied, CopiedChanged, OfferInstead, OfferChange, OfferSuggest,
+    WhichUnit, NoSuchUnit, DidYouMean, Copied, CopiedChanged, OfferInstead, OfferChange, OfferSuggest,
     NotServed)}
 
 

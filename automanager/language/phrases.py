@@ -185,7 +185,10 @@ class Phrases:
             modal = bool(words) and words[0] in self.request_modals
             if not modal and lead is None:
                 return False
-            rest = self.leading(q["request_subjects"], " ".join(words[1:] if modal else words))
+            after = " ".join(words[1:] if modal else words)
+            if modal and len(words) >= 3 and q["request_verbs"].starts(after):
+                return True  # "(Dana) would like a X": its subject said before the clause
+            rest = self.leading(q["request_subjects"], after)
             if rest is None:
                 return False
             if not modal and rest.split()[:1] and rest.split()[0] in self.request_modals:
