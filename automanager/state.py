@@ -185,6 +185,16 @@ class AskedKind(Term):
     quantity: int
 
 
+@predicate("asked_with")
+class AskedWith(Term):
+    """A detail said with last turn's vague order ("some large pepperoni pizzas"): it goes on the
+    food the answer orders (op add|no|less|extra|regular|change|option, as in Has), never on the
+    units ordered before."""
+    kind: str
+    op: Const
+    value: Value
+
+
 @predicate("pending")
 class Pending(Term):
     """A change of a line only half heard (a `new_<change>(...)` fact of assistant.lp, kept as it

@@ -134,7 +134,8 @@ class CustomerParser:
             return Parse([Pred("irrelevant")], [], [])
         mentions = self.mentions_in(tokens)
         asked = ctx.asked_kind[0] if ctx.asked_kind else None  # a food of another kind is no answer's name
-        if not any(m.kind == "item" and self.menu.category_of.get(m.name) in (asked, None) for m in mentions) \
+        if not any(m.kind == "item" and (self.menu.category_of.get(m.name) in (asked, None) or m.name == asked)
+                   for m in mentions) \
                 and (answer := self.kind_answer(flat, ctx)):
             return answer  # "the veggie one": which of the kind asked about
         context = self.talk.spans(tokens, mentions, self.kinds, lambda w: self.plain_word(w) or bool(self.p.reply(w)))
@@ -167,11 +168,6 @@ class CustomerParser:
         if ctx.held and (answer := self.which_answer(tokens, ctx)):
             return answer  # "both" to "which one?" is every unit, not a yes
         reply = self.p.reply(flat)
-        if reply == "yes" and not mentions and ctx.discussed and ctx.ask_topic in (None, "else") \
-                and not ctx.recommended_items and not ctx.pending:
-            result = Parse([], [], [])
-            self.order_discussed(ctx, result, {"line": 0, "last": None})
-            return result
         if reply == "yes" and not mentions:
             return Parse([Pred("accept")], [], [])
         if reply == "no" and not mentions:
@@ -598,7 +594,8 @@ class CustomerParser:
         p = self.p
         return (word in p.filler or word in p.cue_words or word in self.option_tokens
                 or word in p.operator_words or word in OPENERS or word in p.drink or not is_letters(word)
-                or word in self.category_words or word in p.unit_nouns or word in p.ordinals or word in p.person_unit)
+                or word in self.category_words or word in p.unit_nouns or word in p.ordinals or word in p.person_unit
+                or word in self.vague_amounts)
 
     def ordered_by_words(self, said: str, ctx: Context) -> str | None:
         """'the pizzas', 'one of the tacos': an ordered food whose name holds every word said."""
@@ -1174,6 +1171,9 @@ class CustomerParser:
         act = clause.act
         if act in ("unknown", "managing"):
             return
+        if act in ("order", "quantity") and (many := self.drink_not_named(clause)) is not None:
+            preds.append(Pred("vague", ("drink", many)))  # "and a soda": which drink is asked
+            return
         if act == "recommend":
             preds.append(self.recommendation(text, items + targets, dish, state["label"]))
         elif act == "question":
@@ -1185,6 +1185,9 @@ class CustomerParser:
                 result.unknown += off_menu
             elif query:
                 preds.append(query)
+                kind, food, n, size = query.args
+                if str(kind) not in ("menu", "total", "with") and food in self.menu.items:
+                    state["asked"] = (food, n, None if size == Const("none") else size)  # "...? I'll take one"
         elif act == "remove" and self.unit_refs(clause, ctx)[0]:  # "take off the last thing"
             self.refer(clause, ctx, result, state)
             preds.append(Pred("remove", ("", Const("all"))))
@@ -1244,6 +1247,10 @@ class CustomerParser:
 
     def order(self, clause: Clause, items: list[Mention], ctx: Context, result: Parse, state: dict) -> None:
         toks, text = clause.tokens, clause.text
+        one = bool({"one", "ones"} & set(toks))  # "gimme a large one": of the food talked about
+        if not clause.items() and (state.get("asked") and one or not state["line"] and (
+                self.asked_food(ctx) and self.number_in(clause) or one and (ctx.discussed or ctx.recommended_items))):
+            return self.quantity(clause, ctx, result, state)  # "you have X? gimme a large one": X, large
         preds = result.preds
         comma = next((j for j in range(items[-1].end, len(toks)) if toks[j] == ","), None) if items else None
         tail = None if comma is None else self.part(clause, comma, len(toks))
@@ -1284,7 +1291,7 @@ class CustomerParser:
                 state["line"] += 1  # each choice its own line: the n-th choice fills the n-th open slot
                 preds.append(Pred("specify", (choice_combo, m.name), state["line"]))
                 continue
-            n = clause.count or self.quantity_before(toks, m.start, clause.mentions, default=1)
+            n = clause.count or self.quantity_before(toks, m.start, clause.mentions, default=self.asked_count(m, ctx))
             part = (1 if one else self.units_of_them(clause, m)) if m is items[-1] else None
             if part and n > part:  # "three tacos, one with no lettuce", "..., jalapenos on two of them": two lines
                 state["line"] += 1
@@ -1399,6 +1406,36 @@ class CustomerParser:
                 self.takes(food, m.name) for m in clause.toppings())
         return [(food, line) for food, line in lines if takes(food)]
 
+    def asked_count(self, m: Mention, ctx: Context) -> int:
+        """How many of m a line that says no number orders: as many as were asked for when m answers
+        "Which drink would you like?" after "two drinks", else one."""
+        kind, n = ctx.asked_kind or ("", 0)
+        return n if n and kind in (m.name, self.menu.category_of.get(m.name)) else 1
+
+    def asked_food(self, ctx: Context) -> tuple[str, int, None] | None:
+        """The food last turn's "How many Pizzas would you like?" was about (a kind of one food, or a
+        food), with how many were asked for: what "two large" answers."""
+        if not ctx.asked_kind:
+            return None
+        kind, n = ctx.asked_kind
+        foods = [f for f in self.menu.items if self.menu.category_of.get(f) == kind] or \
+            [f for f in [kind] if f in self.menu.items]
+        return (foods[0], n or 1, None) if len(foods) == 1 else None
+
+    def drink_not_named(self, clause: Clause) -> int | None:
+        """How many drinks (0: not said) a clause orders by a general word alone, not saying which
+        ("a soda", "a couple of drinks", "something to drink"); None when it names a drink, or
+        means the one ordered ("the drink")."""
+        toks = clause.tokens
+        at = next((i for i, t in enumerate(toks) if t in self.p.drink), None)
+        if at is None or clause.items() or "drink" not in self.menu.categories:
+            return None
+        before = toks[max(0, at - 3):at]
+        if set(before) & self.p.definite or not set(before) & (ARTICLES | self.vague_amounts | {"something"}) and \
+                not any(number_at(before, i) for i in range(len(before))):
+            return None
+        return 0 if set(before) & self.vague_amounts else self.quantity_before(toks, at, clause.mentions, 0)
+
     def vague_kind(self, clause: Clause, m: Mention) -> tuple[str, int] | None:
         """(kind, how many: 0 when not said) when a name said as its kind's word alone does not say
         which: with an amount that is no number ("some tacos", "a few burritos") or in the plural
@@ -1406,15 +1443,28 @@ class CustomerParser:
         menu's own reading of the word."""
         said = normalize(m.said).split()
         kind = self.kind_said(said)
-        before = clause.tokens[max((x.end for x in clause.mentions if x.end <= m.start), default=0):m.start]
-        if kind is not None and set(before) & self.vague_amounts:  # "a few pizzas": how many is asked
+        start = m.start  # the words said for it start before its options and toppings ("some pepperoni pizzas")
+        while x := next((x for x in clause.mentions if x.start < x.end == start and x.kind in ("option", "topping")),
+                        None):
+            start = x.start
+        before = clause.tokens[max((x.end for x in clause.mentions if x.end <= start), default=0):start]
+        amount = set(before[-3:]) & self.vague_amounts  # "a bunch of", not "any chance I could get a"
+        if kind is not None and amount:  # "a few pizzas": how many is asked
             return kind, 0
+        if amount and self.said_plural(said, m.name):
+            return m.name, 0  # "a few cokes": how many is asked ("some cinnamon twists" is one order of them)
         if kind is None or normalize(m.name) in (kind, said[0]):
             return None
         exact = any(number_at(before, i) for i in range(len(before))
                     if before[i] not in ("a", "an") and before[i] not in self.vague_numbers)
         return (kind, self.quantity_before(clause.tokens, m.start, clause.mentions, 0)) \
             if said[0] != kind and not exact else None
+
+    @staticmethod
+    def said_plural(said: list[str], name: str) -> bool:
+        """Was the name said in the plural of its last word ("cokes"), the name itself not plural?"""
+        last = normalize(name).split()[-1]
+        return said[-1] in (last + "s", last + "es")
 
     def kind_answer(self, flat: str, ctx: Context) -> Parse | None:
         """'the veggie one' after "Which bowl would you like?": the one food of that kind whose name
@@ -1424,7 +1474,8 @@ class CustomerParser:
         kind, n = ctx.asked_kind
         words = [w for w in self.opened(flat).split() if w not in self.p.filler and w not in self.p.definite and
                  w not in self.p.unit_nouns and w.removesuffix("s") != kind]
-        foods = [f for f in sorted(self.menu.items) if self.menu.category_of.get(f) == kind]
+        foods = [f for f in sorted(self.menu.items) if self.menu.category_of.get(f) == kind] or \
+            [f for f in [kind] if f in self.menu.items]  # "How many Cokes?": the food itself
         count = number_at(words, 0) if len(foods) == 1 and words else None
         if count and count[1] == len(words):  # "three" to "How many pizzas?": the kind's one food
             return Parse([Pred("order", (foods[0], count[0]), 1)], [], [])
@@ -1515,7 +1566,7 @@ class CustomerParser:
         toks = clause.tokens
         for i in range(1, len(toks) - 1):
             got = number_at(toks, i - 1)
-            if toks[i] == "of" and got and got[0] > 1 and toks[i + 1] in ("them", "those", "these", "the"):
+            if toks[i] == "of" and got and got[0] > 1 and toks[i + 1] in ("them", "em", "those", "these", "the"):
                 return got[0]
         return None
 
@@ -1528,6 +1579,9 @@ class CustomerParser:
     def quantity(self, clause: Clause, ctx: Context, result: Parse, state: dict) -> None:
         """A number or "one of those" with no name: the food the customer asked about, the
         suggestion, or (with "make it", "I meant") the last food ordered."""
+        if about := state.get("asked") or self.asked_food(ctx):  # "do you have X? I'll take one", "two large"
+            food, many, size = about
+            ctx = replace(ctx, discussed=food, discussed_quantity=many, discussed_size=size)
         n = self.number_in(clause)
         text = clause.text
         target = state["last"] or (ctx.ordered[-1] if ctx.ordered else None)
@@ -1628,6 +1682,10 @@ class CustomerParser:
             return
         said_now = next((p for p in reversed(result.preds) if p.name == "order" and
                          (p.args[0] == old_name or len(items) == 1)), None)  # "..., no, make that a X"
+        if said_now and new_name in self.menu.combo_choices(said_now.args[0]):
+            state["line"] += 1  # "a X combo and make the drink a Y": Y is the combo's choice, the combo stays
+            result.preds.append(Pred("specify", (said_now.args[0], new_name), state["line"]))
+            return
         if said_now:  # "a bean burrito, wait no, make that a beef burrito": the order said just now changes
             result.preds.remove(said_now)
             state["line"] += 1

@@ -288,7 +288,7 @@ class OfferSuggest(Term):
 @predicate("confirm", "which_kind")
 class WhichKind(Term):
     """A kind of food asked for without saying which: one of the few of it named in the question."""
-    kind: str  # a category
+    kind: str  # a category, or a food asked for with no count ("a few cokes")
     food: str  # one of its most popular foods ("" when none can be had now)
 
 
