@@ -143,6 +143,12 @@ class RefusedOption(Term):
     group: Const
 
 
+@predicate("refused_topping")
+class RefusedTopping(Term):
+    """Last turn refused an ingredient for `dish` (out of it): "Y instead" then adds Y."""
+    dish: str
+
+
 @predicate("held")
 class Held(Term):
     """A change said of one unit that fit several, asked "which one?": the answer next turn applies it."""
@@ -177,6 +183,16 @@ class AskedKind(Term):
     one") orders `quantity` of it (0: not said, one)."""
     kind: str
     quantity: int
+
+
+@predicate("asked_with")
+class AskedWith(Term):
+    """A detail said with last turn's vague order ("some large pepperoni pizzas"): it goes on the
+    food the answer orders (op add|no|less|extra|regular|change|option, as in Has), never on the
+    units ordered before."""
+    kind: str
+    op: Const
+    value: Value
 
 
 @predicate("pending")

@@ -70,7 +70,7 @@ def bounded(number: str | float | int) -> int:
 
 
 UPDATE_OPS = "add|no|less|extra|regular|unsay|change|option"
-QUERY_KINDS = "price|calories|ingredients|toppings|available|menu|total|sizes|why|choices|extra|with|options"
+QUERY_KINDS = "price|calories|ingredients|toppings|available|menu|total|sizes|why|choices|extra|with|options|deals"
 
 # The customer vocabulary: the paper's predicates plus corrections (remove, set_quantity,
 # replace, cancel, stop) and the answers to the bot's own questions (accept, decline).
@@ -87,7 +87,7 @@ CUSTOMER: dict[str, Form] = {
     "need_recommend": form("need_recommend", "a suggestion: category (content a category, all, a label, "
                            "combo) or upgrade (toppings for dish content)", content="string",
                            type="category|upgrade"),
-    "query": form("query", "a question about food (a name, a category, or all); why: why that price or "
+    "query": form("query", "a question about food (name, category or all); why: that price or "
                   "not sold; choices: the combo's",
                   kind=QUERY_KINDS, food="string", quantity="integer?", size="string?"),
     "remove": form("remove", "take quantity of food off the order (null: all)", food="string", quantity="integer?"),
@@ -95,8 +95,8 @@ CUSTOMER: dict[str, Form] = {
                          quantity="integer"),
     "copy": form("copy", "quantity more like the last food (null: 'double that'); all: the order again",
                  food="string", quantity="integer?"),
-    "refer": form("refer", "the units a change or remove means",
-                  kind="nth|last|other|all|category|option|topping|said|food|one|bare|word|recent",
+    "refer": form("refer", "units a change/remove means",
+                  kind="nth|last|other|all|category|option|topping|said|food|one|alike|bare|word|recent",
                   value="string"),
     "replace": form("replace", "new instead of old", old="string", new="string"),
     "either": form("either", "one of two, not said which",
@@ -111,7 +111,7 @@ CUSTOMER: dict[str, Form] = {
                   kind="hello|how_are_you|thanks|noted"),
     "vague": form("vague", "a category, no item named; quantity 0 if unsaid",
                   kind="string", quantity="integer"),
-    "unsure": form("unsure", "some words not understood: its changes are asked, not made"),
+    "unsure": form("unsure", "words not understood: its changes are asked, not made"),
     "irrelevant": form("irrelevant", "nothing to act on"),
 }
 # The predicates that change the order: on a line only half heard (unsure) they are asked

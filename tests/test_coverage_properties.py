@@ -80,14 +80,15 @@ def test_a_name_in_talk_around_the_order_is_never_ordered(home, data):
     line = data.draw(st.sampled_from([
         "the manager told me the {f} is free on tuesdays", "my cousin says the {f} was on sale last week",
         "I heard that the {f} is half price", "they told me the {f} comes with a coupon",
-        "your manager said {f}s are free today"]))
+        "your manager said {f}s are free today", "the poster out front says the {f} is 2 for 3 dollars"]))
     before, after, _ = turn(home, "hello", line.format(f=said(food)))
     assert after == before == [], (line, after)
 
 
 @pytest.mark.parametrize("line", [
     "we're kind of in a rush today", "my daughter is lactose intolerant", "no dairy for her please",
-    "it's my buddy's birthday", "I'm so hungry", "starting today I'm on a diet"])
+    "it's my buddy's birthday", "I'm so hungry", "starting today I'm on a diet", "sorry, the baby's fussy",
+    "we just drove in from tulsa", "you charged me twice for the chalupa last time"])
 def test_talk_alone_is_heard_and_never_said_back(line, tmp_path):
     c = CustomerChat(Home(tmp_path))
     reply = c.step(line).reply
@@ -100,6 +101,13 @@ def test_talk_alone_is_heard_and_never_said_back(line, tmp_path):
     ("a bean burrito for my pal Jorge", "Bean Burrito", 1),
     ("Kim wants a chalupa supreme", "Chalupa Supreme", 1),
     ("we're in a hurry, two crunchy tacos", "Crunchy Taco", 2),
+    ("we finished a double shift, so a quesarito", "Quesarito", 1),
+    ("my roommate Alex asked for a cheesy gordita crunch", "Cheesy Gordita Crunch", 1),
+    ("Maya would like two soft tacos", "Soft Taco", 2),
+    ("after an 8 hour drive, a beef burrito", "Beef Burrito", 1),
+    ("the twins love cheesy roll ups so 2 cheesy roll ups", "Cheesy Roll Up", 2),
+    ("a bean burrito because my niece only eats bean burritos", "Bean Burrito", 1),
+    ("trying to cut carbs this month, so a power menu bowl", "Power Menu Bowl", 1),
 ])
 def test_talk_around_an_order_never_breaks_it(line, item, n, tmp_path):
     c = CustomerChat(Home(tmp_path))
@@ -118,3 +126,35 @@ def test_a_half_heard_change_is_asked_and_a_no_keeps_the_order(tmp_path):
     c.step("blorpt take the bean burrito off")
     c.step("yes")
     assert [u["item"] for u in c.order()] == ["Pepsi®"]
+
+
+@pytest.mark.parametrize("line", ["we have a vegan in the back seat, a small pizza with olives",
+                                  "my brother only eats olive pizza, so a small with olives"])
+def test_a_remark_that_names_a_pizza_orders_none(line, tmp_path):
+    c = CustomerChat(Home(tmp_path, paths.pack_dir("pizza")))
+    c.step(line)
+    assert [(u["item"], u.get("style", []), u.get("size")) for u in c.order()] == [("Pizza", [], ["small"])]
+
+
+@pytest.mark.parametrize("line", ["any coupons today?", "I heard there's a deal on the quesaritos",
+                                  "is the chalupa supreme on special?"])
+def test_deals_talked_about_are_answered_and_order_nothing(line, tmp_path):
+    c = CustomerChat(Home(tmp_path))
+    reply = c.step(line).reply
+    assert "no deals" in reply and "isn't on our menu" not in reply, reply
+    assert c.order() == []
+
+
+def test_a_deal_named_in_an_order_is_answered_and_the_order_kept(tmp_path):
+    c = CustomerChat(Home(tmp_path))
+    reply = c.step("could I get a cheese quesadilla with the coupon").reply
+    assert "no deals" in reply and "isn't on our menu" not in reply, reply
+    assert [u["item"] for u in c.order()] == ["Cheese Quesadilla"]
+
+
+@pytest.mark.parametrize("line", ["im vegetarian", "we're vegan, what do you have?", "what's meatless here"])
+def test_a_diet_with_a_kind_of_the_menu_hears_that_kind(line, tmp_path):
+    c = CustomerChat(Home(tmp_path))
+    reply = c.step(line).reply
+    assert "Bean Burrito" in reply and "didn't catch" not in reply, reply
+    assert c.order() == []

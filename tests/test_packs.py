@@ -200,6 +200,32 @@ def test_a_correction_not_x_y_replaces_x_on_the_pizza(pizza, tmp_path, lines, ex
     assert [chat.turn(line) for line in lines][-1].order == expected
 
 
+@pytest.mark.parametrize("lines, expected", [
+    # "the pizza" of two different pizzas is asked about; an answer by a size or a topping picks one
+    (["a large pepperoni pizza and a small ham pizza", "add olives to the pizza", "the large"],
+     [{"item": "Pizza", "add": ["Olives", "Pepperoni"], "size": ["large"]},
+      {"item": "Pizza", "add": ["Ham"], "size": ["small"]}]),
+    (["a medium ham pizza and a large hawaiian pizza", "drop the pizza", "the hawaiian one"],
+     [{"item": "Pizza", "add": ["Ham"], "size": ["medium"]}]),
+])
+def test_the_pizza_said_of_different_pizzas_is_asked_and_the_answer_picks_one(pizza, tmp_path, lines, expected):
+    chat = chat_with(tmp_path)
+    turns = [chat.turn(line) for line in lines]
+    assert turns[1].order == turns[0].order and turns[-1].order == expected
+
+
+def test_the_pizza_said_of_alike_pizzas_changes_them_all(pizza, tmp_path):
+    chat = chat_with(tmp_path)
+    turns = [chat.turn(line) for line in ("two large pepperoni pizzas", "add olives to the pizza")]
+    assert turns[-1].order == [{"item": "Pizza", "add": ["Olives", "Pepperoni"], "size": ["large"]}] * 2
+
+
+def test_a_copy_with_another_size_keeps_the_pizza_copied(pizza, tmp_path):
+    chat = chat_with(tmp_path)
+    turns = [chat.turn(line) for line in ("a small margherita", "one more of those, make it a medium")]
+    assert sorted(u["size"][0] for u in turns[-1].order) == ["medium", "small"]
+
+
 def test_a_vague_amount_of_pizzas_is_asked_and_an_occasion_is_no_size(pizza, tmp_path):
     chat = chat_with(tmp_path)
     asked = chat.turn("we'll need some pizzas for the office party")

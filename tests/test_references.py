@@ -81,6 +81,11 @@ def test_a_variant_named_with_its_word_is_the_menus_own_food(chat):
     assert items(chat) == [("Cheesy Toasted Breakfast Burrito Potato", {})]
 
 
+def test_a_word_before_a_name_that_makes_another_name_is_that_food(chat):
+    say(chat, "one veggie power menu bowl please")
+    assert items(chat) == [("Power Menu Bowl - Veggie", {})]
+
+
 def test_switching_a_combos_choice_changes_the_choice_not_the_order(chat):
     say(chat, "a cravings box with a chalupa supreme", "could you switch the chalupa to a cheesy gordita crunch")
     (box, details), = items(chat)
@@ -135,3 +140,33 @@ def test_an_answer_to_which_of_a_kind_is_never_read_as_a_topping_on_the_order(ch
     assert "Which burrito" in again.reply and items(chat) == [("Crunchy Taco", {})] * 3
     say(chat, "the bean one")
     assert items(chat) == [("Crunchy Taco", {})] * 3 + [("Bean Burrito", {})]
+
+
+def test_the_drink_of_two_different_drinks_is_asked_and_a_word_answers(chat):
+    t = say(chat, "a pepsi and a mountain dew", "make the drink large")[1]
+    assert confirms(t, "which_one") and all("size" not in u for u in chat.order())
+    say(chat, "the dew pls")
+    assert [u.get("size") for u in chat.order()] == [None, ["large"]]
+
+
+def test_the_food_of_alike_units_changes_them_all_and_of_different_ones_is_asked(chat):
+    say(chat, "two bean burritos", "no onions on the burrito")
+    assert items(chat) == [("Bean Burrito", {"no": ["Onions"]})] * 2
+    t = say(chat, "a large pepsi", "a regular pepsi", "take the pepsi off")[-1]
+    assert confirms(t, "which_one") and len(chat.order()) == 4
+    say(chat, "the large")
+    assert [u.get("size") for u in chat.order()[2:]] == [["regular"]]
+
+
+def test_one_of_those_but_a_size_adds_a_copy_and_keeps_the_first(chat):
+    say(chat, "a large mountain dew", "one of those but small")
+    assert [u.get("size") for u in chat.order()] == [["large"], ["regular"]]
+
+
+def test_places_said_as_numbers_the_middle_and_the_first_few(chat):
+    say(chat, "a soft taco, a crunchy taco and a bean burrito", "no lettuce on the middle one")
+    assert items(chat)[1] == ("Crunchy Taco", {"no": ["Iceberg Lettuce"]}) and items(chat)[0][1] == {}
+    say(chat, "add guac to the 3rd one")
+    assert items(chat)[2] == ("Bean Burrito", {"add": ["Guacamole"]})
+    say(chat, "on the first two add hot sauce")
+    assert [d.get("add") for _, d in items(chat)] == [["Hot Sauce"], ["Hot Sauce"], ["Guacamole"]]

@@ -64,10 +64,12 @@ def heard(preds: list[Pred]) -> list[clingo.Symbol]:
 
 
 def named_in(state: State) -> set[str]:
-    """The names of the foods of the order and of what was added on them."""
+    """The names of the foods of the order, of what was added on them and of their option values
+    ("the meat one": the meat lovers pizza)."""
     names = {t.food for t in state if isinstance(t, Unit)}
     return names | {t.value for t in state if isinstance(t, Has) and str(t.kind) in ("add", "extra", "plain")
-                    and isinstance(t.value, str)}
+                    and isinstance(t.value, str)} | \
+        {str(t.parts()[1]) for t in state if isinstance(t, Has) and str(t.kind) == "option" and str(t.parts()[2]) == "yes"}
 
 
 def words_of(name: str) -> set[str]:
@@ -107,6 +109,7 @@ def context(state: State) -> Context:
         elif isinstance(typed, Unit):
             units.append((typed.number, typed.food))
     ctx.ordered = list(dict.fromkeys(food for _, food in sorted(units)))
+    ctx.several = sorted({food for _, food in units if sum(f == food for _, f in units) > 1})
     if ctx.ask_group:  # a question about a kind of dish: its first dish is what a short answer is about
         ctx.ask_group.sort(key=ctx.ordered.index)
         ctx.ask_target = ctx.ask_group[0]

@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from copy import deepcopy
 from dataclasses import dataclass, replace
-from itertools import pairwise
+from itertools import pairwise, takewhile
 
 from ..menu.model import Menu
 from ..names import NameMatcher, covers
@@ -57,6 +58,7 @@ class Clause:
     ends: bool = False  # it ended a sentence (a full stop, a question or exclamation mark)
     count: int | None = None  # how many of its food it orders, when its own number counts a list
     glued: bool = False  # no word cut it from the clause before ("two tacos a bean burrito")
+    referred: bool = False  # it starts with a clause of its own that only refers ("the big one, ...")
 
     @property
     def text(self) -> str:
@@ -132,16 +134,20 @@ class CustomerParser:
             return Parse([Pred("irrelevant")], [], [])
         mentions = self.mentions_in(tokens)
         asked = ctx.asked_kind[0] if ctx.asked_kind else None  # a food of another kind is no answer's name
-        if not any(m.kind == "item" and self.menu.category_of.get(m.name) in (asked, None) for m in mentions) \
+        if not any(m.kind == "item" and (self.menu.category_of.get(m.name) in (asked, None) or m.name == asked)
+                   for m in mentions) \
                 and (answer := self.kind_answer(flat, ctx)):
             return answer  # "the veggie one": which of the kind asked about
         context = self.talk.spans(tokens, mentions, self.kinds, lambda w: self.plain_word(w) or bool(self.p.reply(w)))
+        # the store's deals talked about ("I heard there's a deal on X"): the deals a manager stated are the answer
+        deals = [Pred("query", (Const("deals"), "all", 1, Const("none")))] \
+            if self.talk.deals.search(" ".join(tokens[i] for i in sorted(context))) else []
         if context:  # talk around the order ("for my son", "we're in a hurry") is read as nothing
             tokens = ["" if i in context else t for i, t in enumerate(tokens)]
             mentions = [m for m in mentions if not context & set(range(m.start, m.end))]
             flat = " ".join(t for t in tokens if is_word(t))
-            if not flat:  # "we're in a hurry": heard, and nothing to do
-                return Parse([Pred("greet", (Const("hello" if talk and not ctx.ordered else "noted"),))], [], [])
+            if not self.talk.opened(flat):  # "we're in a hurry", "sorry, the baby's fussy": heard, and nothing to do
+                return Parse(deals or [Pred("greet", (Const("hello" if talk and not ctx.ordered else "noted"),))], [], [])
         tokens, mentions, choices = self.either_or(tokens, mentions, flat)
         if ctx.ask_topic == "more" and acts["one_more"].search(said) and not any(m.kind == "item" for m in mentions):
             return Parse([Pred("accept")], [], [])  # "one more thing": the summary's order reopens
@@ -159,20 +165,15 @@ class CustomerParser:
         if ctx.ask_topic and ctx.ask_topic.startswith("choice") and not mentions and \
                 self.p.inside["decline_choice"].search(flat):
             return Parse([Pred("decline")], [], [])  # "I don't want a drink": asked once more, then the default
+        if ctx.held and (answer := self.which_answer(tokens, ctx)):
+            return answer  # "both" to "which one?" is every unit, not a yes
         reply = self.p.reply(flat)
-        if reply == "yes" and not mentions and ctx.discussed and ctx.ask_topic in (None, "else") \
-                and not ctx.recommended_items and not ctx.pending:
-            result = Parse([], [], [])
-            self.order_discussed(ctx, result, {"line": 0, "last": None})
-            return result
         if reply == "yes" and not mentions:
             return Parse([Pred("accept")], [], [])
         if reply == "no" and not mentions:
             return Parse([Pred("decline")], [], [])
         if ctx.recommended_toppings and (taken := self.suggested_but(tokens, mentions, ctx)):
             return taken
-        if ctx.held and (answer := self.which_answer(tokens, ctx)):
-            return answer
         if complete and not mentions and (self.p.inside["no_first"].starts(flat) or self.only_cues(flat)):
             return Parse([Pred("complete")], [], [])
         small_talk = self.small_talk(flat) if not mentions else None
@@ -180,7 +181,7 @@ class CustomerParser:
             return Parse([Pred("greet", (Const(small_talk[0]),))], [], [])
 
         result = Parse([], [], [])
-        clauses = self.clauses(tokens, mentions)
+        clauses = self.with_references(self.clauses(tokens, mentions), ctx)
         sentence: list[Clause] = []
         for clause in clauses:  # "hi, it's me. can I get a X and a Y?": the mark ends a request, not a question
             sentence.append(clause)
@@ -199,7 +200,7 @@ class CustomerParser:
             self.counted_name(clause)
             if clause.act != "unknown":
                 heard = len(result.unknown)
-                self.find_unknown(clause, result, ctx)
+                self.find_unknown(clause, result, ctx, list(counted))
                 if clause.act != "unknown" and any(self.talk.leftover(words.split()) and not self.tried_a_name(clause, words)
                                                    for words in result.unknown[heard:]):
                     half_heard.append(clause)
@@ -209,22 +210,28 @@ class CustomerParser:
             for m in clause.items():
                 counted[m.name] = counted.get(m.name, 0) + self.quantity_before(clause.tokens, m.start, clause.mentions, 1)
         self.give_acts(clauses, ctx)
+        # "the chicken one, make it two": a reference no change or removal of the line acts on is half heard
+        half_heard += [c for c in clauses if c.referred and c.act not in ("change", "remove")]
         self.count_of_a_list(clauses)
+        self.units_of_a_list(clauses)
         state = {"line": 0, "last": ctx.ordered[-1] if flat.startswith("with ") and ctx.ordered else None,
                  "label": next((self.menu.label_words[w] for w in flat.split() if w in self.menu.label_words), None)}
         for clause in clauses:
             self.clause(clause, ctx, result, state)
-        result.preds += [Pred("either", choice) for choice in choices]
+        result.preds += [Pred("either", choice) for choice in choices] + deals
         result.unknown = [said for said in result.unknown if self.talk.leftover(said.split())]  # talk is no name
         if any(clause.act in CHANGING for clause in half_heard):
             result.preds.append(Pred("unsure"))
         if complete:
             result.preds.append(Pred("complete"))
         asked_not_taken(result)
+        if not result.preds and not result.unknown and state["label"]:
+            # "I'm vegetarian", "what's meatless?": nothing else said, the foods of that kind are the answer
+            result.preds.append(Pred("query", (Const("menu"), state["label"], 1, Const("none"))))
         if talk and not ctx.ordered:  # "hi, can I get a taco": hello back, then the order
             result.preds.insert(0, Pred("greet", (Const(talk[0]),)))
-        if not result.preds and not result.unknown:
-            result.preds.append(Pred("irrelevant"))
+        if all(p.name == "unsure" for p in result.preds) and not result.unknown:  # nothing read but doubt
+            result.preds = [Pred("irrelevant")]
         return result
 
     def not_quantities(self, tokens: list[str]) -> list[str]:
@@ -485,6 +492,30 @@ class CustomerParser:
                        glued=a > 0 and tokens[a - 1] not in self.p.splitters)
                 for a, b in cuts if b > a and any(is_word(t) for t in tokens[a:b])]
 
+    def with_references(self, clauses: list[Clause], ctx: Context) -> list[Clause]:
+        """'the first one, make it deep dish': a clause that only refers to ordered units is the
+        target of the clause after it (when that one names no food of its own)."""
+        out: list[Clause] = []
+        for clause in clauses:
+            before = out[-1] if out else None
+            if before and not clause.items() and not before.ends and self.only_reference(before, ctx):
+                shift = len(before.tokens)
+                out[-1] = Clause(before.tokens + clause.tokens, before.mentions +
+                                 [replace(m, start=m.start + shift, end=m.end + shift) for m in clause.mentions],
+                                 asks=clause.asks, ends=clause.ends, glued=before.glued, referred=True)
+            else:
+                out.append(clause)
+        return out
+
+    def only_reference(self, clause: Clause, ctx: Context) -> bool:
+        """Is the clause nothing but a reference to ordered units ("the big one", "the first thing I
+        ordered", "the one with chicken")?"""
+        refs, used = self.unit_refs(clause, ctx)
+        inside = {i for m in used for i in range(m.start, m.end)}
+        return bool(refs) and len(used) == len(clause.mentions) and all(
+            i in inside or t in self.p.definite or t in self.p.unit_nouns or t in self.p.ordinals or
+            t in self.p.filler or t in self.talk.words for i, t in enumerate(clause.tokens) if is_word(t))
+
     def named_again(self, tokens: list[str], i: int, mentions: list[Mention]) -> bool:
         """Does a definite word at tokens[i] start a name said as an item earlier in the line ("the
         coke" after "a coke"), not after a word that links it to what comes before?"""
@@ -563,7 +594,8 @@ class CustomerParser:
         p = self.p
         return (word in p.filler or word in p.cue_words or word in self.option_tokens
                 or word in p.operator_words or word in OPENERS or word in p.drink or not is_letters(word)
-                or word in self.category_words or word in p.unit_nouns or word in p.ordinals or word in p.person_unit)
+                or word in self.category_words or word in p.unit_nouns or word in p.ordinals or word in p.person_unit
+                or word in self.vague_amounts)
 
     def ordered_by_words(self, said: str, ctx: Context) -> str | None:
         """'the pizzas', 'one of the tacos': an ordered food whose name holds every word said."""
@@ -662,21 +694,25 @@ class CustomerParser:
             clause.act, clause.mentions = "unknown", []
 
     def variant_named(self, clause: Clause) -> None:
-        """'the steak grande toasted breakfast burrito', '... burrito with steak': a food named with a
-        word of an ingredient (just before it, or after "with") is the menu's own food whose name is
-        that food's name with the word, when the menu has exactly one: never the food with it added."""
+        """'the steak grande toasted breakfast burrito', '... burrito with steak', 'a veggie power
+        menu bowl': a food named with a word of an ingredient (just before it, or after "with") or a
+        word of no name just before it is the menu's own food whose name is that food's name with
+        the word, when the menu has exactly one: never the food with it added, nor the word dropped."""
         toks = clause.tokens
         for item in clause.items():
-            for t in clause.toppings():
-                before = t.end == item.start and self.operator_before(toks, t, clause.mentions) in (None, "add")
-                after = t.start == item.end + 1 and toks[item.end] == "with"
-                if not (before or after):
-                    continue
-                own, said = set(normalize(item.name).split()), set(normalize(t.said).split())
+            free = item.start  # the words of no mention just before the name
+            while free > 0 and is_letters(toks[free - 1]) and toks[free - 1] not in self.p.filler and \
+                    not any(m.start < free <= m.end for m in clause.mentions):
+                free -= 1
+            spans = [(t.start, t.end, t) for t in clause.toppings()
+                     if t.end == item.start and self.operator_before(toks, t, clause.mentions) in (None, "add")
+                     or t.start == item.end + 1 and toks[item.end] == "with"]
+            for start, end, t in spans + [(free, item.start, None)] * (free < item.start):
+                own, said = set(normalize(item.name).split()), set(toks[start:end] if t is None else normalize(t.said).split())
                 fits = [f for f in self.menu.items if f != item.name and own < set(normalize(f).split()) and
                         set(normalize(f).split()) - own <= said]
                 if len(fits) == 1:
-                    start, end = min(item.start, t.start), max(item.end, t.end)
+                    start, end = min(item.start, start), max(item.end, end)
                     kept = [m for m in clause.mentions if m is not item and m is not t]
                     clause.mentions = sorted(kept + [Mention(start, end, "item", fits[0], {"item": fits[0]},
                                                              " ".join(toks[start:end]))], key=lambda m: m.start)
@@ -750,9 +786,10 @@ class CustomerParser:
         if clause.items() or not modifiers:
             return
         first = modifiers[0]
-        count = next((j for j in range(first.start) if (got := number_at(toks, j)) and
-                      all(t in self.p.bare_words for t in toks[j + got[1]:first.start])), None)  # "one plain cheese"
-        if count is None:
+        count = next((j for j in range(first.start) if (got := number_at(toks, j)) and  # "one plain cheese"
+                      not (j and (toks[j - 1] in self.p.definite or toks[j - 1] in ("on", "in"))) and  # "that one on a crust"
+                      all(t in self.p.bare_words or not t for t in toks[j + got[1]:first.start])), None)
+        if count is None or toks[count] in self.p.unit_all:  # "..., both xl": the units said, no new ones
             return
         options = {(m.alternatives["option"], m.name) for m in modifiers if m.kind == "option"}
         toppings = {m.name for m in modifiers if m.kind == "topping"}
@@ -763,8 +800,10 @@ class CustomerParser:
                                                                 {"item": fits[0]}, "")],
                                      key=lambda m: (m.start, m.end))
 
-    def find_unknown(self, clause: Clause, result: Parse, ctx: Context) -> None:
+    def find_unknown(self, clause: Clause, result: Parse, ctx: Context, named: Sequence[str] = ()) -> None:
         """Words of a clause that match no menu name: corrected when close to one, else said back.
+        A word after "the" that names one of the foods this sentence ordered ("the crunchy one") is a
+        reference to it (placed_ref), no name.
 
         They never vanish and never swallow the next item: each clause is read on its own."""
         toks = clause.tokens
@@ -797,6 +836,10 @@ class CustomerParser:
         phrase = " ".join(span)
         if question and not (set(toks[max(0, first - 2):first]) & ARTICLES):
             return  # "what's the difference between ...": words of a question, not a name
+        words = self.name_words(phrase)
+        if words and toks[first - 1:first] and toks[first - 1] in self.p.definite and \
+                len([f for f in named if covers(words, f)]) == 1:
+            return
         said = " ".join(t for t in span if self.menu.option_words.get(t, ("",))[0] != "size") or phrase
         end = content[-1] + 1
         trailing = next((m for m in clause.toppings() if m.start == end), None)  # "... burrito steak"
@@ -877,8 +920,10 @@ class CustomerParser:
             if clause.act == "unknown":
                 continue
             own = self.act_of(clause, ctx, earlier)
-            if own is None:
-                own = previous if previous and previous in ("remove", "question") else "order"
+            if own is None:  # "scratch the X, give me a Y": a clause that asks for something orders it
+                asked = self.p.requests(self.opened(clause.text)) or \
+                    self.p.questions["request_verbs"].starts(self.opened(clause.text))
+                own = previous if previous and previous in ("remove", "question") and not asked else "order"
             clause.act = own
             previous = None if clause.asks or clause.ends else own  # after a "?" or "." a new sentence starts
             if own == "order":
@@ -924,6 +969,25 @@ class CustomerParser:
             for c in rest:
                 c.mentions = sorted(c.mentions + [replace(m, start=0, end=0) for m in said], key=lambda m: m.start)
 
+    def units_of_a_list(self, clauses: list[Clause]) -> None:
+        """'two pizzas, a small ham and a large bacon': a count of a food said in the plural, then
+        as many units of it said one by one (each "a" and what it is made with, the food unnamed):
+        the list is those units, never that many more; options said with the count go on each."""
+        for i, clause in enumerate(clauses):
+            items, toks = clause.items(), clause.tokens
+            if clause.act != "order" or len(items) != 1 or not items[0].said.endswith("s") or clause.toppings():
+                continue
+            n = self.quantity_before(toks, items[0].start, clause.mentions)
+            rest = list(takewhile(lambda c: bool(c.items()), clauses[i + 1:]))
+            if not n or n < 2 or len(rest) != n or any(
+                    c.act != "order" or len(c.items()) != 1 or c.items()[0].name != items[0].name or c.items()[0].said or
+                    self.number_in(c) is not None for c in rest):
+                continue
+            said = [m for m in clause.options() if m.end <= items[0].start]
+            clause.act, clause.mentions = "unknown", []
+            for c in rest:
+                c.mentions = sorted(c.mentions + [replace(m, start=0, end=0) for m in said], key=lambda m: m.start)
+
     def act_of(self, clause: Clause, ctx: Context, earlier: Sequence[str] = ()) -> str | None:
         """The act of one clause: the act of the first reading (in the phrase file's order) that
         fits it; `earlier` holds the foods ordered by the clauses before it."""
@@ -958,8 +1022,8 @@ class CustomerParser:
             not any(m.kind in ("topping", "option") and m not in used for m in s.clause.mentions)
 
     def reads_unit_change(self, s: Seen) -> bool:
-        refs, used = self.unit_refs(s.clause, s.ctx)
-        return bool(refs) and any(m.kind in ("topping", "option") and m not in used for m in s.clause.mentions) \
+        refs, used = self.unit_refs(s.clause, s.ctx)  # "one of those but small" is a copy, not a change of one
+        return bool(refs) and not self.reads_copy(s) and any(m.kind in ("topping", "option") and m not in used for m in s.clause.mentions) \
             and not any(m.kind == "item" and m not in used for m in s.clause.mentions) and not self.renames(s)
 
     def renames(self, s: Seen) -> bool:
@@ -979,8 +1043,10 @@ class CustomerParser:
             all(m.name in s.ctx.ordered or self.ordered_named(m, s.ctx) for m in s.items)
 
     def reads_order_instead(self, s: Seen) -> bool:
+        # "instead of that" right after a refusal: the refused food, never one of the order
         return len(s.items) == 1 and "instead" in s.text.split() and bool(s.ctx.said_unknown or s.ctx.refused) \
-            and not self.refers_back(s.text) and not any(m.name in s.ctx.ordered for m in s.items)
+            and (not self.refers_back(s.text) or self.p.pronouns.whole(s.text.split("instead of ", 1)[-1])) \
+            and not any(m.name in s.ctx.ordered for m in s.items)
 
     def reads_replace(self, s: Seen) -> bool:
         old = (self.ordered_named(s.items[0], s.ctx) or s.items[0].name) if s.items else s.ctx.ordered[-1] if s.ctx.ordered and self.refers_back(s.text) else None
@@ -992,9 +1058,36 @@ class CustomerParser:
             and not (s.clause.toppings() and len(s.items) < 2 and not kind)
 
     def reads_replace_with(self, s: Seen) -> bool:
-        return bool(self.p.acts["replace_with"].search(s.text)) and len(s.items) == 1 \
-            and not self.ordered_named(s.items[0], s.ctx) and bool(s.ctx.ordered or s.earlier) \
-            and self.number_in(s.clause) is None
+        return bool(self.p.acts["replace_with"].search(s.text)) and not s.items and bool(self.renaming(s.clause, s.ctx)) or \
+            bool(self.p.acts["replace_with"].search(s.text)) and len(s.items) == 1 \
+            and (not self.ordered_named(s.items[0], s.ctx) or not s.earlier and self.said_again(s.clause, s.items, s.ctx)) \
+            and bool(s.ctx.ordered or s.earlier) and (self.number_in(s.clause) is None or self.opens_repair(s.clause))
+
+    def opens_repair(self, clause: Clause) -> bool:
+        """Does the line open with a correction cue ('oops', 'sorry, I meant ...'), not a quantity
+        one ('make that twenty ...')?"""
+        said = [t for t in clause.tokens if is_word(t)]
+        words = [t for t in said if t not in OPENERS]
+        return any(tuple(said[:n]) in self.p.repair_strong for n in (1, 2, 3, 4)) or any(
+            tuple(words[:n]) in self.p.repair_strong and (words[n - 1] in ("mean", "meant") or
+                                                         not self.p.acts["set_quantity"].starts(" ".join(words[:n])))
+            for n in (1, 2, 3, 4))
+
+    def renaming(self, clause: Clause, ctx: Context) -> tuple[str, str] | None:
+        """'I meant bean' after a beef burrito: words said with no food and no operator that put a
+        word of an ordered food's name right name another food of its kind: (the old, the new)."""
+        toppings = clause.toppings()
+        if clause.items() or clause.options() or not toppings or \
+                any(self.operator_before(clause.tokens, m, clause.mentions) for m in toppings):
+            return None
+        words = [w for m in toppings for w in m.said.split()]
+        return next(((old, new) for old in reversed(ctx.ordered) if (new := self.repairs.renamed(old, words))), None)
+
+    def said_again(self, clause: Clause, items: list[Mention], ctx: Context) -> bool:
+        """'oops, I meant a large supreme' after a large hawaiian: a line that opens with a
+        correction cue and names a food ordered, made otherwise, corrects its last units."""
+        return self.opens_repair(clause) and len(items) == 1 and bool(self.ordered_named(items[0], ctx)) and \
+            bool(clause.toppings() or clause.options())
 
     def reads_set_quantity(self, s: Seen) -> bool:
         return bool(s.items) and bool(self.p.acts["set_quantity"].search(s.text)) \
@@ -1005,8 +1098,14 @@ class CustomerParser:
         return self.resizes(s.clause, s.ctx) and not s.clause.toppings() and not self.reads_copy(s)
 
     def reads_copy(self, s: Seen) -> bool:
-        cue = self.p.acts["copy"].search(s.text)
+        cue = self.p.acts["copy"].search(s.text)  # "make one of those large", "ham on one of them": a change
+        # "one of those" orders a copy said alone or with "but ..." after it; "one of them doesn't want X",
+        # "make one of those large" change one of them
+        partitive = cue is not None and s.text[cue.start():cue.end()].startswith("one of")
         return cue is not None and bool(s.ctx.ordered) and not s.earlier and \
+            not (partitive and (self.p.inside["changing"].search(s.text[:cue.start()]) or
+                                s.text[cue.end():].split()[:1] not in ([], ["but"], ["too"], ["please"]))) and \
+            s.text[:cue.start()].split()[-1:] not in (["to"], ["on"], ["onto"]) and \
             all(self.ordered_named(m, s.ctx) for m in s.items) and not (s.items and s.clause.toppings()) and \
             not any(s.text[cue.end():].split()[:1] == m.said.split()[:1] for m in s.clause.toppings())  # "one more X"
 
@@ -1072,15 +1171,23 @@ class CustomerParser:
         act = clause.act
         if act in ("unknown", "managing"):
             return
+        if act in ("order", "quantity") and (many := self.drink_not_named(clause)) is not None:
+            preds.append(Pred("vague", ("drink", many)))  # "and a soda": which drink is asked
+            return
         if act == "recommend":
             preds.append(self.recommendation(text, items + targets, dish, state["label"]))
         elif act == "question":
             query = self.query(clause, items + targets, dish, ctx)
+            if query and query.args[:2] == (Const("available"), "all") and state["label"]:
+                query = Pred("query", (Const("menu"), state["label"], 1, Const("none")))  # "I'm vegan, what do you have?"
             off_menu = self.off_menu_words(clause) if query and query.args[:2] == (Const("available"), "all") else []
             if off_menu:  # "do you have root beer?": not on the menu, never "everything is available"
                 result.unknown += off_menu
             elif query:
                 preds.append(query)
+                kind, food, n, size = query.args
+                if str(kind) not in ("menu", "total", "with") and food in self.menu.items:
+                    state["asked"] = (food, n, None if size == Const("none") else size)  # "...? I'll take one"
         elif act == "remove" and self.unit_refs(clause, ctx)[0]:  # "take off the last thing"
             self.refer(clause, ctx, result, state)
             preds.append(Pred("remove", ("", Const("all"))))
@@ -1094,6 +1201,8 @@ class CustomerParser:
             units: list[Mention | None] = list(items) or [None]
             for m, food in zip(units, foods):
                 n = self.quantity_before(toks, m.start, clause.mentions) if m else None
+                if m and self.unsaid(m.name, n, placed, preds):
+                    continue
                 preds.append(Pred("remove", (food, n if n else Const("all"))))
         elif act == "replace":
             self.replacement(clause, items, ctx, result, state)
@@ -1107,8 +1216,9 @@ class CustomerParser:
             for target in resized:
                 size = self.size_for(target, clause) if target else None
                 size = size or next(iter(self.sizes_in(clause)[-1:]), None) if every else size
-                if size:
-                    preds.append(Pred("update", (target, Const("option"), option_value("size", size, True)), 0))
+                if size:  # "another of those, make it a medium": the copy just placed, not the one copied
+                    line = state.get("placed", {}).get(target, 0) if state.get("copied") else 0
+                    preds.append(Pred("update", (target, Const("option"), option_value("size", size, True)), line))
         elif act == "set":
             for m in items:
                 n = self.quantity_before(toks, m.start, clause.mentions)
@@ -1121,9 +1231,40 @@ class CustomerParser:
         else:
             self.order(clause, items, ctx, result, state)
 
+    @staticmethod
+    def unsaid(food: str, n: int | None, placed: dict[str, int], preds: list[Pred]) -> bool:
+        """'two tacos and a pepsi, scratch the pepsi': a food this sentence ordered, taken off in
+        it, is unsaid (its order line, or n of its units), never left in the order."""
+        line = placed.get(food)
+        said = next((p for p in preds if p.name == "order" and p.line == line and p.args[0] == food), None)
+        if said is None:
+            return False
+        if n and n < said.args[1]:
+            preds[preds.index(said)] = replace(said, args=(food, said.args[1] - n))
+        else:
+            preds[:] = [p for p in preds if p.line != line]
+        return True
+
     def order(self, clause: Clause, items: list[Mention], ctx: Context, result: Parse, state: dict) -> None:
         toks, text = clause.tokens, clause.text
+        one = bool({"one", "ones"} & set(toks))  # "gimme a large one": of the food talked about
+        if not clause.items() and (state.get("asked") and one or not state["line"] and (
+                self.asked_food(ctx) and self.number_in(clause) or one and (ctx.discussed or ctx.recommended_items))):
+            return self.quantity(clause, ctx, result, state)  # "you have X? gimme a large one": X, large
         preds = result.preds
+        comma = next((j for j in range(items[-1].end, len(toks)) if toks[j] == ","), None) if items else None
+        tail = None if comma is None else self.part(clause, comma, len(toks))
+        if tail and (set(tail.tokens) & self.p.definite or self.p.every_unit.search(tail.text)):
+            # "a ham pizza and a small olive one, deep dish on the ham one", "..., extra cheese on
+            # both": the words after the comma may be about other units of the sentence; tried on a copy first
+            head = self.part(clause, 0, len(toks) - len(tail.tokens))
+            trial, tried = Parse(list(preds), [], []), deepcopy(state)
+            self.order(head, items, ctx, trial, tried)
+            picked = self.placed_ref(tail, trial.preds)
+            if picked and picked[0][1] != tried["line"] or len(self.every_placed(tail, trial.preds)) > 1:
+                self.order(head, items, ctx, result, state)
+                self.order(tail, [], ctx, result, state)
+                return
         one = self.one_of_them(clause, items)
         placed: list[tuple[Mention, int]] = []  # the items ordered here, with their lines
         discussed = ctx.discussed if ctx.discussed in self.menu.combos else None
@@ -1150,7 +1291,7 @@ class CustomerParser:
                 state["line"] += 1  # each choice its own line: the n-th choice fills the n-th open slot
                 preds.append(Pred("specify", (choice_combo, m.name), state["line"]))
                 continue
-            n = clause.count or self.quantity_before(toks, m.start, clause.mentions, default=1)
+            n = clause.count or self.quantity_before(toks, m.start, clause.mentions, default=self.asked_count(m, ctx))
             part = (1 if one else self.units_of_them(clause, m)) if m is items[-1] else None
             if part and n > part:  # "three tacos, one with no lettuce", "..., jalapenos on two of them": two lines
                 state["line"] += 1
@@ -1171,6 +1312,16 @@ class CustomerParser:
         if len(placed) > 1:  # "two medium ham pizzas with a large pepsi": each item its own modifiers
             for (m, line), (after, _) in zip(placed, placed[1:] + [(None, 0)]):
                 self.updates(self.item_span(clause, m, after), m.name, line, ctx, result.preds)
+            return
+        if not items and (picked := self.placed_ref(clause, result.preds)):
+            (food, at), used = picked  # "a ham pizza and a bacon one, thin crust on the bacon one"
+            rest = Clause(toks, [m for m in clause.mentions if m not in used], clause.act, clause.asks)
+            self.updates(rest, food, at, ctx, preds)
+            return
+        every_line = self.every_placed(clause, preds) if not items and not state.get("aimed") else []
+        for food, at in every_line:  # "a pepsi and a dew, make both large": each unit of the sentence that takes it
+            self.updates(clause, food, at, ctx, preds)
+        if every_line:
             return
         dish = items[-1].name if items else self.context_dish(ctx, state["last"])
         if not clause.items():  # no food named: "it" is the one that can take the change
@@ -1200,6 +1351,91 @@ class CustomerParser:
         for target in targets:  # "all of them large": each food that has the option
             self.updates(clause, target, line, ctx, result.preds, units)  # "fresco please": on each dish asked about
 
+    def placed_ref(self, clause: Clause, preds: list[Pred]) -> tuple[tuple[str, int], list[Mention]] | None:
+        """'..., deep dish on the medium', 'extra onions on the bean one', 'the chicken one grilled':
+        a definite reference to one of the units this sentence ordered (by a word of its food's name,
+        or an option or ingredient said for it) picks that unit's order line, and the words of the
+        reference say no change themselves. (food, line) and the mentions used; None unless exactly
+        one of two or more units fits."""
+        toks = clause.tokens
+        lines = {p.line: p.args[0] for p in preds if p.name == "order" and p.line}
+        if len(lines) < 2:
+            return None
+        said: dict[int, set[str]] = {line: set() for line in lines}
+        for p in preds:
+            if p.name == "update" and p.line in said:
+                value = p.args[2]
+                said[p.line].add(value[1] if p.args[1] == Const("option") else value)
+
+        def fits(line: int, words: list[str], name: str | None) -> bool:
+            return name in said[line] or bool(words) and covers(words, lines[line])
+
+        modifiers = [m for m in clause.mentions if m.kind in ("option", "topping")]
+        covered = {j for m in clause.mentions for j in range(m.start, m.end)}
+        for i in range(1, len(toks)):
+            if toks[i - 1] not in self.p.definite:
+                continue
+            m = next((x for x in modifiers if x.start == i), None)
+            if m is None and (i in covered or not is_letters(toks[i]) or toks[i] in self.p.filler):
+                continue
+            end = m.end if m else i + 1
+            words = self.name_words(m.said if m else toks[i])
+            picked = [line for line in lines if fits(line, words, m.name if m else None)]
+            if len(picked) == 1 and (m is None or any(x is not m for x in modifiers)) and \
+                    (end == len(toks) or toks[end] in self.p.unit_nouns or m is not None or
+                     not any(x.start >= end for x in clause.mentions)):
+                return (lines[picked[0]], picked[0]), [m] if m else []
+        return None
+
+    def every_placed(self, clause: Clause, preds: list[Pred]) -> list[tuple[str, int]]:
+        """'two soft tacos and a crunchy taco, all fresco', '..., no onions on either': a change
+        said for all (both, each, either) after two or more order lines of this sentence goes on
+        each of those lines whose food takes it (an option it offers, an ingredient it comes with
+        or can have; what it lacks is no change for it): (food, line) of each."""
+        if not self.p.every_unit.search(clause.text) or not (clause.toppings() or clause.options()):
+            return []
+        lines = [(p.args[0], p.line) for p in preds if p.name == "order" and p.line]
+        if len(lines) < 2:
+            return []
+
+        def takes(food: str) -> bool:
+            offered = {g for g, _ in self.menu.options_of(food)}
+            return all(m.alternatives["option"] in offered for m in clause.options()) and all(
+                self.own_ingredient(food, m) in self.menu.included(food) or self.menu.builds_with(food, m.name) or
+                self.operator_before(clause.tokens, m, clause.mentions) not in ("no", "less", "extra", "regular") and
+                self.takes(food, m.name) for m in clause.toppings())
+        return [(food, line) for food, line in lines if takes(food)]
+
+    def asked_count(self, m: Mention, ctx: Context) -> int:
+        """How many of m a line that says no number orders: as many as were asked for when m answers
+        "Which drink would you like?" after "two drinks", else one."""
+        kind, n = ctx.asked_kind or ("", 0)
+        return n if n and kind in (m.name, self.menu.category_of.get(m.name)) else 1
+
+    def asked_food(self, ctx: Context) -> tuple[str, int, None] | None:
+        """The food last turn's "How many Pizzas would you like?" was about (a kind of one food, or a
+        food), with how many were asked for: what "two large" answers."""
+        if not ctx.asked_kind:
+            return None
+        kind, n = ctx.asked_kind
+        foods = [f for f in self.menu.items if self.menu.category_of.get(f) == kind] or \
+            [f for f in [kind] if f in self.menu.items]
+        return (foods[0], n or 1, None) if len(foods) == 1 else None
+
+    def drink_not_named(self, clause: Clause) -> int | None:
+        """How many drinks (0: not said) a clause orders by a general word alone, not saying which
+        ("a soda", "a couple of drinks", "something to drink"); None when it names a drink, or
+        means the one ordered ("the drink")."""
+        toks = clause.tokens
+        at = next((i for i, t in enumerate(toks) if t in self.p.drink), None)
+        if at is None or clause.items() or "drink" not in self.menu.categories:
+            return None
+        before = toks[max(0, at - 3):at]
+        if set(before) & self.p.definite or not set(before) & (ARTICLES | self.vague_amounts | {"something"}) and \
+                not any(number_at(before, i) for i in range(len(before))):
+            return None
+        return 0 if set(before) & self.vague_amounts else self.quantity_before(toks, at, clause.mentions, 0)
+
     def vague_kind(self, clause: Clause, m: Mention) -> tuple[str, int] | None:
         """(kind, how many: 0 when not said) when a name said as its kind's word alone does not say
         which: with an amount that is no number ("some tacos", "a few burritos") or in the plural
@@ -1207,15 +1443,28 @@ class CustomerParser:
         menu's own reading of the word."""
         said = normalize(m.said).split()
         kind = self.kind_said(said)
-        before = clause.tokens[max((x.end for x in clause.mentions if x.end <= m.start), default=0):m.start]
-        if kind is not None and set(before) & self.vague_amounts:  # "a few pizzas": how many is asked
+        start = m.start  # the words said for it start before its options and toppings ("some pepperoni pizzas")
+        while x := next((x for x in clause.mentions if x.start < x.end == start and x.kind in ("option", "topping")),
+                        None):
+            start = x.start
+        before = clause.tokens[max((x.end for x in clause.mentions if x.end <= start), default=0):start]
+        amount = set(before[-3:]) & self.vague_amounts  # "a bunch of", not "any chance I could get a"
+        if kind is not None and amount:  # "a few pizzas": how many is asked
             return kind, 0
+        if amount and self.said_plural(said, m.name):
+            return m.name, 0  # "a few cokes": how many is asked ("some cinnamon twists" is one order of them)
         if kind is None or normalize(m.name) in (kind, said[0]):
             return None
         exact = any(number_at(before, i) for i in range(len(before))
                     if before[i] not in ("a", "an") and before[i] not in self.vague_numbers)
         return (kind, self.quantity_before(clause.tokens, m.start, clause.mentions, 0)) \
             if said[0] != kind and not exact else None
+
+    @staticmethod
+    def said_plural(said: list[str], name: str) -> bool:
+        """Was the name said in the plural of its last word ("cokes"), the name itself not plural?"""
+        last = normalize(name).split()[-1]
+        return said[-1] in (last + "s", last + "es")
 
     def kind_answer(self, flat: str, ctx: Context) -> Parse | None:
         """'the veggie one' after "Which bowl would you like?": the one food of that kind whose name
@@ -1225,7 +1474,8 @@ class CustomerParser:
         kind, n = ctx.asked_kind
         words = [w for w in self.opened(flat).split() if w not in self.p.filler and w not in self.p.definite and
                  w not in self.p.unit_nouns and w.removesuffix("s") != kind]
-        foods = [f for f in sorted(self.menu.items) if self.menu.category_of.get(f) == kind]
+        foods = [f for f in sorted(self.menu.items) if self.menu.category_of.get(f) == kind] or \
+            [f for f in [kind] if f in self.menu.items]  # "How many Cokes?": the food itself
         count = number_at(words, 0) if len(foods) == 1 and words else None
         if count and count[1] == len(words):  # "three" to "How many pizzas?": the kind's one food
             return Parse([Pred("order", (foods[0], count[0]), 1)], [], [])
@@ -1260,7 +1510,11 @@ class CustomerParser:
                 start -= 1
             return start
 
-        a, b = start_of(m), start_of(after) if after else len(clause.tokens)
+        return self.part(clause, start_of(m), start_of(after) if after else len(clause.tokens))
+
+    @staticmethod
+    def part(clause: Clause, a: int, b: int) -> Clause:
+        """The words a..b of a clause, as a clause of their own."""
         return Clause(clause.tokens[a:b], [replace(x, start=x.start - a, end=x.end - a) for x in clause.mentions
                                            if a <= x.start and x.end <= b], clause.act, clause.asks)
 
@@ -1312,7 +1566,7 @@ class CustomerParser:
         toks = clause.tokens
         for i in range(1, len(toks) - 1):
             got = number_at(toks, i - 1)
-            if toks[i] == "of" and got and got[0] > 1 and toks[i + 1] in ("them", "those", "these", "the"):
+            if toks[i] == "of" and got and got[0] > 1 and toks[i + 1] in ("them", "em", "those", "these", "the"):
                 return got[0]
         return None
 
@@ -1325,6 +1579,9 @@ class CustomerParser:
     def quantity(self, clause: Clause, ctx: Context, result: Parse, state: dict) -> None:
         """A number or "one of those" with no name: the food the customer asked about, the
         suggestion, or (with "make it", "I meant") the last food ordered."""
+        if about := state.get("asked") or self.asked_food(ctx):  # "do you have X? I'll take one", "two large"
+            food, many, size = about
+            ctx = replace(ctx, discussed=food, discussed_quantity=many, discussed_size=size)
         n = self.number_in(clause)
         text = clause.text
         target = state["last"] or (ctx.ordered[-1] if ctx.ordered else None)
@@ -1399,6 +1656,11 @@ class CustomerParser:
             new, old = (first, second) if cue and not old_first else (second, first)
             old_name: str | None = self.ordered_named(old, ctx) or old.name
             new_name = new.name
+        elif self.said_again(clause, items, ctx):
+            old_name = new_name = self.ordered_named(items[0], ctx) or items[0].name
+        elif not items and (renamed := self.renaming(clause, ctx)):
+            old_name, new_name = renamed  # "I meant bean": the food with that word, nothing added
+            kind = new_name
         else:
             named = clause.items()
             old_name = self.ordered_named(named[0], ctx) if len(named) == 1 else \
@@ -1420,6 +1682,10 @@ class CustomerParser:
             return
         said_now = next((p for p in reversed(result.preds) if p.name == "order" and
                          (p.args[0] == old_name or len(items) == 1)), None)  # "..., no, make that a X"
+        if said_now and new_name in self.menu.combo_choices(said_now.args[0]):
+            state["line"] += 1  # "a X combo and make the drink a Y": Y is the combo's choice, the combo stays
+            result.preds.append(Pred("specify", (said_now.args[0], new_name), state["line"]))
+            return
         if said_now:  # "a bean burrito, wait no, make that a beef burrito": the order said just now changes
             result.preds.remove(said_now)
             state["line"] += 1
@@ -1430,8 +1696,20 @@ class CustomerParser:
             state["line"] += 1
             result.preds.append(Pred("replace", (old_name, new_name), state["line"]))
             state["last"] = new_name
+            said = self.quantity_before(toks, items[-1].start, clause.mentions) if items else None
+            if said and (said > 1 or set(toks) & {"one", "1"}):  # "I meant two soft tacos": that many, whatever the count was
+                result.preds.append(Pred("set_quantity", (new_name, said), state["line"]))
             if not kind:  # the words of "a chicken one" named the food, not an ingredient to add
                 self.updates(clause, new_name, state["line"], ctx, result.preds)
+        elif old_name and self.said_again(clause, items, ctx):
+            n = self.quantity_before(toks, items[-1].start, clause.mentions, default=1)
+            state["line"] += 1  # the last n units ordered go, the ones said now take their place
+            result.preds += [Pred("refer", (Const("food"), old_name), state["line"]),
+                             Pred("refer", (Const("last"), n), state["line"]), Pred("remove", ("", Const("all")))]
+            state["line"] += 1
+            result.preds.append(Pred("order", (new_name, n), state["line"]))
+            state["last"] = new_name
+            self.updates(clause, new_name, state["line"], ctx, result.preds)
         elif old_name and not any(m.said for m in items):  # "change it to a vegetarian": the food it is, restyled
             state["last"] = old_name
             self.updates(clause, old_name, 0, ctx, result.preds)
@@ -1473,40 +1751,61 @@ class CustomerParser:
             before = toks[max(0, i - 2):i]
             definite = bool(set(before) & (self.p.definite | self.p.unit_all))
             if tok in self.p.ordinals and definite and not any(m.start <= i < m.end for m in clause.mentions):
-                refs.append(("nth", self.p.ordinals[tok]))
+                first = number_at(toks, i + 1) if self.p.ordinals[tok] == 1 and i + 1 < len(toks) else None
+                refs.append(("last", -first[0]) if first and first[0] > 1 else ("nth", self.p.ordinals[tok]))  # "the first two"
             elif tok in self.p.drink and definite and "drink" in self.menu.categories:
-                refs.append(("category", "drink"))
+                refs.append(("category", "drink"))  # "the drink" of a coke and a sprite: which one?
+                refs += [] if tok.endswith("s") or set(before) & self.p.unit_all else [("alike", 1)]
             elif tok == "other" and toks[i - 1:i] == ["the"]:  # "the other taco": the one not made like its twin
                 refs.append(("other", 1))
+            elif tok in self.p.unit_nouns and toks[i - 1:i] in (["that"], ["this"]):
+                refs.append(("recent", 1))  # "do that one on a stuffed crust": the one just talked about
+            elif tok in self.p.unit_nouns and i >= 2 and toks[i - 2] in self.p.definite and is_letters(toks[i - 1]) and \
+                    toks[i - 1] not in self.p.ordinals and toks[i - 1] not in self.p.drink and toks[i - 1] != "other" and \
+                    not any(m.start <= i - 1 < m.end for m in clause.mentions):
+                refs.append(("word", toks[i - 1]))  # "the meat one": that word of a unit, or nothing the order has
             elif tok == "both" and (toks[i + 1:i + 2] in ([], ["of"], ["the"], [","], ["."], ["?"]) or any(
                     m.start == i + 1 and m.kind in ("option", "topping") for m in clause.mentions)):
                 refs.append(("last", 2))  # "on both", "make those both large": the last two units
         for m in clause.mentions:
             before = clause.tokens[max(0, m.start - 2):m.start]
             after = clause.tokens[m.end:m.end + 1]
-            if m.kind == "option" and set(before) & self.p.definite and \
-                    (set(after) & self.p.unit_nouns or any(x.kind == "item" and x.start == m.end for x in clause.mentions)):
-                refs.append(("option", m.name))  # "the small one", "the large pizza"
+            if m.kind == "option" and (set(before) & self.p.definite and (
+                    set(after) & self.p.unit_nouns or any(x.kind == "item" and x.start == m.end for x in clause.mentions) or
+                    before[-1:] == ["the"] and not any(is_word(t) for t in clause.tokens[m.end:])) or
+                    self.the_one_with(clause, m)):  # "cancel the hawaiian", "the one in the bottle"
+                # "the small one", "the large pizza"; "the supreme one" of a name with that word: the name
+                refs += [("word", w) for w in self.ordered_words(m.said, ctx)] or [("option", m.name)]
                 used.append(m)
             elif m.kind == "topping" and set(before) & self.p.definite and \
                     (set(after) & self.p.unit_nouns or any(x.kind == "item" and x.start == m.end and
                                                            self.ordered_named(x, ctx) for x in clause.mentions)):
-                words = self.name_words(m.said, m.name)  # "the chicken one": a word of a name in the order
+                words = self.name_words(m.said, m.name) or self.ordered_words(m.said, ctx)  # "the bean one"
                 refs += [("word", w) for w in words] or [("topping", m.name)]  # "the guac one", "the mushroom pizza"
                 used.append(m)
+            elif m.kind == "topping" and self.the_one_with(clause, m):
+                # "the one with chicken": made with it; "the one without onions": something said of them
+                words = self.name_words(m.said, m.name) or self.ordered_words(m.said, ctx)
+                refs += [("said", m.name)] if self.the_one_with(clause, m) == "without" else \
+                    [("word", w) for w in words] or [("topping", m.name)]
+                used.append(m)
             elif m.kind == "item" and set(before) & self.p.definite and self.ordered_named(m, ctx) and \
-                    len({f for f in ctx.ordered if covers(self.name_words(m.said), f)}) > 1:
-                refs += [("word", w) for w in self.name_words(m.said)]  # "the taco" of a soft and a crunchy one
+                    (len({f for f in ctx.ordered if covers(self.name_words(m.said), f)}) > 1 or
+                     self.ordered_named(m, ctx) in ctx.several and not m.said.endswith("s")):
+                # "the taco" of a soft and a crunchy one, "the pizza" of two: all of them only if made alike
+                refs += [("word", w) for w in self.name_words(m.said)]
                 some = self.some_of_them(clause)  # "two of the tacos": the last two of them
-                refs += [("last", some)] if some else [] if m.said.endswith("s") else [("one", 1)]
+                refs += [("last", some)] if some else [] if m.said.endswith("s") else [("alike", 1)]
                 used.append(m)
         if not refs and not clause.items() and (clause.toppings() or clause.options()) and any(
-                t in self.p.plural_refs and toks[i - 1:i] != ["of"] for i, t in enumerate(toks)):
-            refs.append(("recent", 1))  # "make them large": the units just ordered that can take it
+                t in self.p.plural_refs and (toks[i - 1:i] != ["of"] or toks[i - 2:i - 1] == ["one"])
+                for i, t in enumerate(toks)):
+            refs.append(("recent", 1))  # "make them large", "jalapenos on one of those": the units just ordered
         if not refs and set(toks) & self.p.person_unit and (clause.toppings() or clause.options()):
             refs.append(("one", 1))  # "he wants his with no tomatoes": one unit, the person's
-        if not refs and self.p.diet.search(clause.text) and clause.toppings() and not clause.items():
-            refs.append(("all", 1))  # "I can't eat onions": off every unit that comes with them
+        if not refs and (self.p.diet.search(clause.text) or self.p.every_unit.search(clause.text)) and \
+                clause.toppings() and not clause.items():
+            refs.append(("all", 1))  # "I can't eat onions", "no onions on anything": every unit that comes with them
         if not refs:
             return [], []
         for m in clause.items():  # "the second pizza": of that food
@@ -1515,9 +1814,23 @@ class CustomerParser:
                 refs.append(("food", food))
                 used.append(m)
         singular = any(t in self.p.unit_nouns for t in toks) and not set(toks) & self.p.unit_all
-        if singular and not any(kind in ("nth", "one") for kind, _ in refs):
+        if singular and not any(kind in ("nth", "one", "alike") for kind, _ in refs):
             refs.append(("one", 1))
         return refs, used
+
+    def the_one_with(self, clause: Clause, m: Mention) -> str | None:
+        """'the one with chicken', 'the one in the bottle': the word linking a unit noun after a
+        definite word to the mention m (with, without, in, on), if that is what comes before m."""
+        toks = clause.tokens[:m.start]
+        toks = toks[:-1] if toks[-1:] in (["a"], ["an"], ["the"]) else toks
+        return toks[-1] if len(toks) >= 3 and toks[-1] in ("with", "without", "in", "on") and \
+            toks[-2] in self.p.unit_nouns and toks[-3] in self.p.definite else None
+
+    def ordered_words(self, said: str, ctx: Context) -> list[str]:
+        """The words said that are words of the names of the foods ordered."""
+        names = {v for f in ctx.ordered for w in normalize(f).split() for v in (w, w.removesuffix("s"))}
+        words = self.name_words(said)
+        return words if words and all(w in names or w.rstrip("s") in names for w in words) else []
 
     def name_words(self, said: str, name: str | None = None) -> list[str]:
         """The words of a reference that may be words of names (of `name`'s, when given)."""
@@ -1532,7 +1845,9 @@ class CustomerParser:
         named = {v for f in [*ctx.ordered, *self.menu.toppings] for w in normalize(f).split()  # "the ham one"
                  for v in (w, w.removesuffix("s"))}
         options = self.menu.option_words  # "the veggie one": the unit with that option value
-        content = [w for w in words if w not in self.p.definite and w not in self.p.unit_nouns]
+        telling = named | set(options) | set(self.p.ordinals) | self.p.unit_all | {"of", "them", "those"}
+        content = [w for w in words if w not in self.p.definite and w not in self.p.unit_nouns and
+                   (w in telling or w.rstrip("s") in named or w not in self.p.filler)]  # "soft one pls"
         if content and all(w in self.p.unit_all or w in ("of", "them", "those") for w in content):
             return Parse([Pred("refer", (Const("all"), 1), 1)], [], [])  # "both": every unit asked about
         if not content or len(content) > 4 or \
@@ -1798,6 +2113,11 @@ class CustomerParser:
                 old, new = new, old
             preds.append(Pred("update", (dish, Const("change"), (old.name, new.name)) + ((units,) if units else ()), line))
             toppings = toppings[2:]
+        elif dish and not line and not units and len(toppings) == 1 and "instead" in toks and \
+                self.operator_before(toks, toppings[0], clause.mentions) in (None, "add"):
+            # "sausage instead": what it takes the place of on the units ordered, the rules say
+            preds.append(Pred("update", (dish, Const("change"), ("", toppings[0].name)), line))
+            toppings = []
         operation = None
         plain = "no" if self.takes_off(text) else "add"  # "take the onions off that": off, never added
         back = self.taken_back(toks, toppings)

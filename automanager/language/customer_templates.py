@@ -155,6 +155,8 @@ class CustomerTemplates:
         out += [text["topping_ran_out"].format(**fields(c)) for c in said.pop("topping_ran_out", [])]
         out += [text[kind].format(ingredient=c.ingredient, option=self.option_said(c.group, c.value), dish=c.dish)
                 for kind in ("option_out", "option_ran_out") for c in said.pop(kind, [])]
+        out += [text["two_values"].format(dish=c.dish, first=self.option_said(c.group, c.first),
+                                          second=self.option_said(c.group, c.second)) for c in said.pop("two_values", [])]
         out += [text["too_many"].format(**fields(c), amount=text["too_many_amount"] if c.quantity >= MAX_NUMBER
                                         else f"{c.quantity:,}") for c in said.pop("too_many", [])]
         out += [text["bad_quantity"].format(**fields(c)) for c in said.pop("bad_quantity", [])]
@@ -191,7 +193,9 @@ class CustomerTemplates:
             out.append(text[changed].format(amounts=join([self.more(c.food, c.quantity) for c in copies])))
         out += [text[kind] for kind in ("cancelled", "stopped", "irrelevant", "empty_order") if said.pop(kind, [])]
         out += [text["either"].format(**fields(c)) for c in said.pop("either", [])]
-        out += [text["which_one_same" if c.first == c.second else "which_one"].format(**fields(c))
+        units = self.units_told_apart(actions, {c.unit for c in said.pop("which_unit", [])})
+        out += [text["which_unit"].format(units=" or ".join(units)) if c.first == c.second and units else
+                text["which_one_same" if c.first == c.second else "which_one"].format(**fields(c))
                 for c in said.pop("which_one", [])]
         out += [text["no_such_unit"] for _ in said.pop("no_such_unit", [])[:1]]
         out += [text["did_you_mean"].format(**fields(c)) for c in said.pop("did_you_mean", [])[:1]]
@@ -324,6 +328,8 @@ class CustomerTemplates:
             return str(text[c.reason].format(dish=d, option=opt, verb=OP_WORDS.get(c.operation, "")))
         if c.reason == "unavailable":
             return str(text["unavailable"].format(option=opt[1] if isinstance(opt, tuple) else opt))
+        if c.reason == "which_instead":
+            return str(text["which_instead"].format(dish=d, new=opt[1]))
         if c.reason == "not_replaceable":
             return str(text["not_replaceable"].format(dish=d, old=opt[0], new=opt[1]))
         if not any(g == opt[0] for g, _ in self.menu.options_of(d)):
@@ -454,6 +460,10 @@ class CustomerTemplates:
                 out.append(f"The {f} is not available right now: we're out of {values[0]}.")
             elif prop == "total":
                 out.append(f"Your order comes to {dollars(values[0])} so far{self.discount_text(actions)}.")
+            elif prop == "deal":
+                deals = [rule_text(rule) for v in values if (rule := read_rule(v))]
+                out.append(REPLIES["confirm"]["deals"].format(deals=join(deals)) if deals
+                           else REPLIES["confirm"]["no_deals"])
         out += self.explanation(actions)
         if actions.get("explain") and ("order", "total") not in facts and actions.get("discount"):
             out.append(self.discount_text(actions, "deal_why_off"))  # the order's discount too
@@ -494,6 +504,15 @@ class CustomerTemplates:
             line = lines.setdefault(key, OrderLine(key[0], food, key[1], price))
             line.quantity += 1
         return list(lines.values())
+
+    def units_told_apart(self, actions: Atoms, units: set[int]) -> list[str]:
+        """'the large Pizza with Pepperoni', 'the small Pizza with Ham': the units of the order
+        (board/3, board_detail/3) a question is about, each as it differs; [] if they read alike."""
+        lines = self.groups({"check": [row for row in actions.get("board", []) if row[0] in units],
+                             "detail": [row for row in actions.get("board_detail", []) if row[0] in units]})
+        said = [f"the {line.name}" + (f" {line.modifiers}" if line.modifiers.startswith("with") else
+                                      f" ({line.modifiers})" if line.modifiers else "") for line in lines]
+        return said if len(set(said)) > 1 else []
 
     def explanation(self, actions: Atoms) -> list[str]:
         """Why a unit costs what it does, from the pricing rules' parts (explain/5)."""

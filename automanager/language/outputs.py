@@ -105,6 +105,14 @@ class OptionOut(Term):
     ingredient: str  # the first of its ingredients that ran out
 
 
+@predicate("confirm", "two_values")
+class TwoValues(Term):
+    dish: str
+    group: str
+    first: str  # two values of an exclusive group said for one unit: neither was applied
+    second: str
+
+
 @predicate("confirm", "specify")
 class Specified(Term):
     combo: str
@@ -245,6 +253,11 @@ class WhichOne(Term):
     second: str
 
 
+@predicate("confirm", "which_unit")
+class WhichUnit(Term):
+    unit: int  # a unit a reference said of one fits ("the large Pizza with Pepperoni or the small one")
+
+
 @predicate("confirm", "no_such_unit")
 class NoSuchUnit(Term):
     pass
@@ -275,7 +288,7 @@ class OfferSuggest(Term):
 @predicate("confirm", "which_kind")
 class WhichKind(Term):
     """A kind of food asked for without saying which: one of the few of it named in the question."""
-    kind: str  # a category
+    kind: str  # a category, or a food asked for with no count ("a few cokes")
     food: str  # one of its most popular foods ("" when none can be had now)
 
 
@@ -335,11 +348,11 @@ class HeardDropped(Term):
 HEARD = (HeardOrder, HeardSpecify, HeardUpdate, HeardRemove, HeardQuantity, HeardCopy, HeardReplace, HeardUnits)
 
 CUSTOMER = {cls.tag: cls for cls in (*HEARD, HeardDropped, WhichKind,
-    Ordered, Unavailable, TooMany, BadQuantity, OrderLimit, Updated, Restored, RejectedUpdate, OptionOut, Specified, OverRule,
+    Ordered, Unavailable, TooMany, BadQuantity, OrderLimit, Updated, Restored, RejectedUpdate, OptionOut, TwoValues, Specified, OverRule,
     DealPriceOn, DealFreeWith,
     RejectedSpecify, Swapped, DefaultChoice, Skipped, Defaulted, Removed, NotInOrder, QuantitySet, Replaced,
     RanOut, ToppingRanOut, OptionRanOut, Cancelled, Stopped, NotUnderstood, EmptyOrder, Greeting, Unknown, Either, WhichOne,
-    NoSuchUnit, DidYouMean, Copied, CopiedChanged, OfferInstead, OfferChange, OfferSuggest,
+    WhichUnit, NoSuchUnit, DidYouMean, Copied, CopiedChanged, OfferInstead, OfferChange, OfferSuggest,
     NotServed)}
 
 

@@ -144,7 +144,8 @@ class Phrases:
         synonyms = data["synonyms"]
         self.category_words = _single_words(synonyms["category"])
         self.cue_words = frozenset(w for table in (self.acts, self.questions) for cue in table.values()
-                                   for phrase in cue.phrases for w in phrase.split())
+                                   for phrase in cue.phrases for w in phrase.split()) | \
+            frozenset(w for table in ("repair_strong", "repair_drop") for phrase in words[table] for w in phrase.split())
         self.examples = [(e["said"], e["means"]) for e in data.get("examples", [])]
 
     def without_polite(self, flat: str) -> str:
@@ -152,6 +153,7 @@ class Phrases:
 
     def reply(self, flat: str) -> str | None:
         """'yes' or 'no' when the whole line is a short answer, polite words aside."""
+        flat = " ".join("them" if w == "em" else w for w in flat.split())  # "add em"
         core = self.without_polite(flat)
         for kind, cue in (("no", self.no), ("yes", self.yes)):
             if cue.whole(flat) or (core and cue.whole(core)):
@@ -159,6 +161,11 @@ class Phrases:
         for kind, cue in (("no", self.no), ("yes", self.yes)):
             if core and not cue.sub(" ", core).strip():
                 return kind  # "yeah why not", "nope, plain is fine": only answers of one kind
+        for kind, cue in (("no", self.no), ("yes", self.yes)):
+            first = cue.search(flat) if not core else None  # two answers, polite words both
+            rest = flat[first.end():].strip() if first is not None and first.start() == 0 else ""
+            if rest and (self.yes.whole(rest) or self.no.whole(rest)):
+                return kind  # "yeah, that's fine": the first says which
         return None
 
     def is_question(self, clause: str) -> bool:
@@ -171,17 +178,31 @@ class Phrases:
         q = self.questions
         if q["ordering"].starts(clause) or q["request_wishes"].starts(clause):
             return True
-        words = clause.split()
-        if len(words) < 3 or words[0] not in self.request_modals:
-            return False
-        rest = " ".join(words[1:])
-        subject = q["request_subjects"].search(rest)
-        if subject is None or subject.start() != 0:
-            return False
-        rest = rest[subject.end():].strip()
-        while (soft := q["request_softeners"].search(rest)) is not None and soft.start() == 0:
-            rest = rest[soft.end():].strip()
+        lead = self.leading(q["request_leads"], clause)  # "do you think", "would it be cool if"
+        said = clause if lead is None else lead
+        rest = self.leading(q["request_selves"], said)  # "I'll", "I'm gonna": the customer's own doing
+        if rest is None:
+            words = said.split()
+            modal = bool(words) and words[0] in self.request_modals
+            if not modal and lead is None:
+                return False
+            after = " ".join(words[1:] if modal else words)
+            if modal and len(words) >= 3 and q["request_verbs"].starts(after):
+                return True  # "(Dana) would like a X": its subject said before the clause
+            rest = self.leading(q["request_subjects"], after)
+            if rest is None:
+                return False
+            if not modal and rest.split()[:1] and rest.split()[0] in self.request_modals:
+                rest = " ".join(rest.split()[1:])  # "do you think I could get"
+        while (soft := self.leading(q["request_softeners"], rest)) is not None:
+            rest = soft
         return q["request_verbs"].starts(rest)
+
+    @staticmethod
+    def leading(cue: Cue, text: str) -> str | None:
+        """What follows the cue that starts the text (None when no phrase of it starts it)."""
+        found = cue.search(text)
+        return text[found.end():].strip() if found is not None and found.start() == 0 else None
 
 
 class Patterns:

@@ -29,6 +29,7 @@ class Context:
     recommended_items: list[str] = field(default_factory=list)
     recommended_toppings: list[tuple[str, str]] = field(default_factory=list)  # (dish, topping)
     ordered: list[str] = field(default_factory=list)  # foods in order of first unit
+    several: list[str] = field(default_factory=list)  # foods of more than one unit ("the pizza" of two: alike?)
     discussed: str | None = None
     discussed_quantity: int = 1
     discussed_size: str | None = None

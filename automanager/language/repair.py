@@ -51,6 +51,8 @@ class Repairs:
                 comma_after = tokens[i + n:i + n + 1] == [","]
                 if not weak or comma_after or (tokens[i - 1] in (",", ".", ";") and words[0] not in self.p.negation):
                     return n  # "a coke, no sprite" is no correction; "a coke, no, a sprite" is
+                if tokens[i - 1] in (",", ".", ";") and i + n < len(tokens) and (more := self.cue_at(tokens, i + n)):
+                    return n + more  # "a coke, nah actually a sprite": a cue right after a cue is one
         return 0
 
     def first(self, tokens: list[str], mentions: list[Mention]) -> list[str] | None:
@@ -60,7 +62,7 @@ class Repairs:
                 continue
             before = [m for m in mentions if m.end <= i]
             items = [m for m in before if m.kind == "item"]
-            start, end = self.correction(tokens, i + n)
+            start, end = self.correction(tokens, i + n, mentions)
             fixed = self.repair(tokens, mentions, items, before, i, n, start, end) if items else None
             if fixed is None and before:
                 fixed = self.whole_unit(tokens, mentions, i, n, start, end)
@@ -83,12 +85,14 @@ class Repairs:
                      not any(m.start <= j < m.end for m in mentions)], default=0)
         return tokens[:begin] + tokens[start:end] + tokens[end:]
 
-    def correction(self, tokens: list[str], start: int) -> tuple[int, int]:
-        """The span of the correction after a cue: its words up to the next clause ("..., and a X")."""
+    def correction(self, tokens: list[str], start: int, mentions: list[Mention]) -> tuple[int, int]:
+        """The span of the correction after a cue: its words up to the next clause ("..., and a X"),
+        never cutting a name ("chips and guacamole")."""
         while start < len(tokens) and (tokens[start] in (",", ".", ";") or tokens[start] in self.p.repair_lead):
             start += 1
         end = start
-        while end < len(tokens) and tokens[end] not in (",", ".", ";", "!", "?", "and", "plus"):
+        while end < len(tokens) and (tokens[end] not in (",", ".", ";", "!", "?", "and", "plus") or
+                                     any(m.start < end < m.end for m in mentions)):
             end += 1
         return start, end
 
@@ -111,11 +115,13 @@ class Repairs:
         old_toppings = [m for m in before if m.kind == "topping" and m.start >= unit]
         said_like = bool(toppings and old_toppings and self.operator(tokens, cue + n, toppings[0].start) ==
                          self.operator(tokens, unit, old_toppings[-1].start))  # "with olives, sorry, with ham"
-        if set(tokens[cue + n:end]) & self.p.repair_keeps or (toppings and not new_items and not said_like and (
+        if set(tokens[cue + n:end]) & self.p.repair_keeps or tokens[start:start + 1] and tokens[start] in self.p.takes_back or \
+                (toppings and not new_items and not said_like and (
                 tokens[cue] in self.p.negation or self.operator(tokens, cue + n, toppings[0].start))):
-            return None  # "a taco, no onions", "a pizza, actually add ham": a modifier, not a correction
-        if new_items and (drops or self.p.acts["remove"].starts(" ".join(tokens[start:end]))):
-            return self.dropped(tokens, mentions, items, new_items, cue, end)
+            return None  # "a taco, no onions", "a pizza, actually add ham": a modifier; "..., er not X": X taken back
+        if new_items and (drops or self.p.acts["remove"].starts(" ".join(tokens[start:end]))) and \
+                (dropped := self.dropped(tokens, mentions, items, new_items, cue, end)) is not None:
+            return dropped  # else "a pepsi, scratch that, a diet pepsi": the new food in its place
         if new_items:  # "a bowl, actually make it a burrito": the food said last, with its count
             old = next((m for m in reversed(items) if self.menu.category_of.get(m.name) ==
                         self.menu.category_of.get(new_items[0].name)), last)

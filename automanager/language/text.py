@@ -40,12 +40,12 @@ def fold(text: str) -> str:
     return re.sub(r"['’`]", "", text).replace("&", " and ")
 
 
-ASCII_TOKEN = re.compile(r"-?\d+(?:\.\d+)?(?:e\d+)?|[a-z]+|[,.;!?]")
+ASCII_TOKEN = re.compile(r"\d+(?:st|nd|rd|th)\b|-?\d+(?:\.\d+)?(?:e\d+)?|[a-z]+|[,.;!?]")  # "2nd" is one word
 
 
 @cache
 def _token() -> re.Pattern[str]:
-    return re.compile(rf"-?\d+(?:\.\d+)?(?:e\d+)?|{letters()}|[,.;!?]")
+    return re.compile(rf"\d+(?:st|nd|rd|th)\b|-?\d+(?:\.\d+)?(?:e\d+)?|{letters()}|[,.;!?]")
 
 
 def tokenize(text: str) -> list[str]:

@@ -170,7 +170,7 @@ class CustomerReader:
         value: str | int | None
         if kind == "recent":
             value = 1
-        elif kind in ("nth", "one", "last", "other", "all"):  # a position or a count (assistant.lp)
+        elif kind in ("nth", "one", "alike", "last", "other", "all"):  # a position or a count (assistant.lp)
             value = int(said) if said.lstrip("-").isdigit() else None
         elif kind == "category":
             value = normalize(said).rstrip("s") if normalize(said).rstrip("s") in self.menu.categories else None
