@@ -1191,7 +1191,8 @@ class CustomerParser:
             vague = self.vague_kind(clause, m)
             if vague:  # "some tacos": which is asked, never guessed
                 preds.append(Pred("vague", vague))
-                continue
+                clause.mentions = [x for x in clause.mentions if not (x.kind == "option" and x.start >= m.end)]
+                continue  # the values said before it wait for the answer ("for the office party" is no size)
             choice_combo = self.combo_for_choice(m.name, ctx, state["last"], toks) or next(
                 (c for c in [state.get("choosing")] if c and m.name in self.menu.combo_choices(c)), None)
             if choice_combo and state["last"] != choice_combo:  # "drinks on those: two X, one Y": each a choice
