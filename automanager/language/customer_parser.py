@@ -1102,6 +1102,9 @@ class CustomerParser:
         # "one of those" orders a copy said alone or with "but ..." after it; "one of them doesn't want X",
         # "make one of those large" change one of them
         partitive = cue is not None and s.text[cue.start():cue.end()].startswith("one of")
+        talked = s.ctx.recommended_items or s.ctx.discussed and s.ctx.discussed not in s.ctx.ordered
+        if partitive and not s.items and talked:
+            return False  # "sure, one of those" after a suggestion: the food suggested, no copy
         return cue is not None and bool(s.ctx.ordered) and not s.earlier and \
             not (partitive and (self.p.inside["changing"].search(s.text[:cue.start()]) or
                                 s.text[cue.end():].split()[:1] not in ([], ["but"], ["too"], ["please"]))) and \
@@ -1275,7 +1278,8 @@ class CustomerParser:
             vague = self.vague_kind(clause, m)
             if vague:  # "some tacos": which is asked, never guessed
                 preds.append(Pred("vague", vague))
-                continue
+                clause.mentions = [x for x in clause.mentions if not (x.kind == "option" and x.start >= m.end)]
+                continue  # the values said before it wait for the answer ("for the office party" is no size)
             choice_combo = self.combo_for_choice(m.name, ctx, state["last"], toks) or next(
                 (c for c in [state.get("choosing")] if c and m.name in self.menu.combo_choices(c)), None)
             if choice_combo and state["last"] != choice_combo:  # "drinks on those: two X, one Y": each a choice
