@@ -1102,9 +1102,6 @@ class CustomerParser:
         # "one of those" orders a copy said alone or with "but ..." after it; "one of them doesn't want X",
         # "make one of those large" change one of them; after a suggestion or a question it is that food
         partitive = cue is not None and s.text[cue.start():cue.end()].startswith("one of")
-        talked = s.ctx.recommended_items or s.ctx.discussed and s.ctx.discussed not in s.ctx.ordered
-        if partitive and not s.items and talked:
-            return False  # "sure, one of those" after a suggestion: the food suggested, no copy
         return cue is not None and bool(s.ctx.ordered) and not s.earlier and \
             not (partitive and (self.p.inside["changing"].search(s.text[:cue.start()]) or
                                 s.ctx.recommended_items or s.ctx.discussed or
