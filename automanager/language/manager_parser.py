@@ -138,8 +138,9 @@ def digits_said(text: str, word: re.Pattern, before: re.Pattern, after: re.Patte
     for m in word.finditer(text):
         if m.start() < at or not (before.search(text[:m.start()]) or after.match(text[m.end():])):
             continue
-        found = number_words(re.split(r"[\s-]+", m.group()), 0)
-        if found and found[1] == len(re.split(r"[\s-]+", m.group())):
+        words = [("one" if w in ("a", "an") else w) for w in re.split(r"[\s-]+", m.group())]  # "a hundred"
+        found = number_words(words, 0)
+        if found and found[1] == len(words):
             out += [text[at:m.start()], str(found[0])]
             at = m.end()
     return "".join(out) + text[at:]
@@ -231,11 +232,11 @@ def hours_window(times: list[HoursTime], negated: bool, said: str) -> tuple[int,
     elif end is not None and not end.bare:
         first = min(readings(start.minute), key=lambda m: (end.minute - m) % 1440 or 1440)
     else:
-        first = usual_hour(start.minute)
+        first = usual_hour(start.minute, said)
     if end is None:
         return first, 1440
     if end.bare:
-        last = min(readings(end.minute), key=lambda m: (m - first) % 1440 or 1440) if start else usual_hour(end.minute)
+        last = min(readings(end.minute), key=lambda m: (m - first) % 1440 or 1440) if start else usual_hour(end.minute, said)
     else:
         last = end.minute or 1440  # midnight, closing: the end of the day
     return first, last
@@ -246,9 +247,12 @@ def readings(minute: int) -> tuple[int, int]:
     return minute % 720, minute % 720 + 720
 
 
-def usual_hour(minute: int) -> int:
-    """An hour said without am or pm, as a restaurant means it: 6 to 11 in the morning, 12 to 5
-    after noon."""
+def usual_hour(minute: int, said: str) -> int:
+    """An hour said without am or pm, as the line's part of the day ('evenings after seven') or else
+    as a restaurant means it: 6 to 11 in the morning, 12 to 5 after noon."""
+    part = P.hours_day_part.search(said)
+    if part and minute < 720:
+        return minute + 720 if part.group("pm") else minute
     return minute if 360 <= minute < 720 else (minute + 720) % 1440 if minute < 360 else minute
 
 
