@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rapidfuzz import fuzz, process
+from rapidfuzz.distance import Levenshtein
 
 from .menu.model import NUMBER_NAMES, Menu
 from .normalize import latin, normalize
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
 THRESHOLDS = tomllib.loads(Path(__file__).with_name("matching.toml").read_text(encoding="utf-8"))
 LEXICAL_FLOOR = THRESHOLDS["lexical"]["phrase_floor"]
 WORD_MATCH = THRESHOLDS["lexical"]["word_match"]
+CHANGE_EDITS = THRESHOLDS["lexical"]["change_edits"]
 EMBEDDING_FLOOR = THRESHOLDS["embedding"]["order_floor"]
 ASK_FLOOR = THRESHOLDS["embedding"]["ask_floor"]
 MARGIN = THRESHOLDS["embedding"]["margin"]
@@ -105,6 +107,16 @@ def repaired(said: list[str], name: str) -> str:
     """The words said, each replaced by the word of `name` it matches."""
     words = normalize(name).split()
     return " ".join(next((n for n in words if word_alike(w, n)), w) for w in said)
+
+
+def typo_of(said: str, name: str, menu: Menu) -> bool:
+    """Is `said` a slip of the keys for `name` (or one of its aliases) or some of its words ('cheddar'),
+    not another word close to it ('pepperoncini' for Pepperoni)?"""
+    said = normalize(said)
+    if set(said.split()) <= set(normalize(name).split()):
+        return True
+    spellings = [key for key, named in menu.lexicon.items() if name in named.values()] + [normalize(name)]
+    return min(Levenshtein.distance(said, key) for key in spellings) <= CHANGE_EDITS
 
 
 class NameMatcher:

@@ -302,7 +302,7 @@ def test_the_board_a_turn_leaves_is_the_order_priced_again(tmp_path, pack, lines
     (["a crunchy taco with extra tomatoes", "hmm no, not tomatoes, extra beef"],
      [{"item": "Crunchy Taco", "extra": ["Seasoned Beef"]}]),
     (["two soft tacos, one of them with onions", "wait not the onions, guacamole"],
-     [{"item": "Soft Taco"}, {"item": "Soft Taco", "add": ["Guacamole"]}]),
+     [{"item": "Soft Taco", "add": ["Guacamole"]}, {"item": "Soft Taco"}]),
     (["a crunchy taco with no lettuce", "sorry not lettuce, no cheese"],
      [{"item": "Crunchy Taco", "no": ["Cheddar Cheese"]}]),
     # the same in one line: what was said of X in it is unsaid

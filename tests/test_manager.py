@@ -294,7 +294,7 @@ def test_a_list_of_runouts_with_its_reason_and_a_family_said_by_its_last_word(ho
 
 @pytest.mark.parametrize("line, said_back", [
     ("taco fries are gone", "Taco Fries is not on the menu"),  # no dish of that name: no taco is guessed
-    ("the bacon burrito is 86'd", '("burrito")'),  # a kind's word after a food names no dish on its own
+    ("the bacon burrito is 86'd", '("bacon" and "burrito")'),  # a kind's word after a food names no dish on its own
     ("the chicken crunchwrap costs $4.29 now", '("chicken")'),
 ])
 def test_a_half_heard_change_is_asked_first_and_changes_nothing_until_yes(home, line, said_back):

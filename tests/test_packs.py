@@ -176,9 +176,9 @@ def test_a_swap_to_a_style_that_is_out_keeps_the_style_the_pizza_had(pizza, tmp_
      [{"item": "Pizza", "add": ["Ham"], "size": ["medium"]}] * 2 + [{"item": "Pepsi", "size": ["large"]}]),
     # "one <topping>" after a count is one of those units, never one more; what was said for the
     # whole line stays on every unit
-    ("three large pies: one pepperoni, one sausage",
-     [{"item": "Pizza", "size": ["large"]}, {"item": "Pizza", "add": ["Pepperoni"], "size": ["large"]},
-      {"item": "Pizza", "add": ["Sausage"], "size": ["large"]}]),
+    ("three large pies: one pepperoni, one sausage",  # the units in the order said, the one left last
+     [{"item": "Pizza", "add": ["Pepperoni"], "size": ["large"]}, {"item": "Pizza", "add": ["Sausage"], "size": ["large"]},
+      {"item": "Pizza", "size": ["large"]}]),
     # a word inside a matched size ("extra large") is the size's, never also the extra operator
     ("two extra large sausage pies", [{"item": "Pizza", "add": ["Sausage"], "size": ["extra large"]}] * 2),
     ("an extra large mushroom and onion pizza",

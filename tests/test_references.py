@@ -170,3 +170,15 @@ def test_places_said_as_numbers_the_middle_and_the_first_few(chat):
     assert items(chat)[2] == ("Bean Burrito", {"add": ["Guacamole"]})
     say(chat, "on the first two add hot sauce")
     assert [d.get("add") for _, d in items(chat)] == [["Hot Sauce"], ["Hot Sauce"], ["Guacamole"]]
+
+
+def test_one_of_those_after_a_suggestion_is_the_food_suggested_not_a_copy(chat):
+    say(chat, "a chicken quesadilla", "can you recommend a side?", "ok add one of those")
+    assert [f for f, _ in items(chat)][0] == "Chicken Quesadilla" and len(items(chat)) == 2
+    assert items(chat)[1][0] != "Chicken Quesadilla"
+
+
+def test_one_with_x_and_one_with_y_are_the_units_in_the_order_said(chat):
+    say(chat, "two soft tacos, one with guac and one with sour cream", "no lettuce on the first one")
+    assert items(chat) == [("Soft Taco", {"add": ["Guacamole"], "no": ["Iceberg Lettuce"]}),
+                           ("Soft Taco", {"add": ["Reduced-Fat Sour Cream"]})]

@@ -1139,10 +1139,11 @@ class CustomerParser:
     def reads_copy(self, s: Seen) -> bool:
         cue = self.p.acts["copy"].search(s.text)  # "make one of those large", "ham on one of them": a change
         # "one of those" orders a copy said alone or with "but ..." after it; "one of them doesn't want X",
-        # "make one of those large" change one of them
+        # "make one of those large" change one of them; after a suggestion or a question it is that food
         partitive = cue is not None and s.text[cue.start():cue.end()].startswith("one of")
         return cue is not None and bool(s.ctx.ordered) and not s.earlier and \
             not (partitive and (self.p.inside["changing"].search(s.text[:cue.start()]) or
+                                s.ctx.recommended_items or s.ctx.discussed or
                                 s.text[cue.end():].split()[:1] not in ([], ["but"], ["too"], ["please"]))) and \
             s.text[:cue.start()].split()[-1:] not in (["to"], ["on"], ["onto"]) and \
             all(self.ordered_named(m, s.ctx) for m in s.items) and not (s.items and s.clause.toppings()) and \
@@ -1314,7 +1315,8 @@ class CustomerParser:
             vague = self.vague_kind(clause, m)
             if vague:  # "some tacos": which is asked, never guessed
                 preds.append(Pred("vague", vague))
-                continue
+                clause.mentions = [x for x in clause.mentions if not (x.kind == "option" and x.start >= m.end)]
+                continue  # the values said before it wait for the answer ("for the office party" is no size)
             choice_combo = self.combo_for_choice(m.name, ctx, state["last"], toks) or next(
                 (c for c in [state.get("choosing")] if c and m.name in self.menu.combo_choices(c)), None)
             if choice_combo and state["last"] != choice_combo:  # "drinks on those: two X, one Y": each a choice
@@ -1575,8 +1577,10 @@ class CustomerParser:
     @staticmethod
     def line_of_one(preds: list[Pred], state: dict, units: int = 1) -> int | None:
         """'three tacos, one with no onions, one with extra cheese': the last order line of this
-        sentence gives up one unit (or the units said: "two with no onions") to a line of its own
-        for each "one with"; the modifiers go on that line. The last units left take the last one."""
+        sentence gives up one unit (or the units said: "two with no onions") for each "one with",
+        the modifiers going on it; the units left go to a line after it, so the units are in the
+        order said ("one with ham and one with pineapple": the ham one first). The last units left
+        take the last one."""
         orders = [i for i, p in enumerate(preds) if p.name == "order"]
         if not orders:
             return None
@@ -1586,13 +1590,13 @@ class CustomerParser:
         if n <= units:
             state.pop("rest", None)
             return last.line
-        preds[index] = Pred("order", (food, n - units), last.line)
+        preds[index] = Pred("order", (food, units), last.line)
         state["line"] += 1
-        preds.append(Pred("order", (food, units), state["line"]))
-        # what was said for the whole line ("two large pizzas, one with ham") goes on the unit too
+        preds.append(Pred("order", (food, n - units), state["line"]))
+        state["rest"] = len(preds) - 1
+        # what was said for the whole line ("two large pizzas, one with ham") goes on the rest too
         preds += [replace(p, line=state["line"]) for p in list(preds) if p.name == "update" and p.line == last.line]
-        state["rest"] = index
-        return state["line"]
+        return last.line
 
     def slot_left(self, combo: str, preds: list[Pred]) -> bool:
         ordered = sum(p.args[1] for p in preds if p.name == "order" and p.args[0] == combo)

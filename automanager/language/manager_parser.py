@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from rapidfuzz import fuzz
 
 from ..menu.model import Menu
-from ..names import NameMatcher, covers, word_alike
+from ..names import NameMatcher, covers, typo_of, word_alike
 from ..normalize import normalize
 from ..reasoner import Const
-from ..rules import EVERY_DAY, days_mask
+from ..rules import EVERY_DAY, WEEKDAYS, days_mask
 from ..vocab import Pred, bounded
 from .heard import leftover
 from .phrases import manager_phrases, phrases
@@ -33,11 +33,12 @@ from .reading import (
     new_name,
     three_decimals,
 )
-from .text import find_mentions, fold, is_word, number_at, number_words, tokenize
+from .text import Mention, find_mentions, fold, is_word, number_at, number_words, tokenize
 
 CUES = manager_phrases()  # the cue patterns and words of phrases_manager.toml
 P = CUES.patterns
 NUMBER_ONLY = re.compile(r"\d+\.\d\d")  # a bare price in dollars and cents ("14.99")
+DAY_RANGE = re.compile(rf"({P.weekday.pattern})\s+(?:through|thru|to|till|til|until)\s+({P.weekday.pattern})")
 MAX_LIST = 30  # names read from one list in one turn: a turn's cost stays bounded
 YES_NO_QUESTIONS = ("confirm_delete", "new_ingredient", "confirm_price", "confirm_runout", "confirm_rule",
                     "confirm_unrule")
@@ -50,8 +51,13 @@ HEARD_CHANGES = ("runout", "edit")  # the changes a half-heard line says back fi
 
 
 def days_said(flat: str) -> int:
-    """The weekdays a line names, as a mask (0: none named): 'wednesdays', 'fri and sat', 'weekends'."""
-    return days_mask([day for word in P.weekday.findall(flat) for day in CUES.weekdays[word]])
+    """The weekdays a line names, as a mask (0: none named): 'wednesdays', 'fri and sat', 'weekends',
+    'monday through friday' (every day from the first to the last)."""
+    days = [day for word in P.weekday.findall(flat) for day in CUES.weekdays[word]]
+    for m in DAY_RANGE.finditer(flat):
+        first, last = (WEEKDAYS.index(CUES.weekdays[m.group(i)][0]) for i in (1, 2))
+        days += [WEEKDAYS[(first + n) % 7] for n in range((last - first) % 7 + 1)]
+    return days_mask(days)
 
 
 def spoken_prices(text: str, whole: bool = False) -> str:
@@ -310,11 +316,12 @@ class ManagerParser:
             return
         tokens = [t for t in tokenize(text) if is_word(t)]
         used = {str(arg) for p in result.preds for arg in p.args} | set(result.read_as) | set(result.read_as.values())
-        spelled = {w for said, name, how in result.corrected if name in used and how != "unsure" for w in said.split()}
+        spelled = {w for said, name, how in result.corrected if name in used and how != "unsure" and
+                   typo_of(said, name, self.menu) for w in said.split()}  # another word close to a name: asked
         spelled |= {w for name in used if normalize(name) not in self.menu.lexicon  # a name taken as said
                     for w in normalize(name).split()}  # ("unicorn meat"): the bot says it is not on the menu
         named = [m for m in find_mentions(self.menu, tokens) if not (m.kind == "item" and self.names_a_kind(tokens, m))]
-        result.unheard = leftover(tokens, named, used, CUES.known_words | spelled | result.heard)  # a kind's word names no dish
+        result.unheard = list(dict.fromkeys(result.doubted + leftover(tokens, named, used, CUES.known_words | spelled | result.heard)))
         if result.unheard:
             result.preds.append(Pred("unsure"))
 
@@ -1230,7 +1237,7 @@ class ManagerParser:
         found: list[tuple[list[str], str]] = []  # (words said, the name they name)
         rest: list[str] = []  # words between the names: a name said some other way, or no name
 
-        def other_name() -> bool:
+        def other_name(before: Mention | None = None) -> bool:
             phrase = " ".join(w for w in rest if w not in CUES.filler)
             rest.clear()
             if not phrase:
@@ -1241,14 +1248,20 @@ class ManagerParser:
                 result.heard.add(phrase)
                 return True
             name = self.known(phrase, "topping", result) or self.known(phrase, "item", result)
+            if before and name and result.corrected and result.corrected[-1][:2] == (phrase, name):
+                result.doubted.append(phrase)  # "grilled onions": a word only close to a name, said before
+                return True  # another, may say which one is meant: asked about first
             found.append(([phrase], name or ""))
             return name is not None
 
         for i, token in enumerate(tokens):
             m = named.get(i)
             if m and i == m.start:
-                if not other_name():
+                if not other_name(before=m):
                     return []
+                if found and not rest and i > 0 and named.get(i - 1) and m.kind == "item" and \
+                        named[i - 1].kind != "item" and found[-1][1] == named[i - 1].alternatives.get("topping"):
+                    result.doubted.append(" ".join(found[-1][0]))  # "chicken nachos": a food said before a dish
                 found.append(([token], m.alternatives.get("topping") or m.name))
             elif m:
                 found[-1][0].append(token)

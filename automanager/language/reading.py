@@ -80,6 +80,7 @@ class ManagerParse:
     read_as: dict[str, str] = field(default_factory=dict)  # ingredient -> the dish whose words named it
     heard: set[str] = field(default_factory=set)  # words a reading took that name no mention ("the freezes")
     unheard: list[str] = field(default_factory=list)  # words of a change's line no reading took (heard.py)
+    doubted: list[str] = field(default_factory=list)  # words read with a name they may only describe ("chicken nachos")
 
 
 def said_name(raw: str) -> str | None:
