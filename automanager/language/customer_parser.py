@@ -986,8 +986,9 @@ class CustomerParser:
             if not head.said.endswith("s") and toks[head.start:head.end] != ["ones"]:
                 continue
             n = self.quantity_before(toks, head.start, [m for m in clause.mentions if m is not items[0]])
-            rest = list(takewhile(lambda c: not any(m.said for m in c.items()) and not c.ends, clauses[i + 1:]))
-            if i + 1 + len(rest) < len(clauses) and not clauses[i + 1 + len(rest)].items():
+            rest = list(takewhile(lambda c: self.may_be_unit(c) and not c.ends, clauses[i + 1:]))
+            if i + 1 + len(rest) < len(clauses) and self.may_be_unit(clauses[i + 1 + len(rest)]) and \
+                    not clauses[i + 1 + len(rest)].items():
                 rest.append(clauses[i + 1 + len(rest)])  # the list may end its sentence
             words = [t for c in [Clause(toks[head.end:], []), *rest] for t in [*c.tokens, ","]]
             units = self.list_units(words)
@@ -1011,6 +1012,11 @@ class CustomerParser:
             else:
                 clause.act, clause.mentions, clause.tokens = "unknown", [], toks[:head.end]
             clauses[i + 1:i + 1 + len(rest)] = made
+
+    def may_be_unit(self, clause: Clause) -> bool:
+        """A unit of a list names no food and is said of no units already ('..., all medium', 'no
+        cheese on either')."""
+        return not any(m.said for m in clause.items()) and not self.p.every_unit.search(clause.text)
 
     def list_units(self, words: list[str]) -> list[list[str]]:
         """The units a list says: from each word that opens a unit to the next, or, with none
