@@ -110,13 +110,13 @@ def repaired(said: list[str], name: str) -> str:
 
 
 def typo_of(said: str, name: str, menu: Menu) -> bool:
-    """Is `said` a slip of the keys for `name` (or one of its aliases) or some of its words ('cheddar'),
-    not another word close to it ('pepperoncini' for Pepperoni)?"""
+    """Is `said` a slip of the keys for `name` (or one of its aliases) or of some of its words in a row
+    ('cheddar', 'double deckers'), not another word close to it ('pepperoncini' for Pepperoni)?"""
     said = normalize(said)
-    if set(said.split()) <= set(normalize(name).split()):
-        return True
     spellings = [key for key, named in menu.lexicon.items() if name in named.values()] + [normalize(name)]
-    return min(Levenshtein.distance(said, key) for key in spellings) <= CHANGE_EDITS
+    spans = {" ".join(words[a:b]) for words in (key.split() for key in spellings)
+             for a in range(len(words)) for b in range(a + 1, len(words) + 1)}
+    return min(Levenshtein.distance(said, span) for span in spans) <= CHANGE_EDITS
 
 
 class NameMatcher:
