@@ -1006,12 +1006,13 @@ class CustomerParser:
                 continue
             for c in made:
                 c.mentions = sorted(c.mentions + said, key=lambda m: m.start)
-            if len(units) < n:  # "three large pies: one ham, one bacon": the third as said with the count
-                clause.count, clause.tokens = n - len(units), toks[:head.end]
-                clause.mentions = [m for m in clause.mentions if m.end <= head.end]
+            clause.tokens, clause.mentions = toks[:head.end], [m for m in clause.mentions if m.end <= head.end]
+            if len(units) < n:  # "three large pies: one ham, one bacon": the third as said with the count, last
+                clause.count = n - len(units)
+                clauses[i:i + 1 + len(rest)] = [*made, clause]
             else:
-                clause.act, clause.mentions, clause.tokens = "unknown", [], toks[:head.end]
-            clauses[i + 1:i + 1 + len(rest)] = made
+                clause.act, clause.mentions = "unknown", []
+                clauses[i + 1:i + 1 + len(rest)] = made
 
     def may_be_unit(self, clause: Clause) -> bool:
         """A unit of a list names no food and is said of no units already ('..., all medium', 'no
