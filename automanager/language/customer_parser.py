@@ -970,23 +970,69 @@ class CustomerParser:
                 c.mentions = sorted(c.mentions + [replace(m, start=0, end=0) for m in said], key=lambda m: m.start)
 
     def units_of_a_list(self, clauses: list[Clause]) -> None:
-        """'two pizzas, a small ham and a large bacon': a count of a food said in the plural, then
-        as many units of it said one by one (each "a" and what it is made with, the food unnamed):
-        the list is those units, never that many more; options said with the count go on each."""
+        """'two large pizzas, a ham and a bacon', 'two burritos, a bean and a beef': a count of a
+        food said in the plural, then units said one by one without the food's name (each "a"/"one"
+        and what it is): each unit is the food's word said with its own words ('a bean burrito'),
+        with what was said with the count; the list is those units, never that many more. Fewer
+        units leave the rest as said with the count; more are not guessed at: nothing is taken."""
         for i, clause in enumerate(clauses):
             items, toks = clause.items(), clause.tokens
-            if clause.act != "order" or len(items) != 1 or not items[0].said.endswith("s") or clause.toppings():
+            if clause.act != "order" or len(items) != 1:
                 continue
-            n = self.quantity_before(toks, items[0].start, clause.mentions)
-            rest = list(takewhile(lambda c: bool(c.items()), clauses[i + 1:]))
-            if not n or n < 2 or len(rest) != n or any(
-                    c.act != "order" or len(c.items()) != 1 or c.items()[0].name != items[0].name or c.items()[0].said or
-                    self.number_in(c) is not None for c in rest):
+            head = items[0]
+            if not head.said and "ones" in toks[head.start:]:  # "two large ones": the food they are
+                at = toks.index("ones", head.start)
+                head = replace(head, start=at, end=at + 1, said=normalize(head.name))
+            if not head.said.endswith("s") and toks[head.start:head.end] != ["ones"]:
                 continue
-            said = [m for m in clause.options() if m.end <= items[0].start]
-            clause.act, clause.mentions = "unknown", []
-            for c in rest:
-                c.mentions = sorted(c.mentions + [replace(m, start=0, end=0) for m in said], key=lambda m: m.start)
+            n = self.quantity_before(toks, head.start, [m for m in clause.mentions if m is not items[0]])
+            rest = list(takewhile(lambda c: self.may_be_unit(c) and not c.ends, clauses[i + 1:]))
+            if i + 1 + len(rest) < len(clauses) and self.may_be_unit(clauses[i + 1 + len(rest)]) and \
+                    not clauses[i + 1 + len(rest)].items():
+                rest.append(clauses[i + 1 + len(rest)])  # the list may end its sentence
+            words = [t for c in [Clause(toks[head.end:], []), *rest] for t in [*c.tokens, ","]]
+            units = self.list_units(words)
+            if not n or n < 2 or len(units) < 2 or any(self.number_in(Clause(u, [])) not in (None, 1) for u in units):
+                continue
+            if len(units) > n:  # "two pizzas, a ham, a bacon and a sausage": which is meant is asked
+                for c in [clause, *rest]:
+                    c.act, c.mentions = "unknown", []
+                continue
+            said = [replace(m, start=0, end=0) for m in clause.mentions if m.kind != "item" and m.end <= head.start]
+            made = [Clause(u, self.mentions_in(u)) for u in
+                    ([*u[:u.index("with")], head.said, *u[u.index("with"):]] if "with" in u else [*u, head.said]
+                     for u in units)]
+            if not all(len(c.items()) == 1 for c in made):
+                continue
+            for c in made:
+                c.mentions = sorted(c.mentions + said, key=lambda m: m.start)
+            clause.tokens, clause.mentions = toks[:head.end], [m for m in clause.mentions if m.end <= head.end]
+            if len(units) < n:  # "three large pies: one ham, one bacon": the third as said with the count, last
+                clause.count = n - len(units)
+                clauses[i:i + 1 + len(rest)] = [*made, clause]
+            else:
+                clause.act, clause.mentions = "unknown", []
+                clauses[i + 1:i + 1 + len(rest)] = made
+
+    def may_be_unit(self, clause: Clause) -> bool:
+        """A unit of a list names no food and is said of no units already ('..., all medium', 'no
+        cheese on either')."""
+        return not any(m.said for m in clause.items()) and not self.p.every_unit.search(clause.text)
+
+    def list_units(self, words: list[str]) -> list[list[str]]:
+        """The units a list says: from each word that opens a unit to the next, or, with none
+        said, the words between the joining words; the joins and closing filler are no unit's."""
+        words = [w for w in words if is_word(w) or w in self.p.list_joins]
+        starts = [k for k in range(len(words)) if any(tuple(words[k:k + len(o)]) == o for o in self.p.unit_opens)]
+        if starts and any(w not in self.p.filler and is_word(w) for w in words[:starts[0]]):
+            return []
+        if not starts and words[:1] == ["with"]:  # "two pizzas with ham and bacon": each has both
+            return []
+        cuts = starts or [k + 1 for k, w in enumerate(words) if w in self.p.list_joins]
+        units = [words[a:b] for a, b in pairwise(sorted({0, *cuts, len(words)}))]
+        units = [u[:len(u) - len(list(takewhile(lambda w: w in self.p.list_joins or w in self.p.filler, reversed(u))))]
+                 for u in units]
+        return [[w for w in u if w not in self.p.list_joins] for u in units if u]
 
     def act_of(self, clause: Clause, ctx: Context, earlier: Sequence[str] = ()) -> str | None:
         """The act of one clause: the act of the first reading (in the phrase file's order) that

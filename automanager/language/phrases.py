@@ -138,6 +138,8 @@ class Phrases:
         self.unit_nouns = frozenset(words["unit_nouns"])
         self.definite = frozenset(words["definite"])
         self.unit_all = frozenset(words["unit_all"])
+        self.unit_opens = [tuple(phrase.split()) for phrase in words["unit_opens"]]
+        self.list_joins = frozenset(words["list_joins"])
         self.person_unit = frozenset(words["person_unit"])
         self.plural_refs = frozenset(words["plural_refs"])
         self.diet = Cue(tuple(words["diet"]))
