@@ -111,7 +111,7 @@ def repaired(said: list[str], name: str) -> str:
 
 def typo_of(said: str, name: str, menu: Menu) -> bool:
     """Is `said` a slip of the keys for `name` (or one of its aliases) or of some of its words in a row
-    ('cheddar', 'double deckers'), not another word close to it ('pepperoncini' for Pepperoni)?"""
+    ('cheddar', 'double deckers'), not another word close to it ('pepperoncini' for a name 'pepperoni')?"""
     said = normalize(said)
     spellings = [key for key, named in menu.lexicon.items() if name in named.values()] + [normalize(name)]
     spans = {" ".join(words[a:b]) for words in (key.split() for key in spellings)

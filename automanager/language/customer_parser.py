@@ -1461,7 +1461,7 @@ class CustomerParser:
         return n if n and kind in (m.name, self.menu.category_of.get(m.name)) else 1
 
     def asked_food(self, ctx: Context) -> tuple[str, int, None] | None:
-        """The food last turn's "How many Pizzas would you like?" was about (a kind of one food, or a
+        """The food last turn's "How many Xs would you like?" was about (a kind of one food, or a
         food), with how many were asked for: what "two large" answers."""
         if not ctx.asked_kind:
             return None

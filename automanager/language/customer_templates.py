@@ -506,7 +506,7 @@ class CustomerTemplates:
         return list(lines.values())
 
     def units_told_apart(self, actions: Atoms, units: set[int]) -> list[str]:
-        """'the large Pizza with Pepperoni', 'the small Pizza with Ham': the units of the order
+        """'the large X with Y', 'the small X with Z': the units of the order
         (board/3, board_detail/3) a question is about, each as it differs; [] if they read alike."""
         lines = self.groups({"check": [row for row in actions.get("board", []) if row[0] in units],
                              "detail": [row for row in actions.get("board_detail", []) if row[0] in units]})

@@ -255,7 +255,7 @@ class WhichOne(Term):
 
 @predicate("confirm", "which_unit")
 class WhichUnit(Term):
-    unit: int  # a unit a reference said of one fits ("the large Pizza with Pepperoni or the small one")
+    unit: int  # a unit a reference said of one fits ("the large X with Y or the small one")
 
 
 @predicate("confirm", "no_such_unit")
