@@ -991,7 +991,7 @@ class CustomerParser:
                     not clauses[i + 1 + len(rest)].items():
                 rest.append(clauses[i + 1 + len(rest)])  # the list may end its sentence
             words = [t for c in [Clause(toks[head.end:], []), *rest] for t in [*c.tokens, ","]]
-            units = self.list_units(words)
+            units = self.list_units(words, paused=not any(is_word(t) for t in toks[head.end:]))
             if not n or n < 2 or len(units) < 2 or any(self.number_in(Clause(u, [])) not in (None, 1) for u in units):
                 continue
             if len(units) > n:  # "two pizzas, a ham, a bacon and a sausage": which is meant is asked
@@ -1019,14 +1019,14 @@ class CustomerParser:
         cheese on either')."""
         return not any(m.said for m in clause.items()) and not self.p.every_unit.search(clause.text)
 
-    def list_units(self, words: list[str]) -> list[list[str]]:
-        """The units a list says: from each word that opens a unit to the next, or, with none
-        said, the words between the joining words; the joins and closing filler are no unit's."""
+    def list_units(self, words: list[str], paused: bool) -> list[list[str]]:
+        """The units a list says: from each word that opens a unit ("a", "one") to the next; with
+        none said, the words between the joins of a list set off by a pause ("three burritos: bean,
+        beef and potato"); said on ("two pizzas adding ham and bacon") it is said of each unit.
+        Joins and closing filler are no unit's."""
         words = [w for w in words if is_word(w) or w in self.p.list_joins]
         starts = [k for k in range(len(words)) if any(tuple(words[k:k + len(o)]) == o for o in self.p.unit_opens)]
-        if starts and any(w not in self.p.filler and is_word(w) for w in words[:starts[0]]):
-            return []
-        if not starts and words[:1] == ["with"]:  # "two pizzas with ham and bacon": each has both
+        if starts and any(w not in self.p.filler and is_word(w) for w in words[:starts[0]]) or not starts and not paused:
             return []
         cuts = starts or [k + 1 for k, w in enumerate(words) if w in self.p.list_joins]
         units = [words[a:b] for a, b in pairwise(sorted({0, *cuts, len(words)}))]
