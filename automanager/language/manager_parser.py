@@ -23,7 +23,7 @@ from ..normalize import normalize
 from ..reasoner import Const
 from ..rules import EVERY_DAY, WEEKDAYS, days_mask
 from ..vocab import Pred, bounded
-from .heard import leftover
+from .heard import NUMBER, leftover
 from .phrases import manager_phrases, phrases
 from .reading import (
     MONEY,
@@ -325,9 +325,30 @@ class ManagerParser:
         spelled |= {w for name in used if normalize(name) not in self.menu.lexicon  # a name taken as said
                     for w in normalize(name).split()}  # ("unicorn meat"): the bot says it is not on the menu
         named = [m for m in find_mentions(self.menu, tokens) if not (m.kind == "item" and self.names_a_kind(tokens, m))]
-        result.unheard = list(dict.fromkeys(result.doubted + leftover(tokens, named, used, CUES.known_words | spelled | result.heard)))
+        result.unheard = list(dict.fromkeys(result.doubted + leftover(tokens, named, used, CUES.known_words | spelled | result.heard)
+                                            + self.other_numbers(tokenize(text), result.preds)))
         if result.unheard:
             result.preds.append(Pred("unsure"))
+
+    def other_numbers(self, tokens: list[str], preds: list[Pred]) -> list[str]:
+        """'<drink> zero is 2.59': beside a new price said in digits, a number outside any menu name
+        that no reading took (as cents or as a count) is perhaps part of a name the menu lacks:
+        asked about; and 'the large <drink> is 2.99' names a size's price, not the dish's: the
+        size is asked about."""
+        if not any(p.name == "edit" and str(p.args[1]) == "price" for p in preds):
+            return []
+        taken = {arg for p in preds for arg in p.args if isinstance(arg, int)}
+        mentions = find_mentions(self.menu, tokens)
+        inside = {i for m in mentions for i in range(m.start, m.end)}
+        items = {i for m in mentions if m.kind == "item" for i in range(m.start, m.end)}
+        names = {w for p in preds for arg in p.args if isinstance(arg, str) for w in normalize(arg).split()}
+        options = [m.said for m in mentions if m.kind == "option" and m.start not in items
+                   and not set(m.said.split()) <= names]  # "big mac": a new dish's own word
+        numbers = {i: t.lstrip("$") for i, t in enumerate(tokens) if i not in inside and
+                   (NUMBER.fullmatch(t.lstrip("$")) or number_words([t], 0) is not None)}
+        took = {i for i, t in numbers.items() if NUMBER.fullmatch(t) and
+                {round(float(t) * 100), round(float(t))} & taken}
+        return options + [tokens[i] for i in numbers if took and i not in took and i - 1 not in took]
 
     # -- whole-line readings: one small recognizer each, tried in the order the phrase file declares
     def line_teach(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
@@ -1207,7 +1228,7 @@ class ManagerParser:
         chunks = [c for c in P.stock_list_split.split(text) if normalize(c)]
         names = []
         for chunk in chunks[:MAX_LIST]:
-            whole = self.stock_names(chunk, result)
+            whole = self.stock_names(chunk, result, listed=len(chunks) > 1)
             if whole:  # "three cheese" is a name before it is a count; "tomatoes onions": two names
                 names += whole
                 continue
@@ -1228,11 +1249,12 @@ class ManagerParser:
             names.append(name)
         return list(dict.fromkeys(names))
 
-    def stock_names(self, chunk: str, result: ManagerParse) -> list[str]:
+    def stock_names(self, chunk: str, result: ManagerParse, listed: bool) -> list[str]:
         """The names of a stock list's chunk when they account for every word of it, longest
-        first, so a list without commas ("tomatoes onions") is every name in it; a kitchen word
-        after a name ("<dish> shells") goes with that name. Each is read as the kitchen knows it
-        (`kitchen_reading`)."""
+        first, so a list without commas ("tomatoes onions and guac") is every name in it; a kitchen
+        word after a name ("<dish> shells") goes with that name. Each is read as the kitchen knows
+        it (`kitchen_reading`). Names side by side in a line that is no list (`listed`: "out of
+        <meat> <meat>") may be one name the menu lacks: they are asked about."""
         tokens = [t for t in tokenize(chunk) if is_word(t)]
         mentions = [m for m in find_mentions(self.menu, tokens) if m.kind in ("item", "topping")]
         named = {i: m for m in mentions for i in range(m.start, m.end)}
@@ -1266,6 +1288,8 @@ class ManagerParser:
                 if found and not rest and i > 0 and named.get(i - 1) and m.kind == "item" and \
                         named[i - 1].kind != "item" and found[-1][1] == named[i - 1].alternatives.get("topping"):
                     result.doubted.append(" ".join(found[-1][0]))  # "chicken nachos": a food said before a dish
+                elif found and not rest and not listed and i > 0 and named.get(i - 1):
+                    result.doubted.append(" ".join(found[-1][0] + [" ".join(tokens[m.start:m.end])]))
                 found.append(([token], m.alternatives.get("topping") or m.name))
             elif m:
                 found[-1][0].append(token)
