@@ -204,7 +204,7 @@ class CustomerParser:
                 if clause.act != "unknown" and any(self.talk.leftover(words.split()) and not self.tried_a_name(clause, words)
                                                    for words in result.unknown[heard:]):
                     half_heard.append(clause)
-                self.implied_item(clause, counted)
+                self.implied_item(clause, counted, ctx)
             if clause.act == "unknown" and clause.glued and before:  # "a X 12 zorp pack": where X ends is unsure
                 half_heard.append(before)
             for m in clause.items():
@@ -213,7 +213,7 @@ class CustomerParser:
         # "the chicken one, make it two": a reference no change or removal of the line acts on is half heard
         half_heard += [c for c in clauses if c.referred and c.act not in ("change", "remove")]
         self.count_of_a_list(clauses)
-        self.units_of_a_list(clauses)
+        self.units_of_a_list(clauses, result)
         state = {"line": 0, "last": ctx.ordered[-1] if flat.startswith("with ") and ctx.ordered else None,
                  "label": next((self.menu.label_words[w] for w in flat.split() if w in self.menu.label_words), None)}
         for clause in clauses:
@@ -484,6 +484,8 @@ class CustomerParser:
                     continue
                 if tok in ("also", "then") and i - start <= 2 and tokens[i - 1:i] in (["i"], ["we"], ["you"]):
                     continue  # "can I also get": one clause
+                if tok == "," and self.choices_for_them(tokens[start:i], mentions, start):
+                    continue  # "drinks for those, a X and a Y": the choices said after the pause
                 cuts.append((start, i))
                 start = i + 1
         cuts.append((start, len(tokens)))
@@ -491,6 +493,13 @@ class CustomerParser:
                        asks="?" in tokens[b:b + 1], ends=tokens[b:b + 1] in (["."], ["!"], ["?"]),
                        glued=a > 0 and tokens[a - 1] not in self.p.splitters)
                 for a, b in cuts if b > a and any(is_word(t) for t in tokens[a:b])]
+
+    def choices_for_them(self, words: list[str], mentions: list[Mention], start: int) -> bool:
+        """'drinks for those', 'sides for them': a combo's group named for units referred to, no
+        food named; the choices follow."""
+        groups = {g.lower() for g in self.menu.groups}
+        return not any(m.kind == "item" and start <= m.start < start + len(words) for m in mentions) and \
+            any(w in groups or w.removesuffix("s") in groups for w in words) and self.refers_back(" ".join(words))
 
     def with_references(self, clauses: list[Clause], ctx: Context) -> list[Clause]:
         """'the first one, make it deep dish': a clause that only refers to ordered units is the
@@ -777,17 +786,19 @@ class CustomerParser:
                 clause.mentions = []
             return
 
-    def implied_item(self, clause: Clause, counted: dict[str, int]) -> None:
+    def implied_item(self, clause: Clause, counted: dict[str, int], ctx: Context) -> None:
         """'a large pepperoni', 'two medium with ham': counted options and toppings with no name
         order the one item that has them all; when several do, nothing is guessed. "three pies,
-        one pepperoni" is one of the three (counted: what the sentence ordered so far)."""
+        one pepperoni" is one of the three (counted: what the sentence ordered so far). "Two large
+        ones": more of the food last spoken of, when the words fit it."""
         toks = clause.tokens
         modifiers = [m for m in clause.mentions if m.kind in ("topping", "option")]
         if clause.items() or not modifiers:
             return
         first = modifiers[0]
         count = next((j for j in range(first.start) if (got := number_at(toks, j)) and  # "one plain cheese"
-                      not (j and (toks[j - 1] in self.p.definite or toks[j - 1] in ("on", "in"))) and  # "that one on a crust"
+                      not (j and (toks[j - 1] in self.p.definite or toks[j - 1] in ("on", "in") and
+                                  any(m.start < j - 1 for m in clause.mentions))) and  # "that one on a crust"
                       all(t in self.p.bare_words or not t for t in toks[j + got[1]:first.start])), None)
         if count is None or toks[count] in self.p.unit_all:  # "..., both xl": the units said, no new ones
             return
@@ -795,6 +806,15 @@ class CustomerParser:
         toppings = {m.name for m in modifiers if m.kind == "topping"}
         fits = [item for item in sorted(self.menu.items) if options <= self.menu.options_of(item)
                 and all(self.menu.builds_with(item, t) for t in toppings)]
+        one = next((k for k in range(first.end, len(toks)) if toks[k] in ("one", "ones")), None)
+        if one is not None and all(t in self.p.bare_words or t in self.p.filler or not t or
+                                   any(m.start <= k < m.end for m in modifiers)
+                                   for k, t in enumerate(toks[first.start:one], first.start)):
+            kind = ctx.discussed or (ctx.ordered[-1] if ctx.ordered else None)  # "a large one": of the food last
+            if kind in fits:  # spoken of, new units of it (never those already ordered), as they are said
+                clause.mentions = sorted(clause.mentions + [Mention(one, one + 1, "item", kind, {"item": kind},
+                                                                    normalize(kind))], key=lambda m: (m.start, m.end))
+            return
         if len(fits) == 1 and not (toks[count] in ("one", "1") and counted.get(fits[0], 0) > 1):
             clause.mentions = sorted(clause.mentions + [Mention(first.start, first.start, "item", fits[0],
                                                                 {"item": fits[0]}, "")],
@@ -969,7 +989,7 @@ class CustomerParser:
             for c in rest:
                 c.mentions = sorted(c.mentions + [replace(m, start=0, end=0) for m in said], key=lambda m: m.start)
 
-    def units_of_a_list(self, clauses: list[Clause]) -> None:
+    def units_of_a_list(self, clauses: list[Clause], result: Parse) -> None:
         """'two large pizzas, a ham and a bacon', 'two burritos, a bean and a beef': a count of a
         food said in the plural, then units said one by one without the food's name (each "a"/"one"
         and what it is): each unit is the food's word said with its own words ('a bean burrito'),
@@ -991,10 +1011,12 @@ class CustomerParser:
                     not clauses[i + 1 + len(rest)].items():
                 rest.append(clauses[i + 1 + len(rest)])  # the list may end its sentence
             words = [t for c in [Clause(toks[head.end:], []), *rest] for t in [*c.tokens, ","]]
-            units = self.list_units(words, paused=not any(is_word(t) for t in toks[head.end:]))
-            if not n or n < 2 or len(units) < 2 or any(self.number_in(Clause(u, [])) not in (None, 1) for u in units):
+            paused = not any(is_word(t) for t in toks[head.end:]) or toks[head.end:head.end + 1] == [","]
+            units = self.list_units(words, paused)
+            counts = [self.number_in(Clause(u, [])) or 1 for u in units]  # "two cheese, a ham": three units
+            if not n or n < 2 or len(units) < 2:
                 continue
-            if len(units) > n:  # "two pizzas, a ham, a bacon and a sausage": which is meant is asked
+            if sum(counts) > n:  # "two pizzas, a ham, a bacon and a sausage": which is meant is asked
                 for c in [clause, *rest]:
                     c.act, c.mentions = "unknown", []
                 continue
@@ -1002,17 +1024,30 @@ class CustomerParser:
             made = [Clause(u, self.mentions_in(u)) for u in
                     ([*u[:u.index("with")], head.said, *u[u.index("with"):]] if "with" in u else [*u, head.said]
                      for u in units)]
-            if not all(len(c.items()) == 1 for c in made):
+            if not all(len(c.items()) == 1 and (c.items()[0].said != head.said or self.own_name(head))
+                       for c in made):  # "bean, beef, <no such>" of "burritos": each unit must name its food
+                for c in [clause, *rest]:  # "three burritos: bean, beef and <no such>": the list is asked
+                    c.act, c.mentions = "unknown", []
                 continue
+            taken = {w for u in units for w in u}  # "cheesy" read alone before: a unit's word, no unknown name
+            result.unknown = [said for said in result.unknown if not set(said.split()) <= taken]
+            result.corrected = [c for c in result.corrected if not set(c[0].split()) <= taken]
             for c in made:
                 c.mentions = sorted(c.mentions + said, key=lambda m: m.start)
             clause.tokens, clause.mentions = toks[:head.end], [m for m in clause.mentions if m.end <= head.end]
-            if len(units) < n:  # "three large pies: one ham, one bacon": the third as said with the count, last
-                clause.count = n - len(units)
+            if sum(counts) < n:  # "three large pies: one ham, one bacon": the third as said with the count, last
+                clause.count = n - sum(counts)
                 clauses[i:i + 1 + len(rest)] = [*made, clause]
             else:
                 clause.act, clause.mentions = "unknown", []
                 clauses[i + 1:i + 1 + len(rest)] = made
+
+    def own_name(self, m: Mention) -> bool:
+        """Is the food named by a name of its own ('pizzas', 'pies'), not by a kind word it was
+        read as ('burritos')?"""
+        said = m.said
+        return normalize(m.name) in (said, said.removesuffix("s"), said.removesuffix("es")) or \
+            self.kind_said(said.split()) is None
 
     def may_be_unit(self, clause: Clause) -> bool:
         """A unit of a list names no food and is said of no units already ('..., all medium', 'no
@@ -1020,12 +1055,13 @@ class CustomerParser:
         return not any(m.said for m in clause.items()) and not self.p.every_unit.search(clause.text)
 
     def list_units(self, words: list[str], paused: bool) -> list[list[str]]:
-        """The units a list says: from each word that opens a unit ("a", "one") to the next; with
+        """The units a list says: from each word that opens a unit ("a", "one", a count) to the next; with
         none said, the words between the joins of a list set off by a pause ("three burritos: bean,
         beef and potato"); said on ("two pizzas adding ham and bacon") it is said of each unit.
         Joins and closing filler are no unit's."""
         words = [w for w in words if is_word(w) or w in self.p.list_joins]
-        starts = [k for k in range(len(words)) if any(tuple(words[k:k + len(o)]) == o for o in self.p.unit_opens)]
+        starts = [k for k in range(len(words)) if any(tuple(words[k:k + len(o)]) == o for o in self.p.unit_opens)
+                  or (k == 0 or words[k - 1] in self.p.list_joins) and number_at(words, k)]  # "two cheese, a ham"
         if starts and any(w not in self.p.filler and is_word(w) for w in words[:starts[0]]) or not starts and not paused:
             return []
         cuts = starts or [k + 1 for k, w in enumerate(words) if w in self.p.list_joins]
@@ -1294,7 +1330,8 @@ class CustomerParser:
 
     def order(self, clause: Clause, items: list[Mention], ctx: Context, result: Parse, state: dict) -> None:
         toks, text = clause.tokens, clause.text
-        one = bool({"one", "ones"} & set(toks))  # "gimme a large one": of the food talked about
+        one = any(t in ("one", "ones") and not any(m.start <= i < m.end for m in clause.items())
+                  for i, t in enumerate(toks))  # "gimme a large one": of the food talked about
         if not clause.items() and (state.get("asked") and one or not state["line"] and (
                 self.asked_food(ctx) and self.number_in(clause) or one and (ctx.discussed or ctx.recommended_items))):
             return self.quantity(clause, ctx, result, state)  # "you have X? gimme a large one": X, large
