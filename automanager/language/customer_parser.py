@@ -797,8 +797,9 @@ class CustomerParser:
             return
         first = modifiers[0]
         count = next((j for j in range(first.start) if (got := number_at(toks, j)) and  # "one plain cheese"
-                      not (j and (toks[j - 1] in self.p.definite or toks[j - 1] in ("on", "in") and
-                                  any(m.start < j - 1 for m in clause.mentions))) and  # "that one on a crust"
+                      not (j and (toks[j - 1] in self.p.definite or toks[j - 1] in ("on", "in") and (
+                          any(m.start < j - 1 for m in clause.mentions) or set(toks[:j - 1]) & self.p.definite))) and
+                      # "that one on a crust": a place, not a count ("throw in two large ones" counts)
                       all(t in self.p.bare_words or not t for t in toks[j + got[1]:first.start])), None)
         if count is None or toks[count] in self.p.unit_all:  # "..., both xl": the units said, no new ones
             return
