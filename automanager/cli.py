@@ -157,6 +157,10 @@ def read_piped() -> str | None:
 def chat_loop(kind: type[Chat], state_dir: Path | None, resume: str | None, as_json: bool,
               backend: str, model: str | None, kb: Path | None, store: str | None = None, now: str | None = None) -> None:
     home = open_home(state_dir, None, store)  # a bad store id is refused before anything else
+    try:
+        held = writer.hold(home.root)  # one service per state dir, while this process lives
+    except StateError as exc:
+        raise fail(str(exc)) from None
     folder = use_kb(kb)
     try:
         clock = local_time(now, "--now") if now is not None else home.clock
@@ -280,9 +284,14 @@ def serve(host: Annotated[str, typer.Option(help="The address to listen on; 127.
     """
     import uvicorn
 
+    from .service import writer
     from .service.app import create_app
 
     home = open_home(state_dir, None, store)  # a bad store id is refused before anything else
+    try:
+        held = writer.hold(home.root)  # one service per state dir, while this process lives
+    except StateError as exc:
+        raise fail(str(exc)) from None
     folder = use_kb(kb)
     try:
         socket.create_server((host, port)).close()
@@ -293,13 +302,18 @@ def serve(host: Annotated[str, typer.Option(help="The address to listen on; 127.
     try:
         home = open_home(state_dir, folder, home.store)
         service = create_app(home, config)
-    except (StateError, ReasonerError) as exc:
+    except (StateError, ReasonerError, ConfigError) as exc:
         raise fail(str(exc)) from None
     token = service.state.service.token
     for line in (f"lane page:  http://{host}:{port}/lane", f"dashboard:  http://{host}:{port}/dashboard?token={token}",
                  f"API docs:   http://{host}:{port}/docs", f"store {home.store}, state dir {home.root}; Ctrl-C stops the service"):
         err.print(line, highlight=False, soft_wrap=True)  # an address is never broken across lines
-    uvicorn.run(service, host=host, port=port, log_level="warning")
+    # an idle keep-alive connection is dropped after 5 s; a body is read within BODY_SECONDS (the app's)
+    try:
+        uvicorn.run(service, host=host, port=port, log_level="warning", timeout_keep_alive=5,
+                    timeout_graceful_shutdown=10)
+    finally:
+        held.close()
 
 
 @state_app.command("stock")
@@ -368,6 +382,10 @@ def state_reset(state_dir: StateDirOption = None,
 
 def load(read, state_dir: Path | None, kb: Path | None = None, store: str | None = None):
     home = open_home(state_dir, None, store)  # a bad store id is refused before anything else
+    try:
+        held = writer.hold(home.root)  # one service per state dir, while this process lives
+    except StateError as exc:
+        raise fail(str(exc)) from None
     folder = use_kb(kb)
     try:
         return read(open_home(state_dir, folder, home.store))

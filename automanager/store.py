@@ -350,7 +350,15 @@ class Home:
         self._write(lambda conn: conn.execute("UPDATE lane SET session = ? WHERE lane = ?", (session, lane)))
 
     def close_lane(self, lane: str) -> None:
-        self._write(lambda conn: conn.execute("UPDATE lane SET closed_at = ? WHERE lane = ?", (now(), lane)))
+        """Close the lane; of the store's closed lanes only the newest KEEP_CLOSED rows are kept
+        (a lane's sessions stay saved: the table does not grow car after car)."""
+        def work(conn: Transaction) -> None:
+            conn.execute("UPDATE lane SET closed_at = ? WHERE lane = ?", (now(), lane))
+            conn.execute("DELETE FROM lane WHERE store = ? AND closed_at IS NOT NULL AND lane NOT IN (SELECT lane "
+                         "FROM lane WHERE store = ? AND closed_at IS NOT NULL ORDER BY closed_at DESC, lane LIMIT ?)",
+                         (self.store, self.store, KEEP_CLOSED))
+
+        self._write(work)
 
     def lanes(self) -> list[tuple[str, str, str]]:
         """(lane, token hash, session) of every open lane of this store, oldest first."""
@@ -423,6 +431,7 @@ class Home:
             path.unlink(missing_ok=True)
 
 
+KEEP_CLOSED = 256  # closed lane rows a store keeps (the newest): what the service closed lately
 SHARED_TABLES = ("stock_out", "menu_version", "audit", "lane", "unheard", "store_price")
 
 

@@ -123,7 +123,7 @@ def test_every_manager_route_refuses_anything_but_the_manager_token(site, unchan
 
 def test_every_api_route_but_the_lanes_own_needs_the_manager_token(site):
     """No route a lane's token opens changes stock, menu or aliases: the routes without the manager
-    check are exactly the lanes' own (open, turn, view, close, events) and the docs."""
+    check are exactly the lanes' own (open, turn, view, close, left, events) and the docs."""
     open_routes = set()
     for route in site.client.app.routes:  # type: ignore[attr-defined]
         deps = [d.call.__name__ for d in getattr(getattr(route, "dependant", None), "dependencies", [])]
@@ -131,7 +131,7 @@ def test_every_api_route_but_the_lanes_own_needs_the_manager_token(site):
             open_routes |= {(m, route.path) for m in route.methods}
     assert open_routes == {("POST", "/api/lanes"), ("POST", "/api/lanes/{lane_id}/turns"),
                            ("GET", "/api/lanes/{lane_id}"), ("DELETE", "/api/lanes/{lane_id}"),
-                           ("GET", "/api/lanes/{lane_id}/events")}
+                           ("POST", "/api/lanes/{lane_id}/left"), ("GET", "/api/lanes/{lane_id}/events")}
     assert {(m, p) for m, p, _ in MANAGER_ROUTES} <= {
         (m, r.path) for r in site.client.app.routes for m in getattr(r, "methods", ())}  # type: ignore[attr-defined]
 
@@ -331,7 +331,7 @@ def test_the_same_turn_id_is_answered_never_taken_twice(tmp_path):
         assert "repeated" not in theirs
 
 
-def test_a_full_service_closes_the_lane_idle_longest_to_open_another(tmp_path, monkeypatch):
+def test_a_full_service_closes_idle_lanes_to_open_another(tmp_path, monkeypatch):
     """Tabs closed without closing their lanes must not lock the next lane out; a lane in use is
     never closed for another."""
     from automanager.service import lanes
@@ -341,7 +341,8 @@ def test_a_full_service_closes_the_lane_idle_longest_to_open_another(tmp_path, m
         first, second = client.post("/api/lanes").json(), client.post("/api/lanes").json()
         refused = client.post("/api/lanes")
         assert refused.status_code == 429 and "close one first" in refused.json()["error"]
-        monkeypatch.setattr(lanes, "IDLE", 0)
+        service = client.app.state.service  # type: ignore[attr-defined]
+        service.lanes.open[first["lane"]].heard -= service.lanes.idle  # its tab was closed long ago
         third = client.post("/api/lanes")
         assert third.status_code == 201, third.text
         gone = client.get(f"/api/lanes/{first['lane']}", headers={"Authorization": f"Bearer {first['token']}"})

@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Annotated, Any
+from urllib.parse import parse_qs
 
 import clingo
 from fastapi import Depends, FastAPI, Header, HTTPException, Request
@@ -41,7 +42,9 @@ from .lanes import LaneError, Lanes
 LOG = logging.getLogger(__name__)
 HERE = Path(__file__).parent
 MAX_BODY = 16_384  # bytes of a request body: a line is at most MAX_INPUT characters
+BODY_SECONDS = 10.0  # a request body not all here by then is refused (408): a slow or short body holds nothing
 COOKIE = "automanager_manager"
+STREAM_HEADERS = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
 PAGES = Jinja2Templates(directory=str(HERE / "templates"))  # autoescaped: customer text is text, never HTML
 
 
@@ -159,7 +162,9 @@ def create_app(home: Home, llm: LLMConfig | None = None) -> FastAPI:
         service.events.loop = asyncio.get_running_loop()
         service.lanes.restore()
         service.watcher.start()
+        service.lanes.start_sweeping()
         yield
+        service.lanes.stop_sweeping()
         service.watcher.stop()
 
     app = FastAPI(title="AutoManager", lifespan=lifespan,
@@ -172,17 +177,21 @@ def create_app(home: Home, llm: LLMConfig | None = None) -> FastAPI:
 
     @app.middleware("http")
     async def limit_body(request: Request, call_next: Callable[[Request], Any]) -> Any:
+        """Bodies are read here, at most MAX_BODY bytes within BODY_SECONDS (uvicorn has no body
+        read timeout: a body shorter than its Content-Length would hold the connection for good)."""
         size = request.headers.get("content-length")
         if size is not None and not size.isdigit():
             return error(400, "the Content-Length header is not a number of bytes")
         if size is not None and int(size) > MAX_BODY:
             return error(413, f"the request body is over {MAX_BODY:,} bytes; a line is at most {MAX_INPUT:,} characters")
-        if request.method in ("POST", "PUT", "PATCH") and size is None and request.headers.get("transfer-encoding"):
-            body = b""
-            async for chunk in request.stream():
-                body += chunk
-                if len(body) > MAX_BODY:
-                    return error(413, f"the request body is over {MAX_BODY:,} bytes")
+        if (size not in (None, "0") or request.headers.get("transfer-encoding")) and request.method != "GET":
+            try:
+                body = await asyncio.wait_for(read_body(request), BODY_SECONDS)
+            except TimeoutError:
+                return error(408, f"the request body did not all arrive within {BODY_SECONDS:g} seconds (is its "
+                                  "Content-Length right?); send it again")
+            if body is None:
+                return error(413, f"the request body is over {MAX_BODY:,} bytes")
             request._body = body  # read once: the route reads it from here
         return await call_next(request)
 
@@ -215,9 +224,10 @@ def create_app(home: Home, llm: LLMConfig | None = None) -> FastAPI:
 
     # -- lanes -------------------------------------------------------------------------------
     @app.post("/api/lanes", status_code=201, tags=["lanes"])
-    def open_lane() -> dict[str, Any]:
-        """Open a lane: its id and token (keep it: every lane route needs it) and its greeting."""
-        lane, token = service.lanes.start()
+    def open_lane(request: Request) -> dict[str, Any]:
+        """Open a lane: its id and token (keep it: every lane route needs it) and its greeting. One
+        address may hold 16 lanes and open 16 a minute (429 beyond, saying when to try again)."""
+        lane, token = service.lanes.start(request.client.host if request.client else "")
         return {"token": token, "store": home.store, **service.lanes.view(lane)}
 
     @app.post("/api/lanes/{lane_id}/turns", tags=["lanes"])
@@ -237,6 +247,14 @@ def create_app(home: Home, llm: LLMConfig | None = None) -> FastAPI:
         service.lanes.close(lane)
         return {"lane": lane.id, "closed": True}
 
+    @app.post("/api/lanes/{lane_id}/left", status_code=202, tags=["lanes"])
+    async def lane_left(lane_id: str, request: Request) -> dict[str, Any]:
+        """The lane page went away (navigator.sendBeacon on page hide, the lane's token as the form
+        field `token`): the lane closes in a few seconds unless its page comes back (a reload)."""
+        token = parse_qs((await request.body()).decode("utf-8", "replace")).get("token", [None])[0]
+        service.lanes.left(service.lanes.get(lane_id, token))
+        return {"lane": lane_id, "closing": True}
+
     @app.get("/api/lanes/{lane_id}/events", tags=["lanes"])
     async def lane_events(lane_id: str, header: Token, token: str | None = None) -> StreamingResponse:
         """The lane's live events (server-sent): its order, runouts and restocks, menu versions. A
@@ -246,13 +264,21 @@ def create_app(home: Home, llm: LLMConfig | None = None) -> FastAPI:
         def wants(event: Event) -> bool:
             return event["kind"] in ("stock", "menu") or event.get("lane") == lane.id
 
-        return stream(wants, [])
+        return StreamingResponse(service.lanes.watch(lane, service.events.stream(wants, [])),
+                                 media_type="text/event-stream", headers=STREAM_HEADERS)
 
     # -- the manager -------------------------------------------------------------------------
     @app.get("/api/lanes", tags=["manager"], dependencies=[Manager])
     def all_lanes() -> list[dict[str, Any]]:
         """Every open lane with its car's conversation and order."""
         return [service.lanes.view(lane) for lane in list(service.lanes.open.values())]
+
+    @app.delete("/api/manager/lanes/{lane_id}", tags=["manager"], dependencies=[Manager])
+    def manager_close_lane(lane_id: str) -> dict[str, Any]:
+        """Close any open lane (its sessions stay saved; a page still showing it opens a new one)."""
+        lane = service.lanes.find(lane_id)
+        service.lanes.close(lane)
+        return {"lane": lane.id, "closed": True}
 
     @app.post("/api/manager/turns", tags=["manager"], dependencies=[Manager])
     def manager_turn(line: Line) -> dict[str, Any]:
@@ -338,7 +364,7 @@ def create_app(home: Home, llm: LLMConfig | None = None) -> FastAPI:
 
     def stream(wants: Callable[[Event], bool], first: list[Event]) -> StreamingResponse:
         return StreamingResponse(service.events.stream(wants, first), media_type="text/event-stream",
-                                 headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+                                 headers=STREAM_HEADERS)
 
     # -- pages ---------------------------------------------------------------------------------
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
@@ -367,6 +393,16 @@ def create_app(home: Home, llm: LLMConfig | None = None) -> FastAPI:
                                                                     "store": home.store})
 
     return app
+
+
+async def read_body(request: Request) -> bytes | None:
+    """The whole body, or None when it is over MAX_BODY bytes."""
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY:
+            return None
+    return body
 
 
 def error(status: int, message: str) -> JSONResponse:

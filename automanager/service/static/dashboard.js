@@ -197,8 +197,18 @@
           el("td", {}, `${line.quantity}×`),
           el("td", {}, line.item, line.modifiers ? el("span", { class: "mods" }, line.modifiers) : null),
           el("td", { class: "price" }, money(line.line_price)))))),
-        el("div", { class: "sum" }, "Total " + money(lane.total)));
+        el("div", { class: "sum" }, "Total " + money(lane.total)),
+        el("button", { type: "button", class: "quiet close-lane", onclick: () => closeLane(lane.lane) }, "Close lane"));
     }));
+  }
+
+  /** Close a lane (a tab left open, a lane nobody uses); its sessions stay saved. */
+  async function closeLane(id) {
+    const result = await call("DELETE", "/api/manager/lanes/" + encodeURIComponent(id));
+    if (result.ok || result.status === 404) {  // closed now, or already
+      state.lanes.delete(id);
+      renderLanes();
+    }
   }
 
   // -- what customers said that was not understood ----------------------------------------------
