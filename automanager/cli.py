@@ -157,10 +157,6 @@ def read_piped() -> str | None:
 def chat_loop(kind: type[Chat], state_dir: Path | None, resume: str | None, as_json: bool,
               backend: str, model: str | None, kb: Path | None, store: str | None = None, now: str | None = None) -> None:
     home = open_home(state_dir, None, store)  # a bad store id is refused before anything else
-    try:
-        held = writer.hold(home.root)  # one service per state dir, while this process lives
-    except StateError as exc:
-        raise fail(str(exc)) from None
     folder = use_kb(kb)
     try:
         clock = local_time(now, "--now") if now is not None else home.clock
@@ -382,10 +378,6 @@ def state_reset(state_dir: StateDirOption = None,
 
 def load(read, state_dir: Path | None, kb: Path | None = None, store: str | None = None):
     home = open_home(state_dir, None, store)  # a bad store id is refused before anything else
-    try:
-        held = writer.hold(home.root)  # one service per state dir, while this process lives
-    except StateError as exc:
-        raise fail(str(exc)) from None
     folder = use_kb(kb)
     try:
         return read(open_home(state_dir, folder, home.store))

@@ -353,7 +353,8 @@ class Home:
         """Close the lane; of the store's closed lanes only the newest KEEP_CLOSED rows are kept
         (a lane's sessions stay saved: the table does not grow car after car)."""
         def work(conn: Transaction) -> None:
-            conn.execute("UPDATE lane SET closed_at = ? WHERE lane = ?", (now(), lane))
+            closed = datetime.now(UTC).isoformat(timespec="microseconds")  # the order lanes closed in, to prune
+            conn.execute("UPDATE lane SET closed_at = ? WHERE lane = ?", (closed, lane))
             conn.execute("DELETE FROM lane WHERE store = ? AND closed_at IS NOT NULL AND lane NOT IN (SELECT lane "
                          "FROM lane WHERE store = ? AND closed_at IS NOT NULL ORDER BY closed_at DESC, lane LIMIT ?)",
                          (self.store, self.store, KEEP_CLOSED))
