@@ -226,7 +226,8 @@ def create_app(home: Home, llm: LLMConfig | None = None) -> FastAPI:
     @app.post("/api/lanes", status_code=201, tags=["lanes"])
     def open_lane(request: Request) -> dict[str, Any]:
         """Open a lane: its id and token (keep it: every lane route needs it) and its greeting. One
-        address may hold 16 lanes and open 16 a minute (429 beyond, saying when to try again)."""
+        address may hold 16 lanes and open 16 a minute ($AUTOMANAGER_LANES_PER_CLIENT; 429 beyond,
+        saying what to do)."""
         lane, token = service.lanes.start(request.client.host if request.client else "")
         return {"token": token, "store": home.store, **service.lanes.view(lane)}
 

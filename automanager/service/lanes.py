@@ -31,7 +31,8 @@ MAX_LANES = 64  # open at once: a restaurant runs a few; a runaway client cannot
 IDLE_SETTING = "AUTOMANAGER_LANE_IDLE"
 IDLE = 15 * 60  # seconds a lane no page watches and no car speaks at stays open (the default)
 LEFT = 10.0  # seconds a lane whose page left (a beacon, its stream ended) waits for the page to come back
-PER_CLIENT = 16  # lanes one address may hold open at once, and open in a minute
+PER_CLIENT_SETTING = "AUTOMANAGER_LANES_PER_CLIENT"
+PER_CLIENT = 16  # lanes one address may hold open at once, and open in a minute (the default)
 
 
 class LaneError(Exception):
@@ -61,6 +62,8 @@ class Lanes:
         self.lock = threading.Lock()
         self.idle = setting(IDLE_SETTING, float, float(IDLE), "a number of seconds above 0",
                             lambda s: 0 < s < math.inf)
+        self.per_client = setting(PER_CLIENT_SETTING, int, PER_CLIENT, f"a whole number of lanes from 1 to {MAX_LANES}",
+                                  lambda n: 1 <= n <= MAX_LANES)
         self.opened: dict[str, deque[float]] = {}  # per address: when it opened its lanes in the last minute
         self.stopping = threading.Event()
         self.thread: threading.Thread | None = None
@@ -99,7 +102,7 @@ class Lanes:
         return lane, token
 
     def admit(self, client: str) -> None:
-        """Refuse a client that holds PER_CLIENT lanes or opened as many in the last minute."""
+        """Refuse a client that holds `per_client` lanes or opened as many in the last minute."""
         now = time.monotonic()
         for address in list(self.opened):  # forget what is older than a minute (and addresses gone quiet)
             times = self.opened[address]
@@ -108,11 +111,11 @@ class Lanes:
             if not times:
                 del self.opened[address]
         recent = self.opened.setdefault(client, deque())
-        if len(recent) >= PER_CLIENT:
-            raise LaneError(429, f"this address opened {PER_CLIENT} lanes in the last minute; wait "
+        if len(recent) >= self.per_client:
+            raise LaneError(429, f"this address opened {self.per_client} lanes in the last minute; wait "
                                  f"{math.ceil(60 - (now - recent[0]))} seconds, or reuse a lane it opened")
-        if sum(lane.client == client for lane in self.open.values()) >= PER_CLIENT:
-            raise LaneError(429, f"this address holds {PER_CLIENT} open lanes already; close one first "
+        if sum(lane.client == client for lane in self.open.values()) >= self.per_client:
+            raise LaneError(429, f"this address holds {self.per_client} open lanes already; close one first "
                                  "(DELETE /api/lanes/<lane>)")
 
     def close_idle(self) -> None:
