@@ -385,3 +385,41 @@ def test_a_store_rule_said_in_the_dashboard_chat_holds_on_a_lane(browser, contex
     expect(lane.locator("#conversation li.bot").last).to_contain_text("we can only serve 2 Cheesy Gordita Crunch per order")
     expect(lane.locator("#order-lines tr")).to_have_count(0)
     assert lane.errors == [] and dashboard.errors == []
+
+
+def open_lanes(service: Served) -> set[str]:
+    """The lanes open now, as the manager's API lists them."""
+    asked = urllib.request.Request(service.base + "/api/lanes", headers={"Authorization": f"Bearer {service.token}"})
+    with urllib.request.urlopen(asked, timeout=30) as answer:
+        return {lane["lane"] for lane in json.load(answer)}
+
+
+def test_a_closed_lane_tab_closes_its_lane(browser, contexts, service):
+    """The page says it left (a beacon on page hide, with its token) and the lane closes a few
+    seconds after its tab does; the dashboard then no longer shows it waiting for a car."""
+    page = new_page(browser, contexts, service)
+    open_lane(page)
+    lane = page.evaluate("JSON.parse(sessionStorage.getItem('automanager.lane')).lane")
+    assert lane in open_lanes(service)
+    with page.expect_response(re.compile(r"/api/lanes/[0-9a-f]+/left$")) as beacon:
+        page.evaluate("window.dispatchEvent(new PageTransitionEvent('pagehide'))")
+    assert beacon.value.status == 202
+    page.close()
+    deadline = time.monotonic() + 60
+    while lane in open_lanes(service):
+        assert time.monotonic() < deadline, f"lane {lane} still open a minute after its tab closed"
+        time.sleep(0.5)
+
+
+def test_the_manager_closes_a_lane_from_the_dashboard(browser, contexts, service):
+    dashboard = new_page(browser, contexts, service, width=1440, height=1000)
+    open_dashboard(dashboard, service)
+    lane = dashboard.request.post("/api/lanes").json()  # a lane no page shows (a tab left somewhere)
+    card = dashboard.locator(f'#lanes [data-lane="{lane["lane"]}"]')
+    expect(card).to_be_visible()
+    card.get_by_role("button", name="Close lane").click()
+    expect(card).to_have_count(0)
+    assert lane["lane"] not in open_lanes(service)
+    gone = dashboard.request.get(f"/api/lanes/{lane['lane']}", headers={"Authorization": f"Bearer {lane['token']}"})
+    assert gone.status == 404
+    assert dashboard.errors == []
