@@ -114,7 +114,7 @@ def test_the_manager_closes_any_lane(tmp_path):
 
 
 def test_idle_lanes_close_by_themselves(tmp_path, monkeypatch):
-    monkeypatch.setenv(lanes.IDLE_SETTING, "0.3")
+    monkeypatch.setenv("AUTOMANAGER_LANE_IDLE", "0.3")
     with TestClient(create_app(Home(tmp_path)), raise_server_exceptions=False) as client:
         lane = client.post("/api/lanes").json()
         assert eventually(lambda: lane["lane"] not in listed(client, tmp_path))
@@ -123,7 +123,7 @@ def test_idle_lanes_close_by_themselves(tmp_path, monkeypatch):
 
 
 def test_a_lane_whose_page_left_closes_and_only_its_own_token_says_so(tmp_path, monkeypatch):
-    monkeypatch.setattr(lanes, "LEFT", 0.3)
+    monkeypatch.setattr(lanes, "LEFT", 0.3, raising=False)  # seconds, not 10
     with TestClient(create_app(Home(tmp_path)), raise_server_exceptions=False) as client:
         lane, other = client.post("/api/lanes").json(), client.post("/api/lanes").json()
         left = f"/api/lanes/{lane['lane']}/left"
@@ -137,8 +137,8 @@ def test_a_lane_whose_page_left_closes_and_only_its_own_token_says_so(tmp_path, 
 
 
 def test_an_unusable_idle_setting_is_refused_with_its_name(tmp_path, monkeypatch):
-    monkeypatch.setenv(lanes.IDLE_SETTING, "soon")
-    with pytest.raises(ConfigError, match=lanes.IDLE_SETTING):
+    monkeypatch.setenv("AUTOMANAGER_LANE_IDLE", "soon")
+    with pytest.raises(ConfigError, match="AUTOMANAGER_LANE_IDLE"):
         create_app(Home(tmp_path))
 
 
