@@ -285,7 +285,7 @@ def serve(host: Annotated[str, typer.Option(help="The address to listen on; 127.
 
     home = open_home(state_dir, None, store)  # a bad store id is refused before anything else
     try:
-        held = writer.hold(home.root)  # one service per state dir, while this process lives
+        held = writer.hold(home.root, home.store)  # one service per store and state dir, while it lives
     except StateError as exc:
         raise fail(str(exc)) from None
     folder = use_kb(kb)

@@ -221,10 +221,10 @@
   }
 
   async function closeLane() {
+    if (source) source.close();  // first: its lane_closed event would open a second lane
     if (lane) {
       try { await api("DELETE", laneUrl(), { token: lane.token }); } catch (_) { /* a new lane opens anyway */ }
     }
-    if (source) source.close();
     fill($("notices"));
     waiting = [];
     await start(true);
