@@ -143,7 +143,7 @@ def test_an_unusable_idle_setting_is_refused_with_its_name(tmp_path, monkeypatch
         create_app(Home(tmp_path))
 
 
-def test_closed_lane_rows_are_pruned(tmp_path):
+def test_closed_lane_rows_are_pruned(tmp_path, engine):
     home = Home(tmp_path)
     home.open_lane("kept-open", "digest", "s0")
     for n in range(300):
