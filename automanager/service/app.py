@@ -42,6 +42,7 @@ LOG = logging.getLogger(__name__)
 HERE = Path(__file__).parent
 MAX_BODY = 16_384  # bytes of a request body: a line is at most MAX_INPUT characters
 COOKIE = "automanager_manager"
+CSRF_HEADER = "x-csrf-token"  # the dashboard's page token, sent with each of its writes
 PAGES = Jinja2Templates(directory=str(HERE / "templates"))  # autoescaped: customer text is text, never HTML
 
 
@@ -141,11 +142,21 @@ Token = Annotated[str | None, Depends(bearer)]
 
 
 def manager_only(request: Request, token: Token) -> None:
-    """The manager's token, as a header or as the dashboard's cookie; nothing else opens these routes."""
+    """The manager's token, as a header or as the dashboard's cookie; nothing else opens these routes.
+    A write with the cookie must come from the dashboard itself (a browser sends the cookie to
+    requests any page makes, even one on another port of this host)."""
     expected = request.app.state.service.token
-    if not (auth.same(token, expected) or auth.same(request.cookies.get(COOKIE), expected)):
+    if auth.same(token, expected):
+        return
+    if not auth.same(request.cookies.get(COOKIE), expected):
         raise HTTPException(401, "the manager token is needed: 'Authorization: Bearer <token>' with the token "
                                  "in the state dir's manager-token file")
+    if request.method not in ("GET", "HEAD", "OPTIONS"):
+        headers = request.headers
+        why = auth.forged(headers.get("origin"), headers.get("referer"), headers.get(CSRF_HEADER),
+                          f"{request.url.scheme}://{request.url.netloc}", expected)
+        if why is not None:
+            raise HTTPException(403, why)
 
 
 Manager = Depends(manager_only)
@@ -364,7 +375,9 @@ def create_app(home: Home, llm: LLMConfig | None = None) -> FastAPI:
         if not auth.same(request.cookies.get(COOKIE), service.token):
             return PAGES.TemplateResponse(request, "login.html", {"wrong": False}, status_code=401)
         return PAGES.TemplateResponse(request, "dashboard.html", {"restaurant": service.manager.menu.restaurant,
-                                                                    "store": home.store})
+                                                                    "store": home.store,
+                                                                    "page_token": auth.page_token(service.token)},
+                                      headers={"Cache-Control": "no-store"})
 
     return app
 
