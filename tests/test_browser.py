@@ -332,9 +332,15 @@ def test_a_phrase_taught_on_the_dashboard_is_understood_on_a_lane(browser, conte
     expect(row).to_contain_text("1×")
     row.locator("select").select_option("Beef Burrito")
     row.get_by_role("button", name="Teach frobnozzle wrap").click()
+    question = dashboard.locator("#question")  # read back first: a yes stages it, a save publishes it
+    expect(question).to_be_visible(timeout=TURN)
+    expect(question).to_contain_text('Teach "frobnozzle wrap" as another name of Beef Burrito')
+    dashboard.locator("#answer-yes").click()
     status = dashboard.locator("#unheard-status")
-    expect(status).not_to_be_empty(timeout=TURN)
-    assert "bad" not in (status.get_attribute("class") or ""), status.inner_text()
+    expect(status).to_have_text('Customers who say "frobnozzle wrap" will get Beef Burrito once you save.', timeout=TURN)
+    expect(dashboard.locator("#pending")).to_contain_text("frobnozzle wrap")
+    dashboard.locator("#save").click()
+    expect(dashboard.locator("#no-pending")).to_be_visible(timeout=TURN)
     expect(row).to_have_count(0)
 
     fresh = new_page(browser, contexts, service)  # a new car orders by the taught name
