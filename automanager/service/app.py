@@ -45,6 +45,7 @@ MAX_BODY = 16_384  # bytes of a request body: a line is at most MAX_INPUT charac
 BODY_SECONDS = 10.0  # a request body not all here by then is refused (408): a slow or short body holds nothing
 COOKIE = "automanager_manager"
 STREAM_HEADERS = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+CSRF_HEADER = "x-csrf-token"  # the dashboard's page token, sent with each of its writes
 PAGES = Jinja2Templates(directory=str(HERE / "templates"))  # autoescaped: customer text is text, never HTML
 
 
@@ -98,39 +99,36 @@ class Service:
 
     def manager_turn(self, text: str, said: list[Pred] | None = None) -> dict[str, Any]:
         with self.manager_lock:
+            before = self.manager.menu_version
             turn = self.manager.turn(text, said)
             answer = {"text": turn.text, "reply": turn.reply, "pending": turn.pending,
                       "asking": bool(turn.actions.get("ask")), "menu_version": self.manager.menu_version}
+            if answer["menu_version"] != before:
+                self.mark_taught(answer["menu_version"])
         self.events.publish("manager", **answer)
         return answer
 
+    def mark_taught(self, version: int) -> None:
+        """The phrases customers said that a published version now has as aliases are taught."""
+        facts = Menu.load(self.home.menu_files(version), self.home.root / "cache").facts
+        aliases = {said for said, _item in facts.get("alias", [])}
+        for row in self.home.unheard("open"):
+            if normalize(row["phrase"]) in aliases:
+                self.home.mark_unheard(row["phrase"], "taught")
+
     def teach(self, phrase: str, item: str) -> dict[str, Any]:
-        """Teach a phrase customers said as an alias of a menu item: the administrator stages it
-        (and refuses it as it would in the chat), then a save publishes it with the manager's
-        other pending changes, under the same read-back and lost-update rules. The phrase is
-        marked taught only when the published menu has it; a refusal is a LaneError (409)."""
+        """Teach a phrase customers said as an alias of a menu item, as if said in the manager's
+        chat: the administrator refuses it (a LaneError, 409, saying why) or reads it back; a yes
+        (POST /api/manager/answer) stages it, and the manager's save publishes it. Nothing else
+        pending is touched; the phrase is marked taught when a published version has it."""
         with self.manager_lock:
-            chat = self.manager
-            items = chat.menu.items  # (waits for a menu a save is loading)
-            named = chat.names.spelled(item, "item")
-            if named is None or named.name not in items:
+            named = self.manager.names.spelled(item, "item")
+            if named is None or named.name not in self.manager.menu.items:  # (waits for a menu a save is loading)
                 raise LaneError(404, f"'{item}' is not an item on the menu")
-            item = named.name
-            added = chat.turn(f'"{phrase}" means {item}', [Pred("add", (item, Const("alias"), phrase))])
-            self.events.publish("manager", text=added.text, reply=added.reply, pending=added.pending,
-                                asking=bool(added.actions.get("ask")), menu_version=chat.menu_version)
-            if not any(kind == "alias_added" for _at, kind, *_ in added.actions.get("confirm", [])):
-                raise LaneError(409, added.reply)
-            saved = chat.turn("save", [Pred("save")])
-            version = chat.menu_version
-            self.events.publish("manager", text=saved.text, reply=saved.reply, pending=saved.pending,
-                                asking=bool(saved.actions.get("ask")), menu_version=version)
-            facts = Menu.load(self.home.menu_files(version), self.home.root / "cache").facts
-            taught = (normalize(phrase), item) in set(facts.get("alias", []))
-        if taught:
-            self.home.mark_unheard(phrase, "taught")
-        return {"reply": f"{added.reply} {saved.reply}", "menu_version": version,
-                "status": "taught" if taught else "open"}
+        answer = self.manager_turn(f'"{phrase}" means {named.name}', [Pred("add", (named.name, Const("alias"), phrase))])
+        if not answer["asking"]:
+            raise LaneError(409, answer["reply"])
+        return {**answer, "status": "asking"}
 
 
 def bearer(authorization: Annotated[str | None, Header()] = None) -> str | None:
@@ -144,11 +142,21 @@ Token = Annotated[str | None, Depends(bearer)]
 
 
 def manager_only(request: Request, token: Token) -> None:
-    """The manager's token, as a header or as the dashboard's cookie; nothing else opens these routes."""
+    """The manager's token, as a header or as the dashboard's cookie; nothing else opens these routes.
+    A write with the cookie must come from the dashboard itself (a browser sends the cookie to
+    requests any page makes, even one on another port of this host)."""
     expected = request.app.state.service.token
-    if not (auth.same(token, expected) or auth.same(request.cookies.get(COOKIE), expected)):
+    if auth.same(token, expected):
+        return
+    if not auth.same(request.cookies.get(COOKIE), expected):
         raise HTTPException(401, "the manager token is needed: 'Authorization: Bearer <token>' with the token "
                                  "in the state dir's manager-token file")
+    if request.method not in ("GET", "HEAD", "OPTIONS"):
+        headers = request.headers
+        why = auth.forged(headers.get("origin"), headers.get("referer"), headers.get(CSRF_HEADER),
+                          f"{request.url.scheme}://{request.url.netloc}", expected)
+        if why is not None:
+            raise HTTPException(403, why)
 
 
 Manager = Depends(manager_only)
@@ -346,8 +354,8 @@ def create_app(home: Home, llm: LLMConfig | None = None) -> FastAPI:
 
     @app.post("/api/unheard/teach", tags=["manager"], dependencies=[Manager])
     def teach(body: Teach) -> dict[str, Any]:
-        """A phrase customers said that no bot understood: with item, taught as another name of that
-        menu item and published as a new menu version at once (with any other pending change);
+        """A phrase customers said that no bot understood: with item, read back as another name of
+        that menu item (answer yes at /api/manager/answer to stage it, then save to publish it);
         without, marked as something we don't sell."""
         phrase = said_as_phrase(body.phrase)
         if home.heard(phrase) is None:
@@ -391,7 +399,9 @@ def create_app(home: Home, llm: LLMConfig | None = None) -> FastAPI:
         if not auth.same(request.cookies.get(COOKIE), service.token):
             return PAGES.TemplateResponse(request, "login.html", {"wrong": False}, status_code=401)
         return PAGES.TemplateResponse(request, "dashboard.html", {"restaurant": service.manager.menu.restaurant,
-                                                                    "store": home.store})
+                                                                    "store": home.store,
+                                                                    "page_token": auth.page_token(service.token)},
+                                      headers={"Cache-Control": "no-store"})
 
     return app
 
