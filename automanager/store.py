@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
 from . import paths
-from .database import Database, DatabaseError, Transaction, open_database
+from .database import Database, DatabaseError, StoreUnavailable, Transaction, open_database
 from .reasoner import fsync_dir, remove_stale_temporary, replace_durably, write_temporary
 from .settings import fixed_now
 
@@ -53,6 +53,11 @@ class Journal(NamedTuple):
 
 class StateError(Exception):
     """Saved state cannot be read or written; the message names the file and what to do."""
+
+
+class StateUnavailable(StateError):
+    """The state dir or its database cannot be used for now (locked by another program, a full or
+    read-only disk): nothing was changed, and the same call works once the cause is gone."""
 
 
 class VersionMoved(Exception):
@@ -159,8 +164,8 @@ class Home:
             if isinstance(exc, FileExistsError):
                 raise StateError(f"a session '{session_id}' already exists in {self.sessions}; it was left "
                                  "untouched. Start the chat again for a new session.") from exc
-            raise StateError(f"cannot save the session to {path}: {exc.strerror}. "
-                             "Check that the state dir is writable (--state-dir).") from exc
+            raise StateUnavailable(f"cannot save the session to {path}: {exc.strerror}. Check that the state dir "
+                                   "is writable and has free space (--state-dir); this turn was not kept") from exc
         self._journals[session_id] = journal
 
     def _journal(self, session_id: str) -> Journal:
@@ -208,7 +213,7 @@ class Home:
         try:
             return self.database.read(query, params)
         except DatabaseError as exc:
-            raise StateError(str(exc)) from exc
+            raise state_error(exc) from exc
 
     def _write(self, work: Callable[[Transaction], Result], exclusive: bool = False) -> Result:
         """Run `work` in one write transaction: all of it lands, or none (`exclusive`: with no
@@ -216,9 +221,9 @@ class Home:
         try:
             return self.database.write(work, exclusive)
         except DatabaseError as exc:
-            raise StateError(str(exc)) from exc
+            raise state_error(exc) from exc
         except OSError as exc:  # a menu version file: nothing was published
-            raise StateError(f"cannot write in {self.root}: {exc.strerror}. Check that the state dir is writable "
+            raise StateUnavailable(f"cannot write in {self.root}: {exc.strerror}. Check that the state dir is writable "
                              "and has free space; nothing was changed.") from exc
 
     # -- the shared stock list ---------------------------------------------------------------
@@ -289,6 +294,7 @@ class Home:
         raised. Returns the new version.
         """
 
+        records = list(records)  # a write may be tried again
         written: list[Path] = []  # the new version's file, not in its place until the version is published
 
         def work(conn: Transaction) -> int:
@@ -424,6 +430,10 @@ class Home:
 
 
 SHARED_TABLES = ("stock_out", "menu_version", "audit", "lane", "unheard", "store_price")
+
+
+def state_error(exc: DatabaseError) -> StateError:
+    return (StateUnavailable if isinstance(exc, StoreUnavailable) else StateError)(str(exc))
 
 
 def now() -> str:
