@@ -29,6 +29,7 @@ import logging
 import os
 import re
 import secrets
+import tempfile
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from functools import cached_property
@@ -419,14 +420,37 @@ class Home:
 
     def reset(self) -> None:
         """Delete sessions, menu versions, stock list and audit log (on purpose only); on a shared
-        server, its rows: every machine of the chain starts afresh."""
+        server, its rows: every machine of the chain starts afresh. A state dir that cannot be
+        written is found before anything is deleted."""
+        self.check_writable(space=False)  # a full disk still lets files go, which frees it
         if self.database.engine != "sqlite":
             self._write(lambda conn: [conn.execute(f"DELETE FROM {table}") for table in SHARED_TABLES], exclusive=True)
         self.close()
         self._journals.clear()
-        for path in [*self.sessions.glob("*.json"), *self.sessions.glob("*.jsonl"), *(self.root / "menu").glob("v*.lp"),
-                     *self.root.glob("shared.db*")]:
-            path.unlink(missing_ok=True)
+        try:
+            for path in [*self.sessions.glob("*.json"), *self.sessions.glob("*.jsonl"),
+                         *(self.root / "menu").glob("v*.lp"), *self.root.glob("shared.db*")]:
+                path.unlink(missing_ok=True)
+        except OSError as exc:
+            raise StateUnavailable(f"cannot delete {exc.filename}: {exc.strerror}; the reset stopped part way. Make "
+                                   f"the state dir {self.root} writable and run it again") from exc
+
+    def check_writable(self, space: bool = True) -> None:
+        """StateUnavailable unless a file can be made in the state dir now (not read-only) and,
+        with `space`, written (not full): a command that would stop half way says so before it starts."""
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            fd, probe = tempfile.mkstemp(dir=self.root, prefix=".writable.")
+            try:
+                if space:
+                    os.write(fd, b"probe")
+                    os.fsync(fd)
+            finally:
+                os.close(fd)
+                os.unlink(probe)
+        except OSError as exc:
+            raise StateUnavailable(f"cannot write in the state dir {self.root}: {exc.strerror}. Check that it is a "
+                                   "writable folder with free space (--state-dir or $AUTOMANAGER_HOME)") from exc
 
 
 SHARED_TABLES = ("stock_out", "menu_version", "audit", "lane", "unheard", "store_price")

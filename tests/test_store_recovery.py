@@ -231,3 +231,86 @@ def test_chaos_eight_lanes_keep_every_acknowledged_turn_once(home, client, store
             if "id" in turn]
     assert sorted(said) == sorted(turn_id for ids in answered.values() for turn_id in ids)  # each once, nothing else
     assert {lane_id for lane_id, _hash, _session in home.lanes()} >= set(answered)
+
+
+# -- the command line --------------------------------------------------------------------------
+FAULTY = Path(__file__).parent / "faulty_state.py"
+WRITES = [["customer", "--backend", "offline"], ["manager", "--backend", "offline"], ["state", "reset", "--yes"],
+          ["serve", "--backend", "offline", "--port", "{port}"]]
+READS = [["state", "stock"], ["state", "history"], ["state", "pending"]]
+
+
+@pytest.fixture(scope="module")
+def used(tmp_path_factory):
+    """A state dir a customer, a manager and a service have used: sessions, a menu version, a token."""
+    from automanager.star import CustomerChat, ManagerChat
+
+    root = tmp_path_factory.mktemp("used") / "state"
+    home = Home(root)
+    CustomerChat(home).turn("a bean burrito")
+    manager = ManagerChat(home)
+    manager.turn("we're out of tomatoes")
+    manager.turn("the soft taco now costs $1.79")
+    manager.turn("save")
+    create_app(home)
+    home.close()
+    return root
+
+
+def kept(root: Path) -> dict[str, object]:
+    """What the state dir holds: its files' bytes (the database's rows, whatever SQLite's own files)."""
+    held: dict[str, object] = {str(path.relative_to(root)): path.read_bytes() for path in sorted(root.rglob("*"))
+                               if path.is_file() and "cache" not in path.parts and not path.name.startswith("shared.db")}
+    with sqlite3.connect(f"file:{root / 'shared.db'}?mode=ro", uri=True) as conn:
+        held["rows"] = list(conn.iterdump())
+    return held
+
+
+def run_faulty(fault: str, root: Path, args: list[str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(FAULTY), fault, str(root), *args], input="two soft tacos\n",
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "AUTOMANAGER_HOME": str(root), "PYTHONPATH": os.pathsep.join(sys.path)})
+
+
+@pytest.mark.parametrize("fault", ["read-only", "full"])
+@pytest.mark.parametrize("command", WRITES, ids=lambda command: " ".join(command[:2]))
+def test_a_read_only_or_full_state_dir_gives_one_line_and_exit_2(used, fault, command, unused_port):
+    if fault == "full" and command[:2] == ["state", "reset"]:
+        pytest.skip("a full disk lets a reset delete its files, which frees it")
+    before = kept(used)
+    result = run_faulty(fault, used, [part.format(port=unused_port) for part in command])
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr + result.stdout
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and errors[0] == result.stderr.splitlines()[-1], result.stderr
+    assert any(words in errors[0] for words in ("Read-only file system", "readonly", "No space left", "disk is full"))
+    assert kept(used) == before  # nothing half written
+
+
+@pytest.mark.parametrize("fault", ["read-only", "full"])
+@pytest.mark.parametrize("command", READS, ids=" ".join)
+def test_a_read_only_or_full_state_dir_can_still_be_looked_at(used, fault, command):
+    before = kept(used)
+    result = run_faulty(fault, used, command)
+    assert result.returncode == 0 and not result.stderr, result.stderr
+    assert kept(used) == before
+
+
+@pytest.mark.parametrize("fault", ["read-only", "full"])
+@pytest.mark.parametrize("command", [*WRITES, *READS[:2]], ids=lambda command: " ".join(command[:2]))
+def test_a_new_state_dir_on_a_read_only_or_full_disk_gives_one_line_and_exit_2(tmp_path, fault, command, unused_port):
+    if fault == "full" and command[:2] == ["state", "reset"]:
+        pytest.skip("a reset of a new state dir deletes nothing: it needs no space")
+    result = run_faulty(fault, tmp_path / "state", [part.format(port=unused_port) for part in command])
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr + result.stdout
+    assert len(result.stderr.splitlines()) == 1 and result.stderr.startswith("error:"), result.stderr
+
+
+@pytest.fixture
+def unused_port():
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
