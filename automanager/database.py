@@ -16,6 +16,11 @@ transaction, and `listener()` hears of it (see docs/chains.md): on PostgreSQL th
 on a connection of its own, delivered only when the write commits; SQLite has no notifications
 between processes, so its listener hears at once of the writes of this process and wakes every
 POLL seconds for the others'.
+
+Trouble passes: after any error a SQLite connection is closed and the next call opens a new one; a
+write lock another program holds is waited for with back-off, WAIT seconds in all. StoreUnavailable
+says the store cannot be used for now (that lock, a full or read-only disk): nothing was changed,
+and the same call works once the cause is gone.
 """
 
 from __future__ import annotations
@@ -178,7 +183,7 @@ def open_database(root: Path) -> Database:
 
 # -- SQLite ------------------------------------------------------------------------------------------
 class SQLite:
-    """shared.db in the state dir, in WAL mode; one kept connection per thread."""
+    """shared.db in the state dir, in WAL mode; one kept connection per thread, made again after any error."""
 
     engine = "sqlite"
     BUSY = 2.0  # seconds one try waits for another writer's lock (SQLite's busy timeout)
@@ -305,7 +310,7 @@ class SQLite:
                 raise DatabaseError(f"cannot {what} {self.path}: {exc}. {DB_HINT}") from exc
             except OSError as exc:
                 self.close()
-                raise StoreUnavailable(f"cannot open the state dir {self.path.parent}: {exc.strerror}. Check that "
+                raise StoreUnavailable(f"cannot use the state dir {self.path.parent}: {exc.strerror}. Check that "
                                        "it is a writable folder with free space (--state-dir or $AUTOMANAGER_HOME)") from exc
 
     def notify(self, tx: Transaction, what: str, **detail: Any) -> None:
