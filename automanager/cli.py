@@ -297,6 +297,7 @@ def serve(host: Annotated[str, typer.Option(help="The address to listen on; 127.
     config = llm_config(backend, model)
     try:
         home = open_home(state_dir, folder, home.store)
+        home.check_writable()  # a read-only or full state dir is said now, not at every car
         service = create_app(home, config)
     except (StateError, ReasonerError, ConfigError) as exc:
         raise fail(str(exc)) from None
@@ -372,7 +373,10 @@ def state_reset(state_dir: StateDirOption = None,
     if not yes:
         raise fail(f"this deletes all sessions, menu changes and the stock list in {home.root}",
                    "Run again with --yes to do it.", code=1)
-    home.reset()
+    try:
+        home.reset()
+    except StateError as exc:
+        raise fail(str(exc)) from None
     out.print(f"state in {home.root} reset: the shipped menu, nothing out of stock, no sessions")
 
 

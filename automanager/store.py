@@ -29,6 +29,7 @@ import logging
 import os
 import re
 import secrets
+import tempfile
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from functools import cached_property
@@ -36,7 +37,7 @@ from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
 from . import paths
-from .database import Database, DatabaseError, Transaction, open_database
+from .database import Database, DatabaseError, StoreUnavailable, Transaction, open_database
 from .reasoner import fsync_dir, remove_stale_temporary, replace_durably, write_temporary
 from .settings import fixed_now
 
@@ -53,6 +54,11 @@ class Journal(NamedTuple):
 
 class StateError(Exception):
     """Saved state cannot be read or written; the message names the file and what to do."""
+
+
+class StateUnavailable(StateError):
+    """The state dir or its database cannot be used for now (locked by another program, a full or
+    read-only disk): nothing was changed, and the same call works once the cause is gone."""
 
 
 class VersionMoved(Exception):
@@ -159,8 +165,8 @@ class Home:
             if isinstance(exc, FileExistsError):
                 raise StateError(f"a session '{session_id}' already exists in {self.sessions}; it was left "
                                  "untouched. Start the chat again for a new session.") from exc
-            raise StateError(f"cannot save the session to {path}: {exc.strerror}. "
-                             "Check that the state dir is writable (--state-dir).") from exc
+            raise StateUnavailable(f"cannot save the session to {path}: {exc.strerror}. Check that the state dir "
+                                   "is writable and has free space (--state-dir); this turn was not kept") from exc
         self._journals[session_id] = journal
 
     def _journal(self, session_id: str) -> Journal:
@@ -208,7 +214,7 @@ class Home:
         try:
             return self.database.read(query, params)
         except DatabaseError as exc:
-            raise StateError(str(exc)) from exc
+            raise state_error(exc) from exc
 
     def _write(self, work: Callable[[Transaction], Result], exclusive: bool = False) -> Result:
         """Run `work` in one write transaction: all of it lands, or none (`exclusive`: with no
@@ -216,9 +222,9 @@ class Home:
         try:
             return self.database.write(work, exclusive)
         except DatabaseError as exc:
-            raise StateError(str(exc)) from exc
+            raise state_error(exc) from exc
         except OSError as exc:  # a menu version file: nothing was published
-            raise StateError(f"cannot write in {self.root}: {exc.strerror}. Check that the state dir is writable "
+            raise StateUnavailable(f"cannot write in {self.root}: {exc.strerror}. Check that the state dir is writable "
                              "and has free space; nothing was changed.") from exc
 
     # -- the shared stock list ---------------------------------------------------------------
@@ -289,6 +295,7 @@ class Home:
         raised. Returns the new version.
         """
 
+        records = list(records)  # a write may be tried again
         written: list[Path] = []  # the new version's file, not in its place until the version is published
 
         def work(conn: Transaction) -> int:
@@ -422,18 +429,45 @@ class Home:
 
     def reset(self) -> None:
         """Delete sessions, menu versions, stock list and audit log (on purpose only); on a shared
-        server, its rows: every machine of the chain starts afresh."""
+        server, its rows: every machine of the chain starts afresh. A state dir that cannot be
+        written is found before anything is deleted."""
+        self.check_writable(space=False)  # a full disk still lets files go, which frees it
         if self.database.engine != "sqlite":
             self._write(lambda conn: [conn.execute(f"DELETE FROM {table}") for table in SHARED_TABLES], exclusive=True)
         self.close()
         self._journals.clear()
-        for path in [*self.sessions.glob("*.json"), *self.sessions.glob("*.jsonl"), *(self.root / "menu").glob("v*.lp"),
-                     *self.root.glob("shared.db*")]:
-            path.unlink(missing_ok=True)
+        try:
+            for path in [*self.sessions.glob("*.json"), *self.sessions.glob("*.jsonl"),
+                         *(self.root / "menu").glob("v*.lp"), *self.root.glob("shared.db*")]:
+                path.unlink(missing_ok=True)
+        except OSError as exc:
+            raise StateUnavailable(f"cannot delete {exc.filename}: {exc.strerror}; the reset stopped part way. Make "
+                                   f"the state dir {self.root} writable and run it again") from exc
+
+    def check_writable(self, space: bool = True) -> None:
+        """StateUnavailable unless a file can be made in the state dir now (not read-only) and,
+        with `space`, written (not full): a command that would stop half way says so before it starts."""
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            fd, probe = tempfile.mkstemp(dir=self.root, prefix=".writable.")
+            try:
+                if space:
+                    os.write(fd, b"probe")
+                    os.fsync(fd)
+            finally:
+                os.close(fd)
+                os.unlink(probe)
+        except OSError as exc:
+            raise StateUnavailable(f"cannot write in the state dir {self.root}: {exc.strerror}. Check that it is a "
+                                   "writable folder with free space (--state-dir or $AUTOMANAGER_HOME)") from exc
 
 
 KEEP_CLOSED = 256  # closed lane rows a store keeps (the newest): what the service closed lately
 SHARED_TABLES = ("stock_out", "menu_version", "audit", "lane", "unheard", "store_price")
+
+
+def state_error(exc: DatabaseError) -> StateError:
+    return (StateUnavailable if isinstance(exc, StoreUnavailable) else StateError)(str(exc))
 
 
 def now() -> str:

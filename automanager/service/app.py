@@ -33,7 +33,7 @@ from ..menu.model import Menu
 from ..normalize import normalize
 from ..reasoner import Const, ReasonerError, TurnReasoner
 from ..star import MAX_INPUT, MAX_PHRASE, ManagerChat, said_as_phrase
-from ..store import Home, StateError
+from ..store import Home, StateError, StateUnavailable
 from ..vocab import Pred
 from . import auth
 from .events import Event, Events, Watcher
@@ -41,6 +41,7 @@ from .lanes import LaneError, Lanes
 
 LOG = logging.getLogger(__name__)
 HERE = Path(__file__).parent
+RETRY_AFTER = 2  # seconds a client is told to wait while the store cannot be used (a lock, a full disk)
 MAX_BODY = 16_384  # bytes of a request body: a line is at most MAX_INPUT characters
 BODY_SECONDS = 10.0  # a request body not all here by then is refused (408): a slow or short body holds nothing
 COOKIE = "automanager_manager"
@@ -218,7 +219,8 @@ def create_app(home: Home, llm: LLMConfig | None = None) -> FastAPI:
 
     @app.exception_handler(StateError)
     async def state_error(_request: Request, exc: StateError) -> JSONResponse:
-        return error(503, str(exc))
+        # unavailable: nothing was changed, and the same request works once the store is back
+        return error(503, str(exc), RETRY_AFTER if isinstance(exc, StateUnavailable) else None)
 
     @app.exception_handler(ReasonerError)
     async def reasoner_error(_request: Request, exc: ReasonerError) -> JSONResponse:
@@ -416,5 +418,9 @@ async def read_body(request: Request) -> bytes | None:
     return body
 
 
-def error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message, "status": status}, status_code=status)
+def error(status: int, message: str, retry_after: int | None = None) -> JSONResponse:
+    """A JSON error; `retry_after`: seconds after which the same request may work (a Retry-After header)."""
+    if retry_after is None:
+        return JSONResponse({"error": message, "status": status}, status_code=status)
+    return JSONResponse({"error": message, "status": status, "retry_after": retry_after}, status_code=status,
+                        headers={"Retry-After": str(retry_after)})

@@ -189,14 +189,22 @@ class Lanes:
             if done is not None:
                 return done
             lane.heard = time.monotonic()
+            self.next_car(lane)  # (if the store could not greet it after the last turn)
             chat = addressed(lane.chat, lane.finished, text)
             chat.catch_up()
             turn = chat.turn(text, turn_id=turn_id)
             answer = {**car(lane, chat, turn.board), "text": turn.text, "reply": turn.reply}
-            if lane.chat.ended:  # the car has left: the next one is greeted in a new session
-                lane.finished, lane.chat = lane.chat, self.new_chat(lane.id)
+            try:
+                self.next_car(lane)
+            except StateError as exc:  # the turn is saved and answered: the next line greets the next car
+                LOG.warning("lane %s: the next car waits for the store: %s", lane.id, exc)
         self.publish("lane", **answer)  # the car as this line left it (its board, and whether it has left)
         return answer
+
+    def next_car(self, lane: Lane) -> None:
+        """Once the car has left, the next one is greeted in a new session."""
+        if lane.chat.ended:
+            lane.finished, lane.chat = lane.chat, self.new_chat(lane.id)
 
     def answered(self, lane: Lane, turn_id: str | None) -> dict[str, Any] | None:
         """A turn already taken under this id, in the car now or the one before."""
@@ -219,8 +227,8 @@ class Lanes:
 
     def forget(self, lane: Lane) -> None:
         """The lane is closed (its sessions stay saved)."""
+        self.home.close_lane(lane.id)  # first: a store that cannot say so leaves the lane open, to close again
         self.open.pop(lane.id, None)
-        self.home.close_lane(lane.id)
         self.publish("lane_closed", lane=lane.id)
 
 
