@@ -11,6 +11,9 @@ import sys
 import pytest
 
 from automanager.database import redacted
+from automanager.menu.model import Menu
+from automanager.star import ManagerChat
+from automanager.store import Home
 
 # a password with each character that ends a URL's user info early, unescaped; then escaped; then a
 # URL libpq cannot read at all
@@ -80,3 +83,79 @@ def test_help_never_prints_the_password(tmp_path):
 def test_a_malformed_url_is_one_line_never_a_traceback(url, tmp_path):
     line = one_line_without_the_password(run_cli(["state", "stock"], url, tmp_path))
     assert "AUTOMANAGER_DATABASE_URL" in line and "postgresql://" in line
+
+
+# -- store rules: nothing changes, or is given away, beyond what the manager confirmed ------------------
+
+
+@pytest.fixture
+def home(tmp_path):
+    return Home(tmp_path / "state")
+
+
+def saved(home: Home, *lines: str) -> tuple[list[str], Menu]:
+    """The replies to `lines` then 'save', and the menu the save published."""
+    chat = ManagerChat(home)
+    replies = [chat.turn(line).reply for line in [*lines, "save"]]
+    return replies, Menu.load(home.menu_files(home.latest_version()))
+
+
+def price(menu: Menu, item: str) -> int:
+    return dict(menu.facts["original_price"])[item]
+
+
+@pytest.mark.parametrize("line", ["wendsday chicken quesadillas are 2.99", "wednesday chicken quesadillas are 2.99",
+                                  "tuesdya chicken quesadillas are $2.99", "chicken quesadillas are $2.99 on ednesdays"])
+def test_a_day_said_with_a_price_never_becomes_every_days_price(line, home):
+    chat = ManagerChat(home)
+    first = chat.turn(line).reply
+    assert "?" in first and "changes from" not in first, first  # asked about, as a deal or a doubted day
+    replies, menu = saved(home, "no")
+    assert price(menu, "Chicken Quesadilla") == 419 and menu.facts.get("deal_price", []) == []
+
+
+def test_a_misspelt_day_reads_back_the_deal_on_that_day(home):
+    replies, menu = saved(home, "wendsday chicken quesadillas are 2.99", "yes")
+    assert "Chicken Quesadilla at $2.99 each on Wednesdays?" in replies[0]
+    assert ("Chicken Quesadilla", 299, 4) in menu.facts["deal_price"] and price(menu, "Chicken Quesadilla") == 419
+
+
+@pytest.mark.parametrize(("line", "reason"), [("-10% off every order", "not -10"),
+                                               ("minus 10 percent off every order", "not -10"),
+                                               ("take -$3 off orders over $20", "more than nothing"),
+                                               ("10% off orders over -5 dollars", "below nothing (-$5.00)")])
+def test_a_minus_sign_is_kept_and_refused_with_why(line, reason, home):
+    replies, menu = saved(home, line, "yes")
+    assert reason in replies[0] and "no rule" in replies[0], replies[0]
+    assert menu.facts.get("deal_off", []) == [] or home.latest_version() == 0
+
+
+def test_a_deal_on_one_pack_size_lands_on_exactly_that_item(home):
+    replies, menu = saved(home, "cinnabon delights 12 pack for $5 on fridays", "yes")
+    assert "Cinnabon Delights® 12 Pack at $5.00 each on Fridays?" in replies[0], replies[0]
+    assert menu.facts["deal_price"] == [("Cinnabon Delights® 12 Pack", 500, 16)]
+
+
+def test_a_deal_on_an_item_sold_in_pack_sizes_names_the_size(home):
+    chat = ManagerChat(home)
+    reply = chat.turn("cinnabon delights for $1 on fridays").reply
+    assert "2 Pack" not in reply and "12 Pack" not in reply and "Make it a rule" not in reply, reply
+
+
+@pytest.mark.parametrize(("line", "rule"), [
+    ("100% off every order", "100% off every order"),
+    ("100 percent off orders over $20", "100% off orders of $20.00 or more"),
+    ("$20 off orders of $20 or more", "$20.00 off orders of $20.00 or more"),
+    ("a free Cantina Chicken Bowl with every My Cravings Box", "a free Cantina Chicken Bowl with every My Cravings Box"),
+    ("a free Cantina Chicken Bowl with any combo", "a free Cantina Chicken Bowl with every combo")])
+def test_a_rule_that_gives_everything_away_needs_a_second_yes(line, rule, home):
+    replies, menu = saved(home, line, "yes", "no")
+    assert "Are you sure?" in replies[1] and rule in replies[1], replies[1]
+    assert "not made" in replies[2] and home.latest_version() == 0  # nothing was staged: nothing saved
+    replies, menu = saved(home, line, "yes", "yes")
+    assert "Staged" in replies[2] and home.latest_version() == 1
+
+
+def test_an_ordinary_rule_still_takes_one_yes(home):
+    replies, menu = saved(home, "10% off orders over $20", "yes")
+    assert "Staged" in replies[1] and menu.facts["deal_off"] == [("percent", 10, 2000)]

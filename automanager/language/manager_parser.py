@@ -39,7 +39,7 @@ CUES = manager_phrases()  # the cue patterns and words of phrases_manager.toml
 P = CUES.patterns
 NUMBER_ONLY = re.compile(r"\d+\.\d\d")  # a bare price in dollars and cents ("14.99")
 DAY_RANGE = re.compile(rf"({P.weekday.pattern})\s+(?:through|thru|to|till|til|until)\s+({P.weekday.pattern})")
-DAY_LIKE = 70  # how close to a weekday's name a word is that may be one misspelt (0..100)
+DAY_LIKE = 75  # how close to a weekday's name a word is that may be one misspelt (0..100)
 MAX_LIST = 30  # names read from one list in one turn: a turn's cost stays bounded
 YES_NO_QUESTIONS = ("confirm_delete", "new_ingredient", "confirm_price", "confirm_runout", "confirm_rule",
                     "confirm_giveaway", "confirm_unrule")
