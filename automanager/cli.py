@@ -28,7 +28,7 @@ from .llm.openai_backend import ENABLE_HINT, LLMConfig, OpenAIBackend
 from .menu.check import check_kb, kb_stats
 from .menu.model import Menu
 from .names import Embedder
-from .reasoner import OverBudget, ReasonerError, caches_written
+from .reasoner import OverBudget, ReasonerError, caches_written, program_text
 from .repl import run_chat
 from .settings import ConfigError, local_time
 from .star import MAX_INPUT, Chat, CustomerChat, ManagerChat
@@ -127,6 +127,12 @@ def use_kb(kb: Path | None) -> Path | None:
         hint = f"Build it first: automanager kb build --kb {kb}" if (kb / "menu.toml").is_file() else \
             "Point --kb at a folder holding menu.lp (for example kb/packs/pizza)."
         raise fail(f"{kb} holds no built menu (no .lp files)", hint)
+    try:
+        for path in paths.kb_files(kb):
+            program_text(path)  # a damaged file is said here, naming it, before anything starts
+    except ReasonerError as exc:
+        raise fail(str(exc), f"Rebuild it: automanager kb build --kb {kb}" if (kb / "menu.toml").is_file() else
+                   "Restore the file from a copy of the pack.") from None
     return kb.resolve()
 
 
@@ -613,7 +619,7 @@ def kb_build(
                    "again; the format is in kb/packs/README.md.") from None
     targets = {folder / "menu.lp": menu, folder / "NOTES.md": notes}
     if check:
-        stale = [p.name for p, text in targets.items() if not p.exists() or p.read_text(encoding="utf-8") != text]
+        stale = [p.name for p, text in targets.items() if written_text(p) != text]
         if stale:
             raise fail(f"out of date: {', '.join(stale)}", "Run `automanager kb build` to regenerate.", code=1)
         out.print("kb is up to date")
@@ -635,10 +641,18 @@ def kb_build(
     except OSError as exc:
         for tmp in written:
             tmp.unlink(missing_ok=True)
-        raise fail(f"cannot write into {folder}: {exc.strerror or exc}", "Make the pack folder writable, or build a "
-                   "copy of it.") from None
+        raise fail(f"cannot write {path}: {exc.strerror or exc}", "Make the pack folder writable (and move away "
+                   "whatever is in that file's place), or build a copy of it.") from None
     facts = sum(1 for line in menu.splitlines() if line and not line.startswith("%"))
     out.print(f"wrote {folder / 'menu.lp'} ({facts} facts) and {folder / 'NOTES.md'}")
+
+
+def written_text(path: Path) -> str | None:
+    """What a file of the pack holds now; None if it is missing or damaged (then it is out of date)."""
+    try:
+        return program_text(path)
+    except ReasonerError:
+        return None
 
 
 def checked_before_writing(folder: Path, menu: str) -> list[str]:
@@ -649,11 +663,11 @@ def checked_before_writing(folder: Path, menu: str) -> list[str]:
     with tempfile.TemporaryDirectory() as scratch:
         files = [Path(scratch) / "menu.lp"]
         files[0].write_text(menu, encoding="utf-8")
-        for other in paths.kb_files(folder):
-            if other.name != "menu.lp":
-                files.append(Path(scratch) / other.name)
-                files[-1].write_text(other.read_text(encoding="utf-8"), encoding="utf-8")
         try:
+            for other in paths.kb_files(folder):
+                if other.name != "menu.lp":
+                    files.append(Path(scratch) / other.name)
+                    files[-1].write_text(program_text(other), encoding="utf-8")
             return check_kb(files)
         except OverBudget:
             raise  # said as it is, on one line: the fix is in the pack's rules, not in the menu file

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sqlite3
 import tempfile
 import threading
@@ -36,7 +37,7 @@ from collections.abc import Callable, Sequence
 from contextlib import closing
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
-from urllib.parse import urlsplit
+from urllib.parse import unquote
 
 Result = TypeVar("Result")  # what a write transaction's work returns
 URL_SETTING = "AUTOMANAGER_DATABASE_URL"
@@ -411,10 +412,7 @@ class Postgres:
     POOL = 8  # connections a process keeps at most: turns are short, the GIL runs one at a time
 
     def __init__(self, url: str):
-        parts = urlsplit(url)
-        if parts.scheme not in ("postgresql", "postgres") or not parts.path.strip("/"):
-            raise SettingError(f"{URL_SETTING} must be postgresql://user@host:port/database (got "
-                               f"'{redacted(url)}'); unset it to use SQLite in the state dir")
+        check_url(url)
         self.url = url
         self.where = redacted(url)
         self._pool: Any = None
@@ -565,12 +563,51 @@ def placeholders(sql: str) -> str:
     return sql.replace("?", "%s")
 
 
+URL_FORM = "postgresql://user:password@host:port/database"
+ESCAPES = "percent-encode these characters in the password: / as %2F, @ as %40, % as %25, a space as %20"
+
+
+def check_url(url: str) -> None:
+    """Refuse a URL libpq would misread or not read, in one line that never shows the password. libpq's
+    own parser (psycopg's conninfo) decides; a password it reads otherwise than as typed (up to the
+    last '@') means a character cut it short, and connecting would print the rest as a host."""
+    from psycopg import ProgrammingError
+    from psycopg.conninfo import conninfo_to_dict
+
+    if url.partition("://")[0] not in ("postgresql", "postgres"):
+        raise SettingError(f"{URL_SETTING} must be {URL_FORM} (got '{redacted(url)}'); unset it to use SQLite in "
+                           "the state dir")
+    try:
+        read = conninfo_to_dict(url)
+    except ProgrammingError:
+        raise SettingError(f"{URL_SETTING} is not a URL PostgreSQL can read (got '{redacted(url)}'): write it as "
+                           f"{URL_FORM} and {ESCAPES}") from None
+    typed = typed_password(url)
+    if typed is not None and unquote(typed) != read.get("password"):
+        raise SettingError(f"{URL_SETTING} has a password PostgreSQL would read cut short (got '{redacted(url)}'): "
+                           f"{ESCAPES}")
+    if not read.get("dbname"):
+        raise SettingError(f"{URL_SETTING} names no database (got '{redacted(url)}'): write it as {URL_FORM}")
+
+
+def typed_password(url: str) -> str | None:
+    """The password as a person typed it: from the ':' after the user name to the last '@', whatever
+    characters lie between (no parser can tell where a password with an unescaped '/' or '@' ends)."""
+    userinfo, at, _ = url.partition("://")[2].rpartition("@")
+    user, colon, password = userinfo.partition(":")
+    return password if at and colon else None
+
+
 def redacted(url: str) -> str:
-    """The URL without its password, for messages."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    return parts._replace(netloc=parts.netloc.replace(f":{parts.password}@", ":***@")).geturl()
+    """The URL for messages, with any password masked however malformed the URL is (see typed_password;
+    a password= parameter too); a setting that is no URL may be a key=value string: not shown at all."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return "***"
+    if typed_password(url) is not None:
+        userinfo, _, host = rest.rpartition("@")
+        rest = f"{userinfo.partition(':')[0]}:***@{host}"
+    return scheme + sep + re.sub(r"(password=)[^&]*", r"\1***", rest)
 
 
 def first_line(exc: BaseException) -> str:

@@ -15,6 +15,7 @@ import logging
 import math
 import os
 import re
+import stat
 import subprocess
 import sys
 import tempfile
@@ -124,22 +125,38 @@ def value(symbol: clingo.Symbol) -> Value:
     return str(symbol)
 
 
+PROGRAM_MAX = 64_000_000  # bytes: the largest menu pack's menu.lp is well under 1 MB
+
+
 def program_text(path: Path) -> str:
     """Each `.lp` file is read from disk once per process (again if it changes on disk). Programs
-    are added as text; when one fails, `locate_error` names the file and line."""
+    are added as text; when one fails, `locate_error` names the file and line. A damaged file (a
+    folder, a symlink loop, a device such as /dev/zero, too large, not UTF-8) is one error naming it."""
     try:
-        stat = path.stat()
+        status = path.stat()
     except OSError as exc:
         raise ReasonerError(f"cannot read ASP program {path}: {exc.strerror}") from exc
-    return _program_text(path, stat.st_mtime_ns, stat.st_size)
+    return _program_text(path, status.st_mtime_ns, status.st_size)
 
 
 @lru_cache(maxsize=64)
 def _program_text(path: Path, _mtime: int, _size: int) -> str:
     try:
-        return path.read_text(encoding="utf-8")
+        with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as handle:  # a pipe does not block
+            mode = os.fstat(handle.fileno()).st_mode
+            if not stat.S_ISREG(mode):
+                kind = "a folder" if stat.S_ISDIR(mode) else "not a regular file (a device or a pipe)"
+                raise ReasonerError(f"cannot read ASP program {path}: it is {kind}")
+            data = handle.read(PROGRAM_MAX + 1)  # bounded: the file may grow while it is read
     except OSError as exc:
         raise ReasonerError(f"cannot read ASP program {path}: {exc.strerror}") from exc
+    if len(data) > PROGRAM_MAX:
+        raise ReasonerError(f"cannot read ASP program {path}: larger than {PROGRAM_MAX:,} bytes")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ReasonerError(f"cannot read ASP program {path}: not UTF-8 text (byte {exc.start}); save it as "
+                            "UTF-8") from None
 
 
 def locate_error(paths: Sequence[Path], fallback: str) -> ReasonerError:

@@ -264,7 +264,7 @@ class AliasAsked(Term):
 
 @predicate("rule_asked")
 class RuleAsked(Term):
-    rule: Rule  # the rule (automanager/rules.py) a confirm_rule or confirm_unrule question reads back
+    rule: Rule  # the rule (automanager/rules.py) a confirm_rule, confirm_giveaway or confirm_unrule question reads back
 
 
 @predicate("stock_done")

@@ -38,7 +38,7 @@ from typing import Any, NamedTuple, TypeVar
 
 from . import paths
 from .database import Database, DatabaseError, StoreUnavailable, Transaction, open_database
-from .reasoner import fsync_dir, remove_stale_temporary, replace_durably, write_temporary
+from .reasoner import fsync_dir, program_text, remove_stale_temporary, replace_durably, write_temporary
 from .settings import fixed_now
 
 Result = TypeVar("Result")  # what a write transaction's work returns
@@ -260,7 +260,7 @@ class Home:
     def base_digest(self) -> str:
         digest = hashlib.sha256()
         for path in self.base_files:
-            digest.update(path.name.encode() + b"\0" + path.read_bytes())
+            digest.update(path.name.encode() + b"\0" + program_text(path).encode())
         return digest.hexdigest()[:16]
 
     def latest_version(self) -> int:

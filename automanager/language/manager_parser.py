@@ -39,9 +39,10 @@ CUES = manager_phrases()  # the cue patterns and words of phrases_manager.toml
 P = CUES.patterns
 NUMBER_ONLY = re.compile(r"\d+\.\d\d")  # a bare price in dollars and cents ("14.99")
 DAY_RANGE = re.compile(rf"({P.weekday.pattern})\s+(?:through|thru|to|till|til|until)\s+({P.weekday.pattern})")
+DAY_LIKE = 75  # how close to a weekday's name a word is that may be one misspelt (0..100)
 MAX_LIST = 30  # names read from one list in one turn: a turn's cost stays bounded
 YES_NO_QUESTIONS = ("confirm_delete", "new_ingredient", "confirm_price", "confirm_runout", "confirm_rule",
-                    "confirm_unrule", "confirm_alias")
+                    "confirm_unrule", "confirm_alias", "confirm_giveaway")
 # what only this parser says, by its cue, before any LLM reads the line (ManagerChat.understand):
 # this store's own prices, which the LLM vocabulary leaves out (the chain menu's are its prices),
 # and a rule's words it could not read as a rule; and that a line was half heard (its coverage)
@@ -277,6 +278,13 @@ class ManagerParser:
             return max(close, key=lambda w: fuzz.ratio(said, w)) if close else m.group()
         return re.sub(r"[^\W\d_]+", day, text)
 
+    def days_doubted(self, tokens: list[str]) -> list[str]:
+        """The words of a line that name a weekday, or may be a misspelt one days_spelled did not
+        dare to read ('wendsdy', 'ednesday'); a word of the menu's names is none."""
+        days = [w for w in CUES.weekdays if " " not in w and len(w) >= 5]
+        return [t for t in tokens if P.weekday.fullmatch(t.lower()) or len(t) >= 5 and t.lower() not in self.menu_words
+                and any(fuzz.ratio(t.lower(), day) >= DAY_LIKE for day in days)]
+
     @staticmethod
     def without_context(text: str) -> str:
         """The line without the talk around its change ('the truck's late', 'starting today'); a line
@@ -319,6 +327,8 @@ class ManagerParser:
         if not changes:
             return
         tokens = [t for t in tokenize(text) if is_word(t)]
+        if any(p.name == "edit" for p in changes):  # a day said with a price is a deal's: asked, never every day's price
+            result.doubted += self.days_doubted(tokens)
         used = {str(arg) for p in result.preds for arg in p.args} | set(result.read_as) | set(result.read_as.values())
         spelled = {w for said, name, how in result.corrected if name in used and how != "unsure" and
                    typo_of(said, name, self.menu) for w in said.split()}  # another word close to a name: asked
@@ -503,7 +513,9 @@ class ManagerParser:
         if percent:
             if "." in percent.group("percent"):
                 return []
-            return [Pred("rule_deal_off", (Const("percent"), bounded(percent.group("percent")), threshold))]
+            said_percent = percent.group("percent")  # '-10%' is no 10% off: its sign is kept, and refused
+            sign = -1 if re.match(r"-|minus|negative", said_percent) else 1
+            return [Pred("rule_deal_off", (Const("percent"), sign * bounded(re.sub(r"\D", "", said_percent)), threshold))]
         off = cents(amount.group(), bare_is_price=True) if amount else None
         return [Pred("rule_deal_off", (Const("amount"), off, threshold))] if off is not None else []
 
@@ -514,22 +526,27 @@ class ManagerParser:
         days, word = days_said(flat), P.deal_word.search(flat)
         if not days:
             return None  # a price on sale with no day is the item's price: an ordinary edit
-        price = cents(folded)
+        price = cents(folded, bare_is_price=bool(NUMBER_ONLY.search(folded)))  # '2.99' said bare is a price too
         if price is None:
             return None  # no price: a line of another kind
         if P.deal_move.search(MONEY.sub(" ", folded)) or len(MONEY.findall(folded)) > 1 or \
                 (P.deal_time.search(flat) and not word):
             return []  # a price moved by an amount, two prices, a time of day: no one deal price said
-        item = self.whole_item(MONEY.sub(" ", P.weekday.sub(" ", flat)), P.deal_filler)
+        item = self.whole_item(words(NUMBER_ONLY.sub(" ", MONEY.sub(" ", P.weekday.sub(" ", folded)))), P.deal_filler)
         return [Pred("rule_deal_price", (item, price, days or EVERY_DAY))] if item else []
 
     def whole_item(self, said: str, filler: re.Pattern) -> str | None:
         """The one dish or combo whose name is all a rule's words say once its filler is gone; None
-        for a category's word ('burritos' is no one burrito), a size or another word more, or none."""
-        rest = normalize(filler.sub(" ", re.sub(r"-?\d+(?:\.\d+)?|\b(?:bucks?|dollars?|cents?)\b", " ", said)))
-        rest = " ".join(word for word in rest.split() if number_words([word], 0) is None)  # 'two bucks'
-        target = self.rule_target(rest) if rest else None
-        return target[1] if target and target[0] == "item" else None
+        for a category's word ('burritos' is no one burrito), a size or another word more, or none.
+        A number in the name must be said: '<item> 12 pack' is never its 2 pack, nor '<item>' either."""
+        numbers = set(re.findall(r"\d+", said))
+        for dropped in (r"\b(?:bucks?|dollars?|cents?)\b", r"-?\d+(?:\.\d+)?|\b(?:bucks?|dollars?|cents?)\b"):
+            rest = normalize(filler.sub(" ", re.sub(dropped, " ", said)))
+            rest = " ".join(word for word in rest.split() if number_words([word], 0) is None)  # 'two bucks'
+            target = self.rule_target(rest) if rest else None
+            if target and target[0] == "item":
+                return target[1] if set(re.findall(r"\d+", normalize(target[1]))) <= numbers else None
+        return None
 
     def deal_names(self, said: str, combo: bool | None) -> list[str]:
         """The menu items a part of a line names, in order: combos only, dishes only, or (None) both."""
@@ -798,7 +815,7 @@ class ManagerParser:
         said = P.correct_not.sub(" , ", rest)
         if ctx.building or (not lead and said == rest):  # neither "I meant ..." nor "not <the wrong one>"
             return None
-        if ctx.ask_topic in ("confirm_rule", "confirm_unrule"):  # "sorry, 5 not 4": the rule read back is not
+        if ctx.ask_topic in ("confirm_rule", "confirm_unrule", "confirm_giveaway"):  # "sorry, 5 not 4": the rule read back is not
             return ManagerParse([Pred("decline")])  # the one meant; it is left, to be said again
         meant = self.meant(said.strip(" ,"), stock=bool(lead) and said != rest)
         if meant:

@@ -83,7 +83,7 @@ class ManagerTemplates:
             elif question == "stale_delete":
                 parts.append(self.stale_delete_question(name, actions.get("since", [])))
             elif question in ("confirm_price", "confirm_runout", "confirm_store_price", "confirm_rule",
-                              "confirm_unrule", "confirm_alias"):
+                              "confirm_unrule", "confirm_alias", "confirm_giveaway"):
                 parts += [self.readback(*args) for args in actions.get("readback", []) if args[0] == name]
             else:
                 parts.append(REPLIES["question"][question].format(name, **self.limits))
@@ -101,7 +101,7 @@ class ManagerTemplates:
             move = asked["readback_price_move"].format(round(abs(b - a) * 100 / a), "cut" if b < a else "rise") \
                 if a else ""
             return str(asked[f"readback_{what}"].format(name, dollars(a), dollars(b), move))
-        if what in ("rule", "unrule"):
+        if what in ("rule", "unrule", "giveaway"):
             return str(asked[f"readback_{what}"].format(said_rule(a)))
         if what == "alias":
             return str(asked["readback_alias"].format(name, a))
@@ -185,7 +185,7 @@ def show_number(reason: str, number: Any) -> str:
     return dollars(number) if isinstance(number, int) and reason in CENTS_REASONS else str(number)
 
 
-CENTS_REASONS = ("bad_deal_price", "not_a_deal", "off_over_total")
+CENTS_REASONS = ("bad_deal_price", "not_a_deal", "off_over_total", "bad_over")
 
 
 def describe(action: str, item: str, prop: str, old, new) -> str:

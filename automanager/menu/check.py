@@ -6,17 +6,20 @@ The rules are ASP (check.lp); this module only runs them and words each violatio
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 import clingo
 
 from ..normalize import normalize
-from ..reasoner import Reasoner, ground_within_budget
+from ..reasoner import Reasoner, ReasonerError, ground_within_budget, program_text
 
 CHECK_RULES = Path(__file__).with_name("check.lp")
 
 MESSAGES = {
     "no_price": "{0} has no price",
+    "no_items": "the menu has no dish or combo: add items to it (kb/packs/README.md shows how)",
     "no_category": "dish {0} has no category",
     "no_ingredient": "dish {0} has no ingredient",
     "bad_price": "{0} has a price that is not positive: {1} cents",
@@ -40,6 +43,25 @@ MESSAGES = {
 }
 
 
+# the arguments that are whole numbers (cents, calories, counts), by predicate: kb/README.md
+NUMBERS = {"original_price": 1, "original_cal": 1, "replacement_price": 3, "upgrade_price": 2, "upgrade_cal": 2,
+           "extra_price": 1, "extra_cal": 1, "option_price": 3, "option_cal": 3, "group_upgrade_price": 2,
+           "combo_count": 2, "max_line_quantity": 0, "max_order_quantity": 0, "max_item_price": 0, "max_item_calories": 0}
+
+
+def check_numbers(files: list[Path], facts: Mapping[str, Iterable[tuple[Any, ...]]]) -> None:
+    """Refuse a KB whose price, calories or count is not a whole number (a hand-edited "ten"),
+    naming the file: ASP compares such a term with numbers without a word, so a total would
+    silently leave it out and no chat can run on it."""
+    wrong = sorted((name, row) for name, at in NUMBERS.items() for row in facts.get(name, [])
+                   if not isinstance(row[at], int) or isinstance(row[at], bool))
+    if wrong:
+        name, row = wrong[0]
+        where = next((path for path in files if f"{name}(" in program_text(path)), files[0])
+        raise ReasonerError(f"{where}: {name}({', '.join(map(repr, row))}) has {row[NUMBERS[name]]!r} where a whole "
+                            f"number belongs ({len(wrong)} such fact(s))")
+
+
 class _Functions:
     """Python helpers callable from check.lp as @name(...)."""
 
@@ -52,6 +74,7 @@ def check_kb(files: list[Path]) -> list[str]:
     """Every integrity violation of the KB made of `files`, in plain words, sorted."""
     ground_within_budget(files)
     atoms = Reasoner([*files, CHECK_RULES], context=_Functions()).solve()
+    check_numbers(files, Reasoner(files).solve())  # check.lp shows its violations only
     return sorted(MESSAGES[kind].format(*args) for kind, *args in atoms.get("violation", []))
 
 

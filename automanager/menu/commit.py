@@ -13,7 +13,7 @@ from pathlib import Path
 
 import clingo
 
-from ..reasoner import ReasonerError, TurnReasoner, logged
+from ..reasoner import ReasonerError, TurnReasoner, logged, program_text
 from ..state import State
 from ..terms import parse
 from .check import check_kb
@@ -57,7 +57,7 @@ def known_facts(files: list[Path]) -> list[clingo.Symbol] | None:
 
 
 def digest(files: list[Path]) -> str:
-    return hashlib.sha256(b"\0".join(path.read_bytes() for path in files)).hexdigest()
+    return hashlib.sha256(b"\0".join(program_text(path).encode() for path in files)).hexdigest()
 
 
 def remember(cache: dict, key: str, value) -> None:

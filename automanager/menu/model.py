@@ -23,6 +23,7 @@ from ..reasoner import (
     read_cache,
     write_cache,
 )
+from .check import check_numbers
 from .commit import known_facts
 
 ITEM_KINDS = ("dish", "combo")
@@ -236,6 +237,7 @@ def _load(files: tuple[tuple[Path, int, int], ...], cache: Path | None) -> Menu:
     except (LookupError, TypeError, AttributeError):
         ground_within_budget(paths)  # only here: a menu kept in the cache was loaded within it
         menu = Menu(LazyAtoms(Reasoner(paths).shown()), paths)
+        check_numbers(paths, menu.facts)
     if stored:
         facts = {name: menu.facts[name] for name in menu.facts}
         nested = [name for name, table in facts.items() if any(isinstance(v, tuple) for row in table for v in row)]
