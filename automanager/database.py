@@ -23,8 +23,10 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import sys
 import tempfile
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from contextlib import closing
@@ -49,6 +51,10 @@ class DatabaseError(Exception):
 
 class SettingError(DatabaseError):
     """AUTOMANAGER_DATABASE_URL cannot be used as it is."""
+
+
+class StoreUnavailable(DatabaseError):
+    """The database is busy or unreachable for now: nothing was changed, the same request can be tried again."""
 
 
 class Transaction(Protocol):
@@ -347,18 +353,32 @@ def file_mark(path: Path) -> tuple[int, int, int] | None:
 # -- PostgreSQL --------------------------------------------------------------------------------------
 class Postgres:
     """A PostgreSQL server (psycopg 3, a connection pool); the schema is brought up to date at the
-    first use, under the write lock, whatever machine gets there first."""
+    first use, under the write lock, whatever machine gets there first.
+
+    A call that finds the server busy (max_connections reached, starting up) or, once it was
+    reached, gone waits with back-off for up to `patience` seconds, saying so once on stderr, then
+    raises StoreUnavailable. A lost server takes the pool with it: the next try builds a new one,
+    so the first call after the server is back gets a fresh connection within a pause. A write is
+    tried again only when it did not reach its commit (a commit cut off may have landed)."""
 
     engine = "postgresql"
     POOL = 8  # connections a process keeps at most: turns are short, the GIL runs one at a time
+    PATIENCE = 30.0  # seconds a call waits for a busy or lost server
+    PAUSES = (0.2, 2.0)  # seconds: the first pause between tries, doubled up to the second
+    BUSY = {"53300", "57P03"}  # too many connections; the server is starting up or shutting down
+    # the same said when connecting, where libpq gives no SQLSTATE: the server's words (lc_messages English)
+    BUSY_WORDS = ("too many clients", "too many connections", "connection slots are reserved",
+                  "the database system is starting up", "the database system is shutting down")
 
-    def __init__(self, url: str):
+    def __init__(self, url: str, patience: float = PATIENCE):
         parts = urlsplit(url)
         if parts.scheme not in ("postgresql", "postgres") or not parts.path.strip("/"):
             raise SettingError(f"{URL_SETTING} must be postgresql://user@host:port/database (got "
                                f"'{redacted(url)}'); unset it to use SQLite in the state dir")
         self.url = url
         self.where = redacted(url)
+        self.patience = patience
+        self.reached = False  # the server answered once: a refusal since is a server down, not a wrong setting
         self._pool: Any = None
         self._lock = threading.Lock()
 
@@ -371,6 +391,7 @@ class Postgres:
                 # one plain connection first: a server that is down or a database refused is said in its
                 # own words at once, not as the pool's timeout after 10 s with its retries logged
                 psycopg.connect(self.url, connect_timeout=5, application_name="automanager").close()
+                self.reached = True
 
                 # check: a connection kept from before the server restarted is replaced, never handed to a turn
                 pool = ConnectionPool(self.url, min_size=1, max_size=self.POOL, open=False, timeout=10,
@@ -385,6 +406,14 @@ class Postgres:
                 self._pool = pool
             return self._pool
 
+    def drop(self, pool: Any) -> None:
+        """Close a pool that lost its server (unless another thread did): the next call builds a new one."""
+        with self._lock:
+            if pool is None or self._pool is not pool:
+                return
+            self._pool = None
+        pool.close(timeout=0)
+
     @staticmethod
     def upgrade(conn: Any) -> None:
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
@@ -396,17 +425,19 @@ class Postgres:
             conn.execute("INSERT INTO schema_version VALUES (%s)", (LATEST,))
 
     def read(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        return self._run(lambda conn: conn.execute(placeholders(sql), tuple(params)).fetchall(), "read")
+        return self._run(lambda conn, _committing: conn.execute(placeholders(sql), tuple(params)).fetchall(), "read")
 
     def write(self, work: Callable[[Transaction], Result], exclusive: bool = False) -> Result:
         """Run `work` in one transaction. An exclusive one holds the chain's write lock (an advisory
         lock) to its commit; the others (a runout, a lane, a phrase: upserts keyed by store) run
         side by side, so the stores of a chain do not queue behind each other."""
-        def transaction(conn: Any) -> Result:
+        def transaction(conn: Any, committing: list[bool]) -> Result:
             with conn.transaction():
                 if exclusive:
                     conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
-                return work(PostgresTransaction(conn))
+                result = work(PostgresTransaction(conn))
+                committing.append(True)  # what fails from here on is the commit
+            return result
 
         return self._run(transaction, "write")
 
@@ -418,19 +449,52 @@ class Postgres:
     def listener(self) -> Listener:
         return PostgresListener(self.url, self.where)
 
-    def _run(self, use: Callable[[Any], Result], what: str) -> Result:
+    def _run(self, use: Callable[[Any, list[bool]], Result], what: str) -> Result:
         import psycopg
         from psycopg_pool import PoolTimeout
 
+        deadline, pause, told = time.monotonic() + self.patience, self.PAUSES[0], False
+        while True:
+            pool, committing = None, []
+            try:
+                pool = self.pool()
+                with pool.connection(timeout=self.PAUSES[1]) as conn:
+                    return use(conn, committing)
+            except psycopg.OperationalError as exc:
+                # no pooled connection in time: the pool is busy if the server still answers, else it is gone
+                busy = (exc.sqlstate in self.BUSY or any(words in str(exc) for words in self.BUSY_WORDS)
+                        or (isinstance(exc, PoolTimeout) and self.answers()))
+                if not busy:
+                    self.drop(pool)  # its connections went with the server
+                if not (busy or self.reached) or committing:  # never reached: a wrong setting; a commit cut off
+                    raise self.unreachable(exc, what) from exc
+                if time.monotonic() + pause > deadline:
+                    raise StoreUnavailable(f"the database at {self.where} is {'busy' if busy else 'not answering'} "
+                                           f"({first_line(exc)}); waited {self.patience:.0f} s. Nothing was "
+                                           "changed: try again in a moment") from exc
+                if not told:
+                    told = True
+                    print(f"the database is {'busy' if busy else 'not answering'}, waiting (up to "
+                          f"{self.patience:.0f} s)...", file=sys.stderr, flush=True)
+                time.sleep(pause)
+                pause = min(pause * 2, self.PAUSES[1])
+            except psycopg.Error as exc:
+                raise DatabaseError(f"the database at {self.where} refused to {what}: {first_line(exc)}. Check the "
+                                    "user's rights on that database") from exc
+
+    def answers(self) -> bool:
+        """Does the server take a new connection now?"""
+        import psycopg
+
         try:
-            with self.pool().connection() as conn:
-                return use(conn)
-        except (psycopg.OperationalError, PoolTimeout) as exc:
-            raise DatabaseError(f"cannot {what} the database at {self.where}: {first_line(exc)}. Check that the "
-                                f"server is running and {URL_SETTING} is right; try again when it is back") from exc
-        except psycopg.Error as exc:
-            raise DatabaseError(f"the database at {self.where} refused to {what}: {first_line(exc)}. Check the "
-                                "user's rights on that database") from exc
+            psycopg.connect(self.url, connect_timeout=2, application_name="automanager").close()
+        except psycopg.Error:
+            return False
+        return True
+
+    def unreachable(self, exc: BaseException, what: str) -> DatabaseError:
+        return DatabaseError(f"cannot {what} the database at {self.where}: {first_line(exc)}. Check that the "
+                             f"server is running and {URL_SETTING} is right; try again when it is back")
 
     def close(self) -> None:
         with self._lock:

@@ -208,7 +208,10 @@ class Chat:
                              **({"id": turn_id} if turn_id else {})})
         self.save()
         if turn.unheard:
-            self.home.note_unheard(turn.unheard)
+            try:
+                self.home.note_unheard(turn.unheard)
+            except StateError:  # the turn is saved: saying it failed would have it said twice
+                pass
         turn.timings["total_ms"] = timed(start)  # the whole turn, the save included
         return turn
 

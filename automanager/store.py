@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
 from . import paths
-from .database import Database, DatabaseError, Transaction, open_database
+from .database import Database, DatabaseError, StoreUnavailable, Transaction, open_database
 from .reasoner import fsync_dir, remove_stale_temporary, replace_durably, write_temporary
 from .settings import fixed_now
 
@@ -53,6 +53,11 @@ class Journal(NamedTuple):
 
 class StateError(Exception):
     """Saved state cannot be read or written; the message names the file and what to do."""
+
+    @property
+    def passing(self) -> bool:
+        """Only for now (the database is busy or away): nothing was changed, the same request can be tried again."""
+        return isinstance(self.__cause__, StoreUnavailable)
 
 
 class VersionMoved(Exception):

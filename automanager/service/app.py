@@ -42,6 +42,7 @@ LOG = logging.getLogger(__name__)
 HERE = Path(__file__).parent
 MAX_BODY = 16_384  # bytes of a request body: a line is at most MAX_INPUT characters
 COOKIE = "automanager_manager"
+RETRY_AFTER = 5  # seconds a client is asked to wait when the store is away for now
 PAGES = Jinja2Templates(directory=str(HERE / "templates"))  # autoescaped: customer text is text, never HTML
 
 
@@ -201,7 +202,10 @@ def create_app(home: Home, llm: LLMConfig | None = None) -> FastAPI:
 
     @app.exception_handler(StateError)
     async def state_error(_request: Request, exc: StateError) -> JSONResponse:
-        return error(503, str(exc))
+        answer = error(503, str(exc))
+        if exc.passing:
+            answer.headers["Retry-After"] = str(RETRY_AFTER)
+        return answer
 
     @app.exception_handler(ReasonerError)
     async def reasoner_error(_request: Request, exc: ReasonerError) -> JSONResponse:
