@@ -21,6 +21,7 @@ POLL seconds for the others'.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sqlite3
 import sys
@@ -41,6 +42,9 @@ CHANNEL = "automanager"  # the PostgreSQL channel of change notifications
 POLL = 0.5  # seconds: how often a SQLite listener wakes to look for other processes' writes
 Change = dict[str, Any]  # a notification's payload: {"what": "stock" | "menu", ...}
 ANYTHING: Change = {"what": "any"}  # a SQLite listener's wake-up: another process may have written
+# the pool logs each failed reconnect; a chat says a lost server once, in its own line (a service that
+# configures logging still gets them)
+logging.getLogger("psycopg.pool").addHandler(logging.NullHandler())
 DB_HINT = ("If the file is damaged, move it (and shared.db-wal, shared.db-shm) away: the stock list, menu "
            "versions and audit log then start afresh; sessions are kept.")
 
@@ -455,7 +459,8 @@ class Postgres:
 
         deadline, pause, told = time.monotonic() + self.patience, self.PAUSES[0], False
         while True:
-            pool, committing = None, []
+            pool: Any = None
+            committing: list[bool] = []  # use() appends when its work is done and the commit is next
             try:
                 pool = self.pool()
                 with pool.connection(timeout=self.PAUSES[1]) as conn:
