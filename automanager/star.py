@@ -200,7 +200,12 @@ class Chat:
         turn, so a request sent again is known to be answered."""
         start = time.perf_counter()
         text = printable(text[:MAX_INPUT + 1])  # cut first: cleaning costs as much as the text is long
-        turn = self.step(text[:MAX_INPUT], said)
+        before = self.state
+        try:
+            turn = self.step(text[:MAX_INPUT], said)
+        except StateError:
+            self.state = before  # nothing of the turn is saved: the line can be said again
+            raise
         if len(text) > MAX_INPUT:
             turn.reply = f"(I only read the first {MAX_INPUT} characters.) " + turn.reply
         turn.menu_version = self.menu_version

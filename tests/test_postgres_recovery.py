@@ -2,7 +2,8 @@
 slot left waits for one instead of quitting; a chat whose server stops for ten seconds finishes its
 turn once the server is back; past its patience a turn says the store is unavailable and the
 session stays; the service answers 503 with Retry-After meanwhile and serves again without a
-restart. Real processes and real servers (skipped, with the reason, where none starts)."""
+restart; a turn the store failed leaves the chat as it was, so the line said again is taken once.
+Real processes and real servers (skipped, with the reason, where none starts)."""
 
 from __future__ import annotations
 
@@ -23,11 +24,11 @@ import pytest
 from fastapi.testclient import TestClient
 from rich.console import Console
 
-from automanager.database import Postgres
+from automanager.database import Postgres, StoreUnavailable
 from automanager.repl import run_chat
 from automanager.service.app import create_app
-from automanager.star import CustomerChat
-from automanager.store import Home
+from automanager.star import Chat, CustomerChat, ManagerChat
+from automanager.store import Home, StateError
 
 pytestmark = pytest.mark.slow
 SLOTS = 6  # max_connections of the crowded server
@@ -183,19 +184,17 @@ def impatient(home: Home) -> Home:
     return home
 
 
-def test_past_its_patience_a_turn_says_the_store_is_unavailable_and_the_session_stays(on_postgres, postgres_server,
-                                                                                       tmp_path):
-    home = impatient(Home(tmp_path / "state"))
-    chat = CustomerChat(home)
-    lines = iter(["a pepsi", "a bean burrito", "a bean burrito"])
+def across_a_stop(chat: Chat, lines: list[str], server: Any) -> tuple[int, list[str], list[dict[str, Any]]]:
+    """Run the chat on `lines`, the server stopped while the second is said and started again
+    before the third: the exit code, the error lines and the turns (--json)."""
     told: list[str] = []
 
     def read_line() -> str | None:
-        line = next(lines, None)
         if len(told) == 1:
-            postgres_server.stop()  # the second line finds the server gone
+            server.stop()
         elif len(told) == 2:
-            postgres_server.restart()  # and is said again when it is back
+            server.restart()
+        line = lines[len(told)] if len(told) < len(lines) else None
         told.append(line or "")
         return line
 
@@ -204,15 +203,32 @@ def test_past_its_patience_a_turn_says_the_store_is_unavailable_and_the_session_
         code = run_chat(chat, read_line, Console(file=out), Console(file=err), as_json=True)
     finally:
         if len(told) == 2:
-            postgres_server.restart()
-        home.close()
+            server.restart()
+        chat.home.close()
     errors = [line for line in err.getvalue().splitlines() if line.startswith("error:")]
-    assert code == 0, err.getvalue()
-    assert len(errors) == 1 and "not answering" in errors[0] and "try again" in errors[0], err.getvalue()
-    turns = [json.loads(line) for line in out.getvalue().splitlines()]
+    return code, errors, [json.loads(line) for line in out.getvalue().splitlines()]
+
+
+def test_past_its_patience_a_turn_says_the_store_is_unavailable_and_the_session_stays(on_postgres, postgres_server,
+                                                                                       tmp_path):
+    chat = CustomerChat(impatient(Home(tmp_path / "state")))
+    code, errors, turns = across_a_stop(chat, ["a pepsi", "a bean burrito", "a bean burrito"], postgres_server)
+    assert code == 0, errors
+    assert len(errors) == 1 and "not answering" in errors[0] and "try again" in errors[0], errors
     assert [t["text"] for t in turns] == ["a pepsi", "a bean burrito"]
     assert sorted(unit["item"] for unit in turns[-1]["order"]) == ["Bean Burrito", "Pepsi®"]
     assert said(tmp_path / "state", chat.session_id) == ["a pepsi", "a bean burrito"]
+
+
+def test_a_manager_s_line_said_again_after_the_store_was_away_is_taken_once(on_postgres, postgres_server, tmp_path):
+    home = impatient(Home(tmp_path / "state"))
+    chat = ManagerChat(home)
+    lines = ["we're out of tomatoes", "the soft taco now costs $1.79", "the soft taco now costs $1.79", "/pending"]
+    code, errors, turns = across_a_stop(chat, lines, postgres_server)
+    assert code == 0 and len(errors) == 1 and "not answering" in errors[0], errors
+    assert [t["text"] for t in turns[:2]] == lines[0:3:2]
+    assert len(turns[-1]["pending"]) == 1, turns[-1]  # staged once, not twice
+    assert Home(tmp_path / "state").stock_out() == ["Tomatoes"]
 
 
 def test_the_service_answers_503_with_retry_after_while_the_server_is_down_then_serves(on_postgres, postgres_server,
@@ -236,3 +252,28 @@ def test_the_service_answers_503_with_retry_after_while_the_server_is_down_then_
         assert again.status_code == 200, again.text
         view = client.get(f"/api/lanes/{lane['lane']}", headers=mine).json()
     assert [t["user"] for t in view["turns"]] == ["a pepsi", "a bean burrito"]
+
+
+def away(*_args: Any, **_kwargs: Any) -> None:
+    raise StateError("the database is not answering") from StoreUnavailable("the database is not answering")
+
+
+def test_a_turn_the_store_failed_leaves_the_chat_as_it_was(tmp_path, monkeypatch):
+    """A failed write after the turn was decided: the line said again is decided afresh, once."""
+    chat = ManagerChat(Home(tmp_path / "state"))
+    before = chat.state
+    with monkeypatch.context() as patched:
+        patched.setattr(chat.home, "set_stock", away)
+        with pytest.raises(StateError):
+            chat.turn("we're out of tomatoes")
+    assert chat.state == before and chat.history == []
+    chat.turn("we're out of tomatoes")
+    assert chat.home.stock_out() == ["Tomatoes"] and len(chat.history) == 1
+
+
+def test_a_phrase_not_counted_does_not_fail_a_turn_already_saved(tmp_path, monkeypatch):
+    """Saying that turn failed would have it said, and ordered, twice."""
+    chat = CustomerChat(Home(tmp_path / "state"))
+    monkeypatch.setattr(chat.home, "note_unheard", away)
+    turn = chat.turn("a pepsi and a flurbleberry")
+    assert turn.unheard and said(tmp_path / "state", chat.session_id) == ["a pepsi and a flurbleberry"]
