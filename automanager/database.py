@@ -374,14 +374,14 @@ class Postgres:
     BUSY_WORDS = ("too many clients", "too many connections", "connection slots are reserved",
                   "the database system is starting up", "the database system is shutting down")
 
-    def __init__(self, url: str, patience: float = PATIENCE):
+    def __init__(self, url: str):
         parts = urlsplit(url)
         if parts.scheme not in ("postgresql", "postgres") or not parts.path.strip("/"):
             raise SettingError(f"{URL_SETTING} must be postgresql://user@host:port/database (got "
                                f"'{redacted(url)}'); unset it to use SQLite in the state dir")
         self.url = url
         self.where = redacted(url)
-        self.patience = patience
+        self.patience = self.PATIENCE  # a test may make it shorter
         self.reached = False  # the server answered once: a refusal since is a server down, not a wrong setting
         self._pool: Any = None
         self._lock = threading.Lock()
@@ -467,8 +467,7 @@ class Postgres:
                     return use(conn, committing)
             except psycopg.OperationalError as exc:
                 # no pooled connection in time: the pool is busy if the server still answers, else it is gone
-                busy = (exc.sqlstate in self.BUSY or any(words in str(exc) for words in self.BUSY_WORDS)
-                        or (isinstance(exc, PoolTimeout) and self.answers()))
+                busy = self.busy(exc) or (isinstance(exc, PoolTimeout) and self.answers())
                 if not busy:
                     self.drop(pool)  # its connections went with the server
                 if not (busy or self.reached) or committing:  # never reached: a wrong setting; a commit cut off
@@ -487,14 +486,18 @@ class Postgres:
                 raise DatabaseError(f"the database at {self.where} refused to {what}: {first_line(exc)}. Check the "
                                     "user's rights on that database") from exc
 
+    def busy(self, exc: Exception) -> bool:
+        """Is the server there but without room for now?"""
+        return getattr(exc, "sqlstate", None) in self.BUSY or any(words in str(exc) for words in self.BUSY_WORDS)
+
     def answers(self) -> bool:
-        """Does the server take a new connection now?"""
+        """Is the server there (taking a new connection, or busy)?"""
         import psycopg
 
         try:
             psycopg.connect(self.url, connect_timeout=2, application_name="automanager").close()
-        except psycopg.Error:
-            return False
+        except psycopg.Error as exc:
+            return self.busy(exc)
         return True
 
     def unreachable(self, exc: BaseException, what: str) -> DatabaseError:
