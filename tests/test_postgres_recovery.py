@@ -9,11 +9,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
-import queue
-import subprocess
-import sys
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +17,7 @@ from typing import Any
 import psycopg
 import pytest
 from fastapi.testclient import TestClient
+from processes import ChatProcess, ServeProcess
 from rich.console import Console
 
 from automanager.database import Postgres, StoreUnavailable
@@ -59,64 +55,19 @@ def on_postgres(postgres_server, monkeypatch) -> str:
     return url
 
 
-class PipedChat:
-    """`automanager customer --json` with its stdin a pipe: one line said, one JSON turn answered."""
+def heard(chat: ChatProcess, words: str) -> list[str]:
+    """The chat's stderr lines up to the first with `words` (waiting for it)."""
+    lines: list[str] = []
+    while not lines or words not in lines[-1]:
+        lines.append(chat.proc.stderr.readline())
+        assert lines[-1], f"never said {words!r}; exit {chat.proc.wait(timeout=WAIT)}: {''.join(lines)}"
+    return lines
 
-    def __init__(self, state: Path):
-        env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
-        self.proc = subprocess.Popen([sys.executable, "-m", "automanager", "customer", "--backend", "offline", "--json",
-                                      "--state-dir", str(state)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True, env=env)
-        self.turns: queue.Queue[str] = queue.Queue()
-        self.errors: queue.Queue[str] = queue.Queue()
-        self.stderr: list[str] = []
-        self.readers = [threading.Thread(target=self.pump, args=(self.proc.stdout, self.turns, []), daemon=True),
-                        threading.Thread(target=self.pump, args=(self.proc.stderr, self.errors, self.stderr),
-                                         daemon=True)]
-        for reader in self.readers:
-            reader.start()
 
-    @staticmethod
-    def pump(stream: Any, lines: queue.Queue[str], kept: list[str]) -> None:
-        for line in stream:
-            kept.append(line)
-            lines.put(line)
-        lines.put("")  # the end: nothing more will come
-
-    def say(self, line: str) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(line + "\n")
-        self.proc.stdin.flush()
-
-    def answer(self) -> dict[str, Any]:
-        try:
-            line = self.turns.get(timeout=WAIT)
-        except queue.Empty:
-            line = ""
-        if not line:
-            pytest.fail(f"no answer; exit {self.proc.poll()}; stderr: {''.join(self.stderr)}")
-        return dict(json.loads(line))
-
-    def heard_on_stderr(self, words: str) -> str:
-        """The first stderr line with `words`, waiting for it."""
-        while True:
-            try:
-                line = self.errors.get(timeout=WAIT)
-            except queue.Empty:
-                line = ""
-            if not line:
-                pytest.fail(f"never said '{words}'; exit {self.proc.poll()}; stderr: {''.join(self.stderr)}")
-            if words in line:
-                return line
-
-    def end(self) -> tuple[int, str]:
-        """Close stdin (the chat saves and ends): its exit code and stderr."""
-        assert self.proc.stdin is not None
-        self.proc.stdin.close()
-        code = self.proc.wait(timeout=WAIT)
-        for reader in self.readers:
-            reader.join(WAIT)
-        return code, "".join(self.stderr)
+def answer(chat: ChatProcess) -> dict[str, Any]:
+    line = chat.proc.stdout.readline()
+    assert line, f"no answer; exit {chat.proc.wait(timeout=WAIT)}: {chat.proc.stderr.read()}"
+    return dict(json.loads(line))
 
 
 def session_of(stderr: str) -> str:
@@ -136,41 +87,40 @@ def test_a_chat_started_with_no_connection_slot_left_waits_for_one(crowded_serve
         with pytest.raises(psycopg.OperationalError, match="too many clients"):
             for _ in range(SLOTS + 1):
                 held.append(psycopg.connect(url))
-        chat = PipedChat(tmp_path / "state")
-        chat.say("a pepsi")
-        chat.heard_on_stderr("the database is busy, waiting")
+        chat = ChatProcess("customer", tmp_path / "state")
+        chat.send("a pepsi")
+        before = heard(chat, "the database is busy, waiting")
     finally:
         for conn in held:
             conn.close()
-    turn = chat.answer()
+    turn = answer(chat)
     assert [unit["item"] for unit in turn["order"]] == ["Pepsi®"], turn
-    code, stderr = chat.end()
-    assert code == 0, stderr
+    stderr = "".join(before) + chat.close()
+    assert chat.proc.returncode == 0, stderr
     assert "Traceback" not in stderr and "error:" not in stderr, stderr
     assert said(tmp_path / "state", session_of(stderr)) == ["a pepsi"]
 
 
 def test_a_chat_whose_server_stops_for_ten_seconds_finishes_its_turn_once(on_postgres, postgres_server, tmp_path):
-    chat, down = PipedChat(tmp_path / "state"), False
+    chat, down, before = ChatProcess("customer", tmp_path / "state"), False, []
     try:
-        chat.say("a pepsi")
-        assert [unit["item"] for unit in chat.answer()["order"]] == ["Pepsi®"]
+        assert [unit["item"] for unit in chat.say("a pepsi")["order"]] == ["Pepsi®"]
         postgres_server.stop()
         down = True
-        chat.say("a bean burrito")
-        chat.heard_on_stderr("the database is not answering, waiting")
+        chat.send("a bean burrito")
+        before = heard(chat, "the database is not answering, waiting")
         time.sleep(8)  # the server stays down about ten seconds in all
         postgres_server.restart()
         down = False
-        turn = chat.answer()
+        turn = answer(chat)
         assert sorted(unit["item"] for unit in turn["order"]) == ["Bean Burrito", "Pepsi®"], turn
-        chat.say("a crunchy taco")
-        assert sorted(unit["item"] for unit in chat.answer()["order"]) == ["Bean Burrito", "Crunchy Taco", "Pepsi®"]
+        turn = chat.say("a crunchy taco")
+        assert sorted(unit["item"] for unit in turn["order"]) == ["Bean Burrito", "Crunchy Taco", "Pepsi®"]
     finally:
         if down:
             postgres_server.restart()
-        code, stderr = chat.end()
-    assert code == 0, stderr
+        stderr = "".join(before) + chat.close()
+    assert chat.proc.returncode == 0, stderr
     assert "Traceback" not in stderr and "error:" not in stderr, stderr
     assert "error connecting" not in stderr, stderr  # the pool's reconnect tries are not shown, the wait once
     assert said(tmp_path / "state", session_of(stderr)) == ["a pepsi", "a bean burrito", "a crunchy taco"]
@@ -277,3 +227,30 @@ def test_a_phrase_not_counted_does_not_fail_a_turn_already_saved(tmp_path, monke
     monkeypatch.setattr(chat.home, "note_unheard", away)
     turn = chat.turn("a pepsi and a flurbleberry")
     assert turn.unheard and said(tmp_path / "state", chat.session_id) == ["a pepsi and a flurbleberry"]
+
+
+def test_a_lane_turn_sent_while_the_server_restarts_is_answered_once_it_is_back(on_postgres, postgres_server,
+                                                                                 tmp_path):
+    """`serve` waits for the server as a chat does: the turn is answered, no restart of the service."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    server, down = ServeProcess(tmp_path), False
+    try:
+        lane = server.http.post("/api/lanes").json()
+        server.turn(lane, "a pepsi", "t1")
+        postgres_server.stop()
+        down = True
+        with ThreadPoolExecutor(1) as pool:
+            sent = pool.submit(server.turn, lane, "a bean burrito", "t2")
+            time.sleep(12)  # longer than a pool waits for a connection: the turn waits for the server
+            postgres_server.restart()
+            down = False
+            turn = sent.result()
+        assert sorted(line["item"] for line in turn["lines"]) == ["Bean Burrito", "Pepsi®"], turn
+        view = server.http.get(f"/api/lanes/{lane['lane']}", headers={"Authorization": f"Bearer {lane['token']}"})
+        assert [t["user"] for t in view.json()["turns"]] == ["a pepsi", "a bean burrito"]
+    finally:
+        if down:
+            postgres_server.restart()
+        stderr = server.close()
+    assert "Traceback" not in stderr, stderr
