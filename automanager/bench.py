@@ -54,6 +54,7 @@ from .menu.check import check_kb
 from .menu.commit import HEADER, facts_by_text, kb_facts, known_problems
 from .menu.model import Menu
 from .reasoner import Const, caches_written, term
+from .service.lanes import MAX_LANES, PER_CLIENT_SETTING
 from .star import Chat, CustomerChat, ManagerChat
 from .state import LastAsk, State
 from .store import Home
@@ -476,7 +477,7 @@ class Served:
         self.proc = subprocess.Popen([sys.executable, "-m", "automanager", "serve", "--host", "127.0.0.1", "--port",
                                       str(self.port), "--state-dir", str(state_dir), "--backend", "offline"],
                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self.log,
-                                     env=offline_env(kb))
+                                     env=offline_env(kb) | {PER_CLIENT_SETTING: str(MAX_LANES)})  # all from here
         self.local = threading.local()
         deadline = time.monotonic() + 120
         while True:

@@ -280,9 +280,14 @@ def serve(host: Annotated[str, typer.Option(help="The address to listen on; 127.
     """
     import uvicorn
 
+    from .service import writer
     from .service.app import create_app
 
     home = open_home(state_dir, None, store)  # a bad store id is refused before anything else
+    try:
+        held = writer.hold(home.root, home.store)  # one service per store and state dir, while it lives
+    except StateError as exc:
+        raise fail(str(exc)) from None
     folder = use_kb(kb)
     try:
         socket.create_server((host, port)).close()
@@ -292,14 +297,20 @@ def serve(host: Annotated[str, typer.Option(help="The address to listen on; 127.
     config = llm_config(backend, model)
     try:
         home = open_home(state_dir, folder, home.store)
+        home.check_writable()  # a read-only or full state dir is said now, not at every car
         service = create_app(home, config)
-    except (StateError, ReasonerError) as exc:
+    except (StateError, ReasonerError, ConfigError) as exc:
         raise fail(str(exc)) from None
     token = service.state.service.token
     for line in (f"lane page:  http://{host}:{port}/lane", f"dashboard:  http://{host}:{port}/dashboard?token={token}",
                  f"API docs:   http://{host}:{port}/docs", f"store {home.store}, state dir {home.root}; Ctrl-C stops the service"):
         err.print(line, highlight=False, soft_wrap=True)  # an address is never broken across lines
-    uvicorn.run(service, host=host, port=port, log_level="warning")
+    # an idle keep-alive connection is dropped after 5 s; a body is read within BODY_SECONDS (the app's)
+    try:
+        uvicorn.run(service, host=host, port=port, log_level="warning", timeout_keep_alive=5,
+                    timeout_graceful_shutdown=10)
+    finally:
+        held.close()
 
 
 @state_app.command("stock")
@@ -362,7 +373,10 @@ def state_reset(state_dir: StateDirOption = None,
     if not yes:
         raise fail(f"this deletes all sessions, menu changes and the stock list in {home.root}",
                    "Run again with --yes to do it.", code=1)
-    home.reset()
+    try:
+        home.reset()
+    except StateError as exc:
+        raise fail(str(exc)) from None
     out.print(f"state in {home.root} reset: the shipped menu, nothing out of stock, no sessions")
 
 

@@ -16,6 +16,12 @@ transaction, and `listener()` hears of it (see docs/chains.md): on PostgreSQL th
 on a connection of its own, delivered only when the write commits; SQLite has no notifications
 between processes, so its listener hears at once of the writes of this process and wakes every
 POLL seconds for the others'.
+
+Trouble passes: after any error a SQLite connection is closed and the next call opens a new one; a
+write lock another program holds is waited for with back-off, WAIT seconds in all. StoreUnavailable
+says the store cannot be used for now (that lock, a full or read-only disk): nothing was changed,
+and the same call works once the cause is gone. A PostgreSQL server that is busy (no connection slot
+left) or, once reached, gone is waited for in the same way (Postgres.PATIENCE), its pool made anew.
 """
 
 from __future__ import annotations
@@ -58,7 +64,13 @@ class SettingError(DatabaseError):
 
 
 class StoreUnavailable(DatabaseError):
-    """The database is busy or unreachable for now: nothing was changed, the same request can be tried again."""
+    """The database is there but cannot be used for now (another writer held its lock past the
+    wait, the disk is full or read-only, an I/O error): the same call works once the cause is gone."""
+
+
+class ServerAway(StoreUnavailable):
+    """The PostgreSQL server had no connection slot left, or was gone, all the wait: that passes by
+    itself, so a chat keeps its session and the line can be said again."""
 
 
 class Transaction(Protocol):
@@ -182,9 +194,11 @@ def open_database(root: Path) -> Database:
 
 # -- SQLite ------------------------------------------------------------------------------------------
 class SQLite:
-    """shared.db in the state dir, in WAL mode; one kept connection per thread."""
+    """shared.db in the state dir, in WAL mode; one kept connection per thread, made again after any error."""
 
     engine = "sqlite"
+    BUSY = 2.0  # seconds one try waits for another writer's lock (SQLite's busy timeout)
+    WAIT = 10.0  # seconds in all a call waits for it, trying again with back-off, before StoreUnavailable
 
     def __init__(self, path: Path):
         self.path = path
@@ -195,9 +209,9 @@ class SQLite:
     def connection(self) -> sqlite3.Connection:
         """This thread's connection, kept from one call to the next. It is opened again when the
         file is no longer the one it was opened on (replaced, restored or overwritten: another
-        inode, size or time) and in a forked child. A new database is made complete (WAL mode,
-        schema) under a temporary name and then linked into place, so processes starting at once
-        on a new state dir never race to switch its journal mode ("database is locked")."""
+        inode, size or time), in a forked child and after any error. A new database is made
+        complete (WAL mode, schema) under a temporary name and then linked into place, so processes
+        starting at once on a new state dir never race to switch its journal mode ("database is locked")."""
         opened_on = file_mark(self.path), os.getpid()
         if getattr(self._kept, "on", None) == opened_on:
             kept: sqlite3.Connection = self._kept.conn
@@ -205,7 +219,7 @@ class SQLite:
         self.close()
         if opened_on[0] is None:
             self.create()
-        conn = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        conn = sqlite3.connect(self.path, timeout=self.BUSY, isolation_level=None)
         try:
             if not self.schema_ready:
                 self.upgrade(conn)
@@ -245,47 +259,70 @@ class SQLite:
             migrate(conn, "sqlite", have)
             conn.execute(f"PRAGMA user_version = {max(have, LATEST)}")
         except BaseException:
-            conn.execute("ROLLBACK")
+            rollback(conn)
             raise
         conn.execute("COMMIT")
 
     def close(self) -> None:
-        """Close this thread's kept connection. A forked child never closes its parent's: it drops it."""
-        if getattr(self._kept, "on", (None, None))[1] == os.getpid():
-            self._kept.conn.close()
+        """Close this thread's kept connection, if any. A forked child never closes its parent's: it drops it."""
+        on = getattr(self._kept, "on", None)
         self._kept.on = None
+        if on is not None and on[1] == os.getpid():
+            try:
+                self._kept.conn.close()
+            except sqlite3.Error:  # a connection broken by the error that closes it is dropped all the same
+                pass
 
     def read(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        try:
-            return self.connection().execute(sql, tuple(params)).fetchall()
-        except sqlite3.Error as exc:
-            self.close()
-            raise DatabaseError(f"cannot read {self.path}: {exc}. {DB_HINT}") from exc
-        except OSError as exc:
-            raise DatabaseError(f"cannot open the state dir {self.path.parent}: {exc.strerror}. Check that it is "
-                                "a writable folder (--state-dir or $AUTOMANAGER_HOME).") from exc
+        return self.retrying(lambda: self.connection().execute(sql, tuple(params)).fetchall(), "read")
 
     def write(self, work: Callable[[Transaction], Result], exclusive: bool = False) -> Result:
         """Run `work` in one write transaction (BEGIN IMMEDIATE: every SQLite write is exclusive):
         all of it lands, or none."""
-        self._kept.pending = []
-        try:
+        def transaction() -> Result:
+            self._kept.pending = []
             conn = self.connection()
             conn.execute("BEGIN IMMEDIATE")
             try:
                 result = work(conn)
+                conn.execute("COMMIT")
             except BaseException:
-                conn.execute("ROLLBACK")
+                rollback(conn)
                 raise
-            conn.execute("COMMIT")
             board(self.path).post(self._kept.pending)
             return result
-        except sqlite3.Error as exc:
-            self.close()  # a connection left inside a failed transaction is not used again
-            raise DatabaseError(f"cannot write {self.path}: {exc}. Check that the state dir is writable and has "
-                                f"free space. {DB_HINT}") from exc
+
+        try:
+            return self.retrying(transaction, "write")
         finally:
             self._kept.pending = []
+
+    def retrying(self, use: Callable[[], Result], what: str) -> Result:
+        """`use` the database; after any error the connection is closed (the next call opens a new
+        one). A lock another writer holds is waited for, with back-off, WAIT seconds in all."""
+        deadline, pause = time.monotonic() + self.WAIT, 0.05
+        while True:
+            try:
+                return use()
+            except sqlite3.Error as exc:
+                self.close()
+                kind = trouble(exc)
+                if kind == "locked" and time.monotonic() + pause < deadline:
+                    time.sleep(pause)
+                    pause = min(pause * 2, 1.0)
+                    continue
+                if kind == "locked":
+                    raise StoreUnavailable(f"cannot {what} {self.path}: another program has held its lock for "
+                                           f"{self.WAIT:g} s. Try again in a moment; if it lasts, stop the other "
+                                           "program using this state dir") from exc
+                if kind == "unavailable":
+                    raise StoreUnavailable(f"cannot {what} {self.path}: {exc}. Check that the state dir is writable "
+                                           "and has free space, then try again; nothing was changed") from exc
+                raise DatabaseError(f"cannot {what} {self.path}: {exc}. {DB_HINT}") from exc
+            except OSError as exc:
+                self.close()
+                raise StoreUnavailable(f"cannot use the state dir {self.path.parent}: {exc.strerror}. Check that "
+                                       "it is a writable folder with free space (--state-dir or $AUTOMANAGER_HOME)") from exc
 
     def notify(self, tx: Transaction, what: str, **detail: Any) -> None:
         """Kept until the transaction commits, then heard by this process's listeners at once.
@@ -345,6 +382,28 @@ class SQLiteListener:
         pass
 
 
+def rollback(conn: sqlite3.Connection) -> None:
+    """Undo an open transaction; one SQLite already undid (a full disk, an I/O error) is left as it is."""
+    if conn.in_transaction:
+        try:
+            conn.execute("ROLLBACK")
+        except sqlite3.Error:  # the connection is closed next: SQLite undoes what is left
+            pass
+
+
+def trouble(exc: sqlite3.Error) -> str:
+    """What a SQLite error means for the next try: "locked" (another writer: wait), "unavailable"
+    (disk full, read-only, I/O: works once that is fixed) or "damaged" (the file itself)."""
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    text = str(exc).lower()
+    if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or " is locked" in text:
+        return "locked"
+    if name.startswith(("SQLITE_FULL", "SQLITE_IOERR", "SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PERM")) \
+            or any(words in text for words in ("disk is full", "i/o error", "readonly", "unable to open")):
+        return "unavailable"
+    return "damaged"
+
+
 def file_mark(path: Path) -> tuple[int, int, int] | None:
     """What tells one file from another at the same path, or the same file rewritten."""
     try:
@@ -361,7 +420,7 @@ class Postgres:
 
     A call that finds the server busy (max_connections reached, starting up) or, once it was
     reached, gone waits with back-off for up to `patience` seconds, saying so once on stderr, then
-    raises StoreUnavailable. A lost server takes the pool with it: the next try builds a new one,
+    raises ServerAway. A lost server takes the pool with it: the next try builds a new one,
     so the first call after the server is back gets a fresh connection within a pause. A write is
     tried again only when it did not reach its commit (a commit cut off may have landed)."""
 
@@ -473,7 +532,7 @@ class Postgres:
                 if not (busy or self.reached) or committing:  # never reached: a wrong setting; a commit cut off
                     raise self.unreachable(exc, what) from exc
                 if time.monotonic() + pause > deadline:
-                    raise StoreUnavailable(f"the database at {self.where} is {'busy' if busy else 'not answering'} "
+                    raise ServerAway(f"the database at {self.where} is {'busy' if busy else 'not answering'} "
                                            f"({first_line(exc)}); waited {self.patience:.0f} s. Nothing was "
                                            "changed: try again in a moment") from exc
                 if not told:

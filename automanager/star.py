@@ -9,6 +9,7 @@ its staged menu changes as one new version when it saves or says goodbye.
 from __future__ import annotations
 
 import hashlib
+import logging
 import threading
 import time
 from collections import Counter
@@ -35,6 +36,7 @@ from .store import DEFAULT_STORE, Home, StateError, VersionMoved
 from .terms import as_term, encode
 from .vocab import Pred, VocabError
 
+LOG = logging.getLogger(__name__)
 MAX_COMMIT_ATTEMPTS = 5  # a manager turn decided again when other managers publish meanwhile
 MAX_INPUT = 2000  # characters of one turn that are read; the rest is ignored, and said so
 
@@ -200,23 +202,24 @@ class Chat:
         turn, so a request sent again is known to be answered."""
         start = time.perf_counter()
         text = printable(text[:MAX_INPUT + 1])  # cut first: cleaning costs as much as the text is long
-        before = self.state
+        before = self.state, len(self.history)
         try:
             turn = self.step(text[:MAX_INPUT], said)
-        except StateError:
-            self.state = before  # nothing of the turn is saved: the line can be said again
+            if len(text) > MAX_INPUT:
+                turn.reply = f"(I only read the first {MAX_INPUT} characters.) " + turn.reply
+            turn.menu_version = self.menu_version
+            self.history.append({"user": turn.text, "bot": turn.reply, "at": datetime.now(UTC).isoformat(),
+                                 **({"id": turn_id} if turn_id else {})})
+            self.save()
+        except BaseException:  # not saved: the chat is as before the line, which may be said again
+            self.state = before[0]
+            del self.history[before[1]:]
             raise
-        if len(text) > MAX_INPUT:
-            turn.reply = f"(I only read the first {MAX_INPUT} characters.) " + turn.reply
-        turn.menu_version = self.menu_version
-        self.history.append({"user": turn.text, "bot": turn.reply, "at": datetime.now(UTC).isoformat(),
-                             **({"id": turn_id} if turn_id else {})})
-        self.save()
         if turn.unheard:
             try:
                 self.home.note_unheard(turn.unheard)
-            except StateError:  # the turn is saved: saying it failed would have it said twice
-                pass
+            except StateError as exc:  # the turn is saved: a phrase for the manager's list is not worth failing it
+                LOG.warning("phrases no bot understood not noted: %s", exc)
         turn.timings["total_ms"] = timed(start)  # the whole turn, the save included
         return turn
 

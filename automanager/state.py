@@ -256,6 +256,12 @@ class StorePriceAsked(Term):
     price: int
 
 
+@predicate("alias_asked")
+class AliasAsked(Term):
+    item: str
+    word: str  # the alias (normalized) a confirm_alias question reads back
+
+
 @predicate("rule_asked")
 class RuleAsked(Term):
     rule: Rule  # the rule (automanager/rules.py) a confirm_rule or confirm_unrule question reads back

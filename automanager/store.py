@@ -29,6 +29,7 @@ import logging
 import os
 import re
 import secrets
+import tempfile
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from functools import cached_property
@@ -54,10 +55,10 @@ class Journal(NamedTuple):
 class StateError(Exception):
     """Saved state cannot be read or written; the message names the file and what to do."""
 
-    @property
-    def passing(self) -> bool:
-        """Only for now (the database is busy or away): nothing was changed, the same request can be tried again."""
-        return isinstance(self.__cause__, StoreUnavailable)
+
+class StateUnavailable(StateError):
+    """The state dir or its database cannot be used for now (locked by another program, a full or
+    read-only disk): nothing was changed, and the same call works once the cause is gone."""
 
 
 class VersionMoved(Exception):
@@ -164,8 +165,8 @@ class Home:
             if isinstance(exc, FileExistsError):
                 raise StateError(f"a session '{session_id}' already exists in {self.sessions}; it was left "
                                  "untouched. Start the chat again for a new session.") from exc
-            raise StateError(f"cannot save the session to {path}: {exc.strerror}. "
-                             "Check that the state dir is writable (--state-dir).") from exc
+            raise StateUnavailable(f"cannot save the session to {path}: {exc.strerror}. Check that the state dir "
+                                   "is writable and has free space (--state-dir); this turn was not kept") from exc
         self._journals[session_id] = journal
 
     def _journal(self, session_id: str) -> Journal:
@@ -213,7 +214,7 @@ class Home:
         try:
             return self.database.read(query, params)
         except DatabaseError as exc:
-            raise StateError(str(exc)) from exc
+            raise state_error(exc) from exc
 
     def _write(self, work: Callable[[Transaction], Result], exclusive: bool = False) -> Result:
         """Run `work` in one write transaction: all of it lands, or none (`exclusive`: with no
@@ -221,9 +222,9 @@ class Home:
         try:
             return self.database.write(work, exclusive)
         except DatabaseError as exc:
-            raise StateError(str(exc)) from exc
+            raise state_error(exc) from exc
         except OSError as exc:  # a menu version file: nothing was published
-            raise StateError(f"cannot write in {self.root}: {exc.strerror}. Check that the state dir is writable "
+            raise StateUnavailable(f"cannot write in {self.root}: {exc.strerror}. Check that the state dir is writable "
                              "and has free space; nothing was changed.") from exc
 
     # -- the shared stock list ---------------------------------------------------------------
@@ -294,6 +295,7 @@ class Home:
         raised. Returns the new version.
         """
 
+        records = list(records)  # a write may be tried again
         written: list[Path] = []  # the new version's file, not in its place until the version is published
 
         def work(conn: Transaction) -> int:
@@ -355,7 +357,16 @@ class Home:
         self._write(lambda conn: conn.execute("UPDATE lane SET session = ? WHERE lane = ?", (session, lane)))
 
     def close_lane(self, lane: str) -> None:
-        self._write(lambda conn: conn.execute("UPDATE lane SET closed_at = ? WHERE lane = ?", (now(), lane)))
+        """Close the lane; of the store's closed lanes only the newest KEEP_CLOSED rows are kept
+        (a lane's sessions stay saved: the table does not grow car after car)."""
+        def work(conn: Transaction) -> None:
+            closed = datetime.now(UTC).isoformat(timespec="microseconds")  # the order lanes closed in, to prune
+            conn.execute("UPDATE lane SET closed_at = ? WHERE lane = ?", (closed, lane))
+            conn.execute("DELETE FROM lane WHERE store = ? AND closed_at IS NOT NULL AND lane NOT IN (SELECT lane "
+                         "FROM lane WHERE store = ? AND closed_at IS NOT NULL ORDER BY closed_at DESC, lane LIMIT ?)",
+                         (self.store, self.store, KEEP_CLOSED))
+
+        self._write(work)
 
     def lanes(self) -> list[tuple[str, str, str]]:
         """(lane, token hash, session) of every open lane of this store, oldest first."""
@@ -418,17 +429,45 @@ class Home:
 
     def reset(self) -> None:
         """Delete sessions, menu versions, stock list and audit log (on purpose only); on a shared
-        server, its rows: every machine of the chain starts afresh."""
+        server, its rows: every machine of the chain starts afresh. A state dir that cannot be
+        written is found before anything is deleted."""
+        self.check_writable(space=False)  # a full disk still lets files go, which frees it
         if self.database.engine != "sqlite":
             self._write(lambda conn: [conn.execute(f"DELETE FROM {table}") for table in SHARED_TABLES], exclusive=True)
         self.close()
         self._journals.clear()
-        for path in [*self.sessions.glob("*.json"), *self.sessions.glob("*.jsonl"), *(self.root / "menu").glob("v*.lp"),
-                     *self.root.glob("shared.db*")]:
-            path.unlink(missing_ok=True)
+        try:
+            for path in [*self.sessions.glob("*.json"), *self.sessions.glob("*.jsonl"),
+                         *(self.root / "menu").glob("v*.lp"), *self.root.glob("shared.db*")]:
+                path.unlink(missing_ok=True)
+        except OSError as exc:
+            raise StateUnavailable(f"cannot delete {exc.filename}: {exc.strerror}; the reset stopped part way. Make "
+                                   f"the state dir {self.root} writable and run it again") from exc
+
+    def check_writable(self, space: bool = True) -> None:
+        """StateUnavailable unless a file can be made in the state dir now (not read-only) and,
+        with `space`, written (not full): a command that would stop half way says so before it starts."""
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            fd, probe = tempfile.mkstemp(dir=self.root, prefix=".writable.")
+            try:
+                if space:
+                    os.write(fd, b"probe")
+                    os.fsync(fd)
+            finally:
+                os.close(fd)
+                os.unlink(probe)
+        except OSError as exc:
+            raise StateUnavailable(f"cannot write in the state dir {self.root}: {exc.strerror}. Check that it is a "
+                                   "writable folder with free space (--state-dir or $AUTOMANAGER_HOME)") from exc
 
 
+KEEP_CLOSED = 256  # closed lane rows a store keeps (the newest): what the service closed lately
 SHARED_TABLES = ("stock_out", "menu_version", "audit", "lane", "unheard", "store_price")
+
+
+def state_error(exc: DatabaseError) -> StateError:
+    return (StateUnavailable if isinstance(exc, StoreUnavailable) else StateError)(str(exc))
 
 
 def now() -> str:

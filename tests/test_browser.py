@@ -332,9 +332,15 @@ def test_a_phrase_taught_on_the_dashboard_is_understood_on_a_lane(browser, conte
     expect(row).to_contain_text("1×")
     row.locator("select").select_option("Beef Burrito")
     row.get_by_role("button", name="Teach frobnozzle wrap").click()
+    question = dashboard.locator("#question")  # read back first: a yes stages it, a save publishes it
+    expect(question).to_be_visible(timeout=TURN)
+    expect(question).to_contain_text('Teach "frobnozzle wrap" as another name of Beef Burrito')
+    dashboard.locator("#answer-yes").click()
     status = dashboard.locator("#unheard-status")
-    expect(status).not_to_be_empty(timeout=TURN)
-    assert "bad" not in (status.get_attribute("class") or ""), status.inner_text()
+    expect(status).to_have_text('Customers who say "frobnozzle wrap" will get Beef Burrito once you save.', timeout=TURN)
+    expect(dashboard.locator("#pending")).to_contain_text("frobnozzle wrap")
+    dashboard.locator("#save").click()
+    expect(dashboard.locator("#no-pending")).to_be_visible(timeout=TURN)
     expect(row).to_have_count(0)
 
     fresh = new_page(browser, contexts, service)  # a new car orders by the taught name
@@ -385,3 +391,121 @@ def test_a_store_rule_said_in_the_dashboard_chat_holds_on_a_lane(browser, contex
     expect(lane.locator("#conversation li.bot").last).to_contain_text("we can only serve 2 Cheesy Gordita Crunch per order")
     expect(lane.locator("#order-lines tr")).to_have_count(0)
     assert lane.errors == [] and dashboard.errors == []
+
+
+def open_lanes(service: Served) -> set[str]:
+    """The lanes open now, as the manager's API lists them."""
+    asked = urllib.request.Request(service.base + "/api/lanes", headers={"Authorization": f"Bearer {service.token}"})
+    with urllib.request.urlopen(asked, timeout=30) as answer:
+        return {lane["lane"] for lane in json.load(answer)}
+
+
+def test_a_closed_lane_tab_closes_its_lane(browser, contexts, service):
+    """The page says it left (a beacon on page hide, with its token) and the lane closes a few
+    seconds after its tab does; the dashboard then no longer shows it waiting for a car."""
+    page = new_page(browser, contexts, service)
+    open_lane(page)
+    lane = page.evaluate("JSON.parse(sessionStorage.getItem('automanager.lane')).lane")
+    assert lane in open_lanes(service)
+    with page.expect_response(re.compile(r"/api/lanes/[0-9a-f]+/left$")) as beacon:
+        page.evaluate("window.dispatchEvent(new PageTransitionEvent('pagehide'))")
+    assert beacon.value.status == 202
+    page.close()
+    deadline = time.monotonic() + 60
+    while lane in open_lanes(service):
+        assert time.monotonic() < deadline, f"lane {lane} still open a minute after its tab closed"
+        time.sleep(0.5)
+
+
+def test_the_manager_closes_a_lane_from_the_dashboard(browser, contexts, service):
+    dashboard = new_page(browser, contexts, service, width=1440, height=1000)
+    open_dashboard(dashboard, service)
+    lane = dashboard.request.post("/api/lanes").json()  # a lane no page shows (a tab left somewhere)
+    card = dashboard.locator(f'#lanes [data-lane="{lane["lane"]}"]')
+    expect(card).to_be_visible()
+    card.get_by_role("button", name="Close lane").click()
+    expect(card).to_have_count(0)
+    assert lane["lane"] not in open_lanes(service)
+    gone = dashboard.request.get(f"/api/lanes/{lane['lane']}", headers={"Authorization": f"Bearer {lane['token']}"})
+    assert gone.status == 404
+    assert dashboard.errors == []
+
+
+ATTACK = """<!doctype html><title>win a prize</title><body>
+<iframe name="sink"></iframe>
+<form id="save" method="post" action="{base}/api/save" target="sink"></form>
+<script>
+/* What another site can make the manager's browser send with the cookie: JSON with no Content-Type
+   (no preflight) to stock and teach, and a plain form to save (last: it may navigate the frame). */
+const send = (path, body) => fetch("{base}" + path, {{method: "POST", mode: "no-cors", credentials: "include",
+                                                     body: new Blob([JSON.stringify(body)])}}).catch(() => null);
+window.sent = Promise.all([
+  send("/api/stock", {{name: "Seasoned Beef", out: true}}),
+  send("/api/unheard/teach", {{phrase: "zibzab roll", item: "Bean Burrito"}}),
+  send("/api/save", {{}}),
+]).then(() => {{ document.getElementById("save").submit(); return true; }});
+</script>"""
+
+
+@pytest.fixture
+def other_origin(service: Served) -> Iterator[str]:
+    """A page on another port of 127.0.0.1 (another origin, the same site for cookies)."""
+    import http.server
+    import threading
+
+    page = ATTACK.format(base=service.base).encode()
+
+    class Evil(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 (the stdlib's name)
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(page)))
+            self.end_headers()
+            self.wfile.write(page)
+
+        def log_message(self, *_args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Evil)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/prize.html"
+    server.shutdown()
+    server.server_close()
+
+
+def test_a_page_on_another_origin_cannot_publish_change_stock_or_teach(browser, contexts, service, other_origin):
+    """The manager, logged in to the dashboard, opens another site's page in the same browser: its
+    writes carry the cookie but not the dashboard's origin and page token, so a staged price stays
+    pending, nothing runs out and nothing is taught; the dashboard itself then saves."""
+    manager = {"Authorization": f"Bearer {service.token}"}
+    dashboard = new_page(browser, contexts, service, width=1440, height=1000)
+    api = dashboard.request
+    lane = new_page(browser, contexts, service)
+    open_lane(lane)
+    say(lane, "a zibzab roll please")
+    staged = api.post("/api/manager/turns", data=json.dumps({"text": "the soft taco now costs $1.83"}),
+                      headers=manager | {"Content-Type": "application/json"}).json()
+    assert staged["pending"], staged
+    open_dashboard(dashboard, service)
+    version = api.get("/api/versions", headers=manager).json()["latest"]
+
+    evil = dashboard.context.new_page()  # the same browser profile: the manager's cookie goes along
+    refusals: list[int] = []
+    evil.on("response", lambda r: refusals.append(r.status) if r.url.startswith(service.base) else None)
+    evil.goto(other_origin)
+    assert evil.evaluate("window.sent") is True
+    expect(evil.frame_locator("iframe").locator("body")).to_contain_text("another site", timeout=TURN)
+    assert sorted(refusals) == [403, 403, 403, 403], refusals
+    evil.close()
+
+    assert api.get("/api/versions", headers=manager).json()["latest"] == version
+    assert "Soft Taco" in " ".join(api.get("/api/pending", headers=manager).json()["pending"])
+    assert api.get("/api/stock", headers=manager).json()["out"] == []
+    assert "zibzab roll" in [row["phrase"] for row in api.get("/api/unheard", headers=manager).json()]
+
+    dashboard.reload()  # the real dashboard still publishes
+    dashboard.locator("#save").click()
+    expect(dashboard.locator("#no-pending")).to_be_visible(timeout=TURN)
+    assert api.get("/api/versions", headers=manager).json()["latest"] == version + 1
+    assert dashboard.errors == [] and lane.errors == []

@@ -2,8 +2,7 @@
 slot left waits for one instead of quitting; a chat whose server stops for ten seconds finishes its
 turn once the server is back; past its patience a turn says the store is unavailable and the
 session stays; the service answers 503 with Retry-After meanwhile and serves again without a
-restart; a turn the store failed leaves the chat as it was, so the line said again is taken once.
-Real processes and real servers (skipped, with the reason, where none starts)."""
+restart. Real processes and real servers (skipped, with the reason, where none starts)."""
 
 from __future__ import annotations
 
@@ -20,11 +19,11 @@ from fastapi.testclient import TestClient
 from processes import ChatProcess, ServeProcess
 from rich.console import Console
 
-from automanager.database import Postgres, StoreUnavailable
+from automanager.database import Postgres
 from automanager.repl import run_chat
 from automanager.service.app import create_app
 from automanager.star import Chat, CustomerChat, ManagerChat
-from automanager.store import Home, StateError
+from automanager.store import Home
 
 pytestmark = pytest.mark.slow
 SLOTS = 6  # max_connections of the crowded server
@@ -202,31 +201,6 @@ def test_the_service_answers_503_with_retry_after_while_the_server_is_down_then_
         assert again.status_code == 200, again.text
         view = client.get(f"/api/lanes/{lane['lane']}", headers=mine).json()
     assert [t["user"] for t in view["turns"]] == ["a pepsi", "a bean burrito"]
-
-
-def away(*_args: Any, **_kwargs: Any) -> None:
-    raise StateError("the database is not answering") from StoreUnavailable("the database is not answering")
-
-
-def test_a_turn_the_store_failed_leaves_the_chat_as_it_was(tmp_path, monkeypatch):
-    """A failed write after the turn was decided: the line said again is decided afresh, once."""
-    chat = ManagerChat(Home(tmp_path / "state"))
-    before = chat.state
-    with monkeypatch.context() as patched:
-        patched.setattr(chat.home, "set_stock", away)
-        with pytest.raises(StateError):
-            chat.turn("we're out of tomatoes")
-    assert chat.state == before and chat.history == []
-    chat.turn("we're out of tomatoes")
-    assert chat.home.stock_out() == ["Tomatoes"] and len(chat.history) == 1
-
-
-def test_a_phrase_not_counted_does_not_fail_a_turn_already_saved(tmp_path, monkeypatch):
-    """Saying that turn failed would have it said, and ordered, twice."""
-    chat = CustomerChat(Home(tmp_path / "state"))
-    monkeypatch.setattr(chat.home, "note_unheard", away)
-    turn = chat.turn("a pepsi and a flurbleberry")
-    assert turn.unheard and said(tmp_path / "state", chat.session_id) == ["a pepsi and a flurbleberry"]
 
 
 def test_a_lane_turn_sent_while_the_server_restarts_is_answered_once_it_is_back(on_postgres, postgres_server,

@@ -80,7 +80,7 @@ def test_every_administrator_rejection_and_question_has_a_reply():
 
         ast.parse_string(program, visit)
         assert said, section
-        read_backs = {"stale", "confirm_price", "confirm_runout", "confirm_store_price"}  # readback_* texts
+        read_backs = {"stale", "confirm_price", "confirm_runout", "confirm_store_price", "confirm_alias"}  # readback_* texts
         assert said - read_backs <= set(replies[section]) | {"rule_refused"}, section
 
 

@@ -13,7 +13,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from automanager.service.app import MAX_BODY, create_app
-from automanager.service.auth import TOKEN_FILE
+from automanager.service.auth import TOKEN_FILE, page_token
 from automanager.star import MAX_INPUT
 from automanager.store import Home
 
@@ -123,7 +123,7 @@ def test_every_manager_route_refuses_anything_but_the_manager_token(site, unchan
 
 def test_every_api_route_but_the_lanes_own_needs_the_manager_token(site):
     """No route a lane's token opens changes stock, menu or aliases: the routes without the manager
-    check are exactly the lanes' own (open, turn, view, close, events) and the docs."""
+    check are exactly the lanes' own (open, turn, view, close, left, events) and the docs."""
     open_routes = set()
     for route in site.client.app.routes:  # type: ignore[attr-defined]
         deps = [d.call.__name__ for d in getattr(getattr(route, "dependant", None), "dependencies", [])]
@@ -131,7 +131,7 @@ def test_every_api_route_but_the_lanes_own_needs_the_manager_token(site):
             open_routes |= {(m, route.path) for m in route.methods}
     assert open_routes == {("POST", "/api/lanes"), ("POST", "/api/lanes/{lane_id}/turns"),
                            ("GET", "/api/lanes/{lane_id}"), ("DELETE", "/api/lanes/{lane_id}"),
-                           ("GET", "/api/lanes/{lane_id}/events")}
+                           ("POST", "/api/lanes/{lane_id}/left"), ("GET", "/api/lanes/{lane_id}/events")}
     assert {(m, p) for m, p, _ in MANAGER_ROUTES} <= {
         (m, r.path) for r in site.client.app.routes for m in getattr(r, "methods", ())}  # type: ignore[attr-defined]
 
@@ -142,6 +142,66 @@ def test_the_manager_token_opens_them(site):
             assert site.client.get(path, headers=site.manager).status_code == 200, path
     cookie = site.client.get("/api/pending", headers={"Cookie": f"automanager_manager={site.token}"})
     assert cookie.status_code == 200 and cookie.json()["pending"]
+
+
+# -- cross-site request forgery (issue 37) ---------------------------------------------------------
+WRITES = [(m, p, b) for m, p, b in MANAGER_ROUTES if m == "POST"] + [
+    ("POST", "/api/unheard/teach", {"phrase": "lava crunch", "item": "Crunchy Taco"})]
+OWN = "http://testserver"  # the TestClient's origin
+
+
+def cookie(site: Site, **more: str) -> dict[str, str]:
+    return {"Cookie": f"automanager_manager={site.token}", **more}
+
+
+def test_the_dashboard_embeds_its_page_token(site):
+    page = site.client.get("/dashboard", headers=cookie(site))
+    assert page.status_code == 200 and f'content="{page_token(site.token)}"' in page.text
+    assert page.headers["cache-control"] == "no-store"
+
+
+@pytest.mark.parametrize("method,path,body", WRITES, ids=[p for _m, p, _b in WRITES])
+def test_a_cookie_write_from_no_or_another_origin_is_refused(site, unchanged, method, path, body):
+    """The manager's cookie alone changes nothing: without the Origin (or Referer) of this service
+    and the dashboard's page token, a write is refused with a 403 that says why."""
+    token = {"X-CSRF-Token": page_token(site.token)}
+    cases = {
+        "no origin, no page token": ({}, "names no origin"),
+        "no origin, the page token": (token, "names no origin"),
+        "another port": ({"Origin": "http://testserver:8001"} | token, "another site"),
+        "another host": ({"Origin": "http://127.0.0.1"} | token, "another site"),
+        "another scheme": ({"Origin": "https://testserver"} | token, "another site"),
+        "opaque origin": ({"Origin": "null"} | token, "another site"),
+        "another site's referer": ({"Referer": "http://testserver:8001/evil.html"} | token, "another site"),
+        "our referer but a foreign origin": ({"Origin": "http://evil.test", "Referer": OWN + "/dashboard"} | token,
+                                             "another site"),
+        "our origin, no page token": ({"Origin": OWN}, "page token"),
+        "our origin, a wrong page token": ({"Origin": OWN, "X-CSRF-Token": page_token("other")}, "page token"),
+        "our origin, the manager token as page token": ({"Origin": OWN, "X-CSRF-Token": site.token}, "page token"),
+    }
+    for who, (headers, why) in cases.items():
+        answer = site.client.request(method, path, headers=cookie(site, **headers), json=body)
+        assert why in refused(answer, 403)["error"], who
+
+
+def test_a_cookie_write_from_the_dashboard_page_is_taken(site):
+    for headers in ({"Origin": OWN}, {"Origin": OWN + ":80"}, {"Referer": OWN + "/dashboard"}):
+        for out in (True, False):
+            answer = site.client.post("/api/stock", json={"name": "Seasoned Beef", "out": out},
+                                      headers=cookie(site, **headers, **{"X-CSRF-Token": page_token(site.token)}))
+            assert answer.status_code == 200, answer.text
+    assert Home(site.root).stock_list() == []
+
+
+def test_bearer_clients_need_no_origin_nor_page_token(site):
+    """API clients send the token as a header (no browser sends it for another site): no Origin,
+    a foreign Origin or no page token changes nothing for them."""
+    for headers in ({}, {"Origin": "http://elsewhere.test:9"}, {"Referer": "http://elsewhere.test/"}):
+        for out in (True, False):
+            answer = site.client.post("/api/stock", json={"name": "Seasoned Beef", "out": out},
+                                      headers=site.manager | headers)
+            assert answer.status_code == 200, answer.text
+    assert Home(site.root).stock_list() == []
 
 
 def test_the_api_is_documented(site):
@@ -331,7 +391,7 @@ def test_the_same_turn_id_is_answered_never_taken_twice(tmp_path):
         assert "repeated" not in theirs
 
 
-def test_a_full_service_closes_the_lane_idle_longest_to_open_another(tmp_path, monkeypatch):
+def test_a_full_service_closes_idle_lanes_to_open_another(tmp_path, monkeypatch):
     """Tabs closed without closing their lanes must not lock the next lane out; a lane in use is
     never closed for another."""
     from automanager.service import lanes
@@ -341,7 +401,8 @@ def test_a_full_service_closes_the_lane_idle_longest_to_open_another(tmp_path, m
         first, second = client.post("/api/lanes").json(), client.post("/api/lanes").json()
         refused = client.post("/api/lanes")
         assert refused.status_code == 429 and "close one first" in refused.json()["error"]
-        monkeypatch.setattr(lanes, "IDLE", 0)
+        service = client.app.state.service  # type: ignore[attr-defined]
+        service.lanes.open[first["lane"]].heard -= service.lanes.idle  # its tab was closed long ago
         third = client.post("/api/lanes")
         assert third.status_code == 201, third.text
         gone = client.get(f"/api/lanes/{first['lane']}", headers={"Authorization": f"Bearer {first['token']}"})

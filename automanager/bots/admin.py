@@ -11,6 +11,7 @@ from datetime import datetime
 from pathlib import Path
 
 from .. import paths
+from ..language.taught import misread_as
 from ..menu.commit import VIEW
 from ..menu.model import Menu, word_means
 from ..normalize import normalize
@@ -40,13 +41,16 @@ class Administrator:
         return split_next(self.reasoner.solve(facts))
 
     def word_facts(self, preds: list[Pred], state: State) -> list:
-        """word_means(Word, Name) for each alias said: the items customers saying it already get."""
+        """For each alias said: word_means(Word, Name), the items customers saying it already get,
+        and misread(Word, Kind) when customers saying it alone mean something else."""
         said = {pred.args[2] for pred in preds if is_alias(pred)}
         if not said:
             return []
         menu = Menu.load(self.kb_files, self.cache)
         created = [create.item for create in state.all(Create)]
-        return [atom("word_means", word, name) for word in sorted(said) for name in sorted(word_means(menu, word, created))]
+        misread = [(word, misread_as(menu, word)) for word in sorted(said)]
+        return [atom("word_means", word, name) for word in sorted(said) for name in sorted(word_means(menu, word, created))] \
+            + [atom("misread", word, Const(kind)) for word, kind in misread if kind]
 
 
 def is_alias(pred: Pred) -> bool:

@@ -41,7 +41,7 @@ NUMBER_ONLY = re.compile(r"\d+\.\d\d")  # a bare price in dollars and cents ("14
 DAY_RANGE = re.compile(rf"({P.weekday.pattern})\s+(?:through|thru|to|till|til|until)\s+({P.weekday.pattern})")
 MAX_LIST = 30  # names read from one list in one turn: a turn's cost stays bounded
 YES_NO_QUESTIONS = ("confirm_delete", "new_ingredient", "confirm_price", "confirm_runout", "confirm_rule",
-                    "confirm_unrule")
+                    "confirm_unrule", "confirm_alias")
 # what only this parser says, by its cue, before any LLM reads the line (ManagerChat.understand):
 # this store's own prices, which the LLM vocabulary leaves out (the chain menu's are its prices),
 # and a rule's words it could not read as a rule; and that a line was half heard (its coverage)

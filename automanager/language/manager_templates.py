@@ -83,7 +83,7 @@ class ManagerTemplates:
             elif question == "stale_delete":
                 parts.append(self.stale_delete_question(name, actions.get("since", [])))
             elif question in ("confirm_price", "confirm_runout", "confirm_store_price", "confirm_rule",
-                              "confirm_unrule"):
+                              "confirm_unrule", "confirm_alias"):
                 parts += [self.readback(*args) for args in actions.get("readback", []) if args[0] == name]
             else:
                 parts.append(REPLIES["question"][question].format(name, **self.limits))
@@ -103,6 +103,8 @@ class ManagerTemplates:
             return str(asked[f"readback_{what}"].format(name, dollars(a), dollars(b), move))
         if what in ("rule", "unrule"):
             return str(asked[f"readback_{what}"].format(said_rule(a)))
+        if what == "alias":
+            return str(asked["readback_alias"].format(name, a))
         return str(asked["readback_runout" if a else "readback_runout_none"].format(name, a))
 
     @staticmethod

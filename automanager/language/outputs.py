@@ -473,6 +473,13 @@ class AliasRemoved(Term):
     word: str
 
 
+@admin("alias_left")
+class AliasLeft(Term):
+    at: int
+    item: str
+    word: str  # read back and declined: not staged
+
+
 @admin("noted")
 class Noted(Term):
     at: int
@@ -706,7 +713,7 @@ class OneRuleAtATime(Term):
 
 MANAGER: dict[tuple[str | None, int], type[Term]] = {(cls.tag, len(cls.__annotations__)): cls for cls in (  # by kind and field count (added has two)
     RunOut, StorePriceSet, ChainPriceAgain, AlreadyOut, KeptStock, BackInStock, AsIngredient, ReadAs, AddCancelled, NothingToCancel, KeptPrice, Changed,
-    AddedItem, AddedValue, AliasAdded, AliasRemoved, Noted, Declined, Kept, Deleted, RemovedValue, StockUndone, Undone, NothingToUndo, NothingToCorrect,
+    AddedItem, AddedValue, AliasAdded, AliasRemoved, AliasLeft, Noted, Declined, Kept, Deleted, RemovedValue, StockUndone, Undone, NothingToUndo, NothingToCorrect,
     NothingPending, KeptTheirs, TakenOffSince, DeletedSince, AlreadySince, DeleteWithdrawn, Rebased, AnswerFirst, NothingToSave, Abandoned, ManagerNotUnderstood, StockIs,
     StockNone, StockOff, StockIn, PendingIs, PendingNone, ValueIs,
     RuleStaged, RuleUnstaged, RuleNotMade, RuleKept, RuleIs, RulePending, RuleGoing, RulesNone, OneRuleAtATime, RuleUnclear)}

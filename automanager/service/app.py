@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Annotated, Any
+from urllib.parse import parse_qs
 
 import clingo
 from fastapi import Depends, FastAPI, Header, HTTPException, Request
@@ -32,7 +33,7 @@ from ..menu.model import Menu
 from ..normalize import normalize
 from ..reasoner import Const, ReasonerError, TurnReasoner
 from ..star import MAX_INPUT, MAX_PHRASE, ManagerChat, said_as_phrase
-from ..store import Home, StateError
+from ..store import Home, StateError, StateUnavailable
 from ..vocab import Pred
 from . import auth
 from .events import Event, Events, Watcher
@@ -40,9 +41,12 @@ from .lanes import LaneError, Lanes
 
 LOG = logging.getLogger(__name__)
 HERE = Path(__file__).parent
+RETRY_AFTER = 2  # seconds a client is told to wait while the store cannot be used (a lock, a full disk)
 MAX_BODY = 16_384  # bytes of a request body: a line is at most MAX_INPUT characters
+BODY_SECONDS = 10.0  # a request body not all here by then is refused (408): a slow or short body holds nothing
 COOKIE = "automanager_manager"
-RETRY_AFTER = 5  # seconds a client is asked to wait when the store is away for now
+STREAM_HEADERS = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+CSRF_HEADER = "x-csrf-token"  # the dashboard's page token, sent with each of its writes
 PAGES = Jinja2Templates(directory=str(HERE / "templates"))  # autoescaped: customer text is text, never HTML
 
 
@@ -96,39 +100,36 @@ class Service:
 
     def manager_turn(self, text: str, said: list[Pred] | None = None) -> dict[str, Any]:
         with self.manager_lock:
+            before = self.manager.menu_version
             turn = self.manager.turn(text, said)
             answer = {"text": turn.text, "reply": turn.reply, "pending": turn.pending,
                       "asking": bool(turn.actions.get("ask")), "menu_version": self.manager.menu_version}
+            if answer["menu_version"] != before:
+                self.mark_taught(answer["menu_version"])
         self.events.publish("manager", **answer)
         return answer
 
+    def mark_taught(self, version: int) -> None:
+        """The phrases customers said that a published version now has as aliases are taught."""
+        facts = Menu.load(self.home.menu_files(version), self.home.root / "cache").facts
+        aliases = {said for said, _item in facts.get("alias", [])}
+        for row in self.home.unheard("open"):
+            if normalize(row["phrase"]) in aliases:
+                self.home.mark_unheard(row["phrase"], "taught")
+
     def teach(self, phrase: str, item: str) -> dict[str, Any]:
-        """Teach a phrase customers said as an alias of a menu item: the administrator stages it
-        (and refuses it as it would in the chat), then a save publishes it with the manager's
-        other pending changes, under the same read-back and lost-update rules. The phrase is
-        marked taught only when the published menu has it; a refusal is a LaneError (409)."""
+        """Teach a phrase customers said as an alias of a menu item, as if said in the manager's
+        chat: the administrator refuses it (a LaneError, 409, saying why) or reads it back; a yes
+        (POST /api/manager/answer) stages it, and the manager's save publishes it. Nothing else
+        pending is touched; the phrase is marked taught when a published version has it."""
         with self.manager_lock:
-            chat = self.manager
-            items = chat.menu.items  # (waits for a menu a save is loading)
-            named = chat.names.spelled(item, "item")
-            if named is None or named.name not in items:
+            named = self.manager.names.spelled(item, "item")
+            if named is None or named.name not in self.manager.menu.items:  # (waits for a menu a save is loading)
                 raise LaneError(404, f"'{item}' is not an item on the menu")
-            item = named.name
-            added = chat.turn(f'"{phrase}" means {item}', [Pred("add", (item, Const("alias"), phrase))])
-            self.events.publish("manager", text=added.text, reply=added.reply, pending=added.pending,
-                                asking=bool(added.actions.get("ask")), menu_version=chat.menu_version)
-            if not any(kind == "alias_added" for _at, kind, *_ in added.actions.get("confirm", [])):
-                raise LaneError(409, added.reply)
-            saved = chat.turn("save", [Pred("save")])
-            version = chat.menu_version
-            self.events.publish("manager", text=saved.text, reply=saved.reply, pending=saved.pending,
-                                asking=bool(saved.actions.get("ask")), menu_version=version)
-            facts = Menu.load(self.home.menu_files(version), self.home.root / "cache").facts
-            taught = (normalize(phrase), item) in set(facts.get("alias", []))
-        if taught:
-            self.home.mark_unheard(phrase, "taught")
-        return {"reply": f"{added.reply} {saved.reply}", "menu_version": version,
-                "status": "taught" if taught else "open"}
+        answer = self.manager_turn(f'"{phrase}" means {named.name}', [Pred("add", (named.name, Const("alias"), phrase))])
+        if not answer["asking"]:
+            raise LaneError(409, answer["reply"])
+        return {**answer, "status": "asking"}
 
 
 def bearer(authorization: Annotated[str | None, Header()] = None) -> str | None:
@@ -142,11 +143,21 @@ Token = Annotated[str | None, Depends(bearer)]
 
 
 def manager_only(request: Request, token: Token) -> None:
-    """The manager's token, as a header or as the dashboard's cookie; nothing else opens these routes."""
+    """The manager's token, as a header or as the dashboard's cookie; nothing else opens these routes.
+    A write with the cookie must come from the dashboard itself (a browser sends the cookie to
+    requests any page makes, even one on another port of this host)."""
     expected = request.app.state.service.token
-    if not (auth.same(token, expected) or auth.same(request.cookies.get(COOKIE), expected)):
+    if auth.same(token, expected):
+        return
+    if not auth.same(request.cookies.get(COOKIE), expected):
         raise HTTPException(401, "the manager token is needed: 'Authorization: Bearer <token>' with the token "
                                  "in the state dir's manager-token file")
+    if request.method not in ("GET", "HEAD", "OPTIONS"):
+        headers = request.headers
+        why = auth.forged(headers.get("origin"), headers.get("referer"), headers.get(CSRF_HEADER),
+                          f"{request.url.scheme}://{request.url.netloc}", expected)
+        if why is not None:
+            raise HTTPException(403, why)
 
 
 Manager = Depends(manager_only)
@@ -160,7 +171,9 @@ def create_app(home: Home, llm: LLMConfig | None = None) -> FastAPI:
         service.events.loop = asyncio.get_running_loop()
         service.lanes.restore()
         service.watcher.start()
+        service.lanes.start_sweeping()
         yield
+        service.lanes.stop_sweeping()
         service.watcher.stop()
 
     app = FastAPI(title="AutoManager", lifespan=lifespan,
@@ -173,17 +186,21 @@ def create_app(home: Home, llm: LLMConfig | None = None) -> FastAPI:
 
     @app.middleware("http")
     async def limit_body(request: Request, call_next: Callable[[Request], Any]) -> Any:
+        """Bodies are read here, at most MAX_BODY bytes within BODY_SECONDS (uvicorn has no body
+        read timeout: a body shorter than its Content-Length would hold the connection for good)."""
         size = request.headers.get("content-length")
         if size is not None and not size.isdigit():
             return error(400, "the Content-Length header is not a number of bytes")
         if size is not None and int(size) > MAX_BODY:
             return error(413, f"the request body is over {MAX_BODY:,} bytes; a line is at most {MAX_INPUT:,} characters")
-        if request.method in ("POST", "PUT", "PATCH") and size is None and request.headers.get("transfer-encoding"):
-            body = b""
-            async for chunk in request.stream():
-                body += chunk
-                if len(body) > MAX_BODY:
-                    return error(413, f"the request body is over {MAX_BODY:,} bytes")
+        if (size not in (None, "0") or request.headers.get("transfer-encoding")) and request.method != "GET":
+            try:
+                body = await asyncio.wait_for(read_body(request), BODY_SECONDS)
+            except TimeoutError:
+                return error(408, f"the request body did not all arrive within {BODY_SECONDS:g} seconds (is its "
+                                  "Content-Length right?); send it again")
+            if body is None:
+                return error(413, f"the request body is over {MAX_BODY:,} bytes")
             request._body = body  # read once: the route reads it from here
         return await call_next(request)
 
@@ -202,10 +219,8 @@ def create_app(home: Home, llm: LLMConfig | None = None) -> FastAPI:
 
     @app.exception_handler(StateError)
     async def state_error(_request: Request, exc: StateError) -> JSONResponse:
-        answer = error(503, str(exc))
-        if exc.passing:
-            answer.headers["Retry-After"] = str(RETRY_AFTER)
-        return answer
+        # unavailable: nothing was changed, and the same request works once the store is back
+        return error(503, str(exc), RETRY_AFTER if isinstance(exc, StateUnavailable) else None)
 
     @app.exception_handler(ReasonerError)
     async def reasoner_error(_request: Request, exc: ReasonerError) -> JSONResponse:
@@ -219,9 +234,11 @@ def create_app(home: Home, llm: LLMConfig | None = None) -> FastAPI:
 
     # -- lanes -------------------------------------------------------------------------------
     @app.post("/api/lanes", status_code=201, tags=["lanes"])
-    def open_lane() -> dict[str, Any]:
-        """Open a lane: its id and token (keep it: every lane route needs it) and its greeting."""
-        lane, token = service.lanes.start()
+    def open_lane(request: Request) -> dict[str, Any]:
+        """Open a lane: its id and token (keep it: every lane route needs it) and its greeting. One
+        address may hold 16 lanes and open 16 a minute ($AUTOMANAGER_LANES_PER_CLIENT; 429 beyond,
+        saying what to do)."""
+        lane, token = service.lanes.start(request.client.host if request.client else "")
         return {"token": token, "store": home.store, **service.lanes.view(lane)}
 
     @app.post("/api/lanes/{lane_id}/turns", tags=["lanes"])
@@ -241,6 +258,14 @@ def create_app(home: Home, llm: LLMConfig | None = None) -> FastAPI:
         service.lanes.close(lane)
         return {"lane": lane.id, "closed": True}
 
+    @app.post("/api/lanes/{lane_id}/left", status_code=202, tags=["lanes"])
+    async def lane_left(lane_id: str, request: Request) -> dict[str, Any]:
+        """The lane page went away (navigator.sendBeacon on page hide, the lane's token as the form
+        field `token`): the lane closes in a few seconds unless its page comes back (a reload)."""
+        token = parse_qs((await request.body()).decode("utf-8", "replace")).get("token", [None])[0]
+        service.lanes.left(service.lanes.get(lane_id, token))
+        return {"lane": lane_id, "closing": True}
+
     @app.get("/api/lanes/{lane_id}/events", tags=["lanes"])
     async def lane_events(lane_id: str, header: Token, token: str | None = None) -> StreamingResponse:
         """The lane's live events (server-sent): its order, runouts and restocks, menu versions. A
@@ -250,13 +275,21 @@ def create_app(home: Home, llm: LLMConfig | None = None) -> FastAPI:
         def wants(event: Event) -> bool:
             return event["kind"] in ("stock", "menu") or event.get("lane") == lane.id
 
-        return stream(wants, [])
+        return StreamingResponse(service.lanes.watch(lane, service.events.stream(wants, [])),
+                                 media_type="text/event-stream", headers=STREAM_HEADERS)
 
     # -- the manager -------------------------------------------------------------------------
     @app.get("/api/lanes", tags=["manager"], dependencies=[Manager])
     def all_lanes() -> list[dict[str, Any]]:
         """Every open lane with its car's conversation and order."""
         return [service.lanes.view(lane) for lane in list(service.lanes.open.values())]
+
+    @app.delete("/api/manager/lanes/{lane_id}", tags=["manager"], dependencies=[Manager])
+    def manager_close_lane(lane_id: str) -> dict[str, Any]:
+        """Close any open lane (its sessions stay saved; a page still showing it opens a new one)."""
+        lane = service.lanes.find(lane_id)
+        service.lanes.close(lane)
+        return {"lane": lane.id, "closed": True}
 
     @app.post("/api/manager/turns", tags=["manager"], dependencies=[Manager])
     def manager_turn(line: Line) -> dict[str, Any]:
@@ -323,8 +356,8 @@ def create_app(home: Home, llm: LLMConfig | None = None) -> FastAPI:
 
     @app.post("/api/unheard/teach", tags=["manager"], dependencies=[Manager])
     def teach(body: Teach) -> dict[str, Any]:
-        """A phrase customers said that no bot understood: with item, taught as another name of that
-        menu item and published as a new menu version at once (with any other pending change);
+        """A phrase customers said that no bot understood: with item, read back as another name of
+        that menu item (answer yes at /api/manager/answer to stage it, then save to publish it);
         without, marked as something we don't sell."""
         phrase = said_as_phrase(body.phrase)
         if home.heard(phrase) is None:
@@ -342,7 +375,7 @@ def create_app(home: Home, llm: LLMConfig | None = None) -> FastAPI:
 
     def stream(wants: Callable[[Event], bool], first: list[Event]) -> StreamingResponse:
         return StreamingResponse(service.events.stream(wants, first), media_type="text/event-stream",
-                                 headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+                                 headers=STREAM_HEADERS)
 
     # -- pages ---------------------------------------------------------------------------------
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
@@ -368,10 +401,26 @@ def create_app(home: Home, llm: LLMConfig | None = None) -> FastAPI:
         if not auth.same(request.cookies.get(COOKIE), service.token):
             return PAGES.TemplateResponse(request, "login.html", {"wrong": False}, status_code=401)
         return PAGES.TemplateResponse(request, "dashboard.html", {"restaurant": service.manager.menu.restaurant,
-                                                                    "store": home.store})
+                                                                    "store": home.store,
+                                                                    "page_token": auth.page_token(service.token)},
+                                      headers={"Cache-Control": "no-store"})
 
     return app
 
 
-def error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message, "status": status}, status_code=status)
+async def read_body(request: Request) -> bytes | None:
+    """The whole body, or None when it is over MAX_BODY bytes."""
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY:
+            return None
+    return body
+
+
+def error(status: int, message: str, retry_after: int | None = None) -> JSONResponse:
+    """A JSON error; `retry_after`: seconds after which the same request may work (a Retry-After header)."""
+    if retry_after is None:
+        return JSONResponse({"error": message, "status": status}, status_code=status)
+    return JSONResponse({"error": message, "status": status, "retry_after": retry_after}, status_code=status,
+                        headers={"Retry-After": str(retry_after)})

@@ -1,24 +1,38 @@
 """The lanes a service serves: each a customer chat that greets car after car, kept in memory and
 found again after a restart (the store keeps which session each lane is serving). A turn may carry
 an id: sent again (the page retried after a lost answer or a restart), it is answered from the
-transcript and never taken twice."""
+transcript and never taken twice.
+
+A lane closes by itself when no page watches it (its event stream) and no line came for the idle
+time, or a few seconds after its page said it left (a closed tab), unless the page comes back (a
+reload). One address may open only so many lanes a minute and hold only so many at once, so a
+runaway client cannot lock the real lanes out."""
 
 from __future__ import annotations
 
+import logging
+import math
 import secrets
 import threading
 import time
-from collections.abc import Callable
+from collections import deque
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..llm.openai_backend import LLMConfig
+from ..settings import setting
 from ..star import CustomerChat, addressed
 from ..store import Home, StateError
 from . import auth
 
+LOG = logging.getLogger(__name__)
 MAX_LANES = 64  # open at once: a restaurant runs a few; a runaway client cannot fill memory
-IDLE = 30 * 60  # seconds without a line after which a lane may be closed to open another (a page left open)
+IDLE_SETTING = "AUTOMANAGER_LANE_IDLE"
+IDLE = 15 * 60  # seconds a lane no page watches and no car speaks at stays open (the default)
+LEFT = 10.0  # seconds a lane whose page left (a beacon, its stream ended) waits for the page to come back
+PER_CLIENT_SETTING = "AUTOMANAGER_LANES_PER_CLIENT"
+PER_CLIENT = 16  # lanes one address may hold open at once, and open in a minute (the default)
 
 
 class LaneError(Exception):
@@ -35,8 +49,10 @@ class Lane:
     token_hash: str
     chat: CustomerChat
     finished: CustomerChat | None = None  # the car served last, while the next one has said nothing
+    client: str = ""  # the address that opened it
     lock: threading.Lock = field(default_factory=threading.Lock)
-    heard: float = field(default_factory=time.monotonic)  # when its last line came
+    heard: float = field(default_factory=time.monotonic)  # when its page or car was last heard from
+    watching: int = 0  # its event streams open now (pages showing it)
 
 
 class Lanes:
@@ -44,6 +60,13 @@ class Lanes:
         self.home, self.llm, self.publish = home, llm, publish  # publish(kind, **data): the event stream
         self.open: dict[str, Lane] = {}
         self.lock = threading.Lock()
+        self.idle = setting(IDLE_SETTING, float, float(IDLE), "a number of seconds above 0",
+                            lambda s: 0 < s < math.inf)
+        self.per_client = setting(PER_CLIENT_SETTING, int, PER_CLIENT, f"a whole number of lanes from 1 to {MAX_LANES}",
+                                  lambda n: 1 <= n <= MAX_LANES)
+        self.opened: dict[str, deque[float]] = {}  # per address: when it opened its lanes in the last minute
+        self.stopping = threading.Event()
+        self.thread: threading.Thread | None = None
 
     def restore(self) -> None:
         """The lanes open when the service stopped, each in the session it was serving."""
@@ -61,31 +84,85 @@ class Lanes:
         self.home.lane_session(lane_id, chat.session_id)
         return chat
 
-    def start(self) -> tuple[Lane, str]:
-        """A new lane and its token (shown once: the store keeps only its digest)."""
+    def start(self, client: str = "") -> tuple[Lane, str]:
+        """A new lane for `client` (an address) and its token (shown once: the store keeps only its digest)."""
         with self.lock:
+            self.close_idle()
+            self.admit(client)
             if len(self.open) >= MAX_LANES:
-                self.close_idle()
-            if len(self.open) >= MAX_LANES:
-                raise LaneError(429, f"{MAX_LANES} lanes are open already and none has been idle for "
-                                     f"{IDLE // 60} minutes; close one first (DELETE /api/lanes/<lane>)")
+                raise LaneError(429, f"{MAX_LANES} lanes are open already and none is idle; close one first "
+                                     "(DELETE /api/lanes/<lane>, or the manager closes one on the dashboard)")
             token, token_hash = auth.new_lane_token()
             lane_id = secrets.token_hex(6)
             chat = CustomerChat(self.home, llm=self.llm)
             self.home.open_lane(lane_id, token_hash, chat.session_id)
-            lane = self.open[lane_id] = Lane(lane_id, token_hash, chat)
+            lane = self.open[lane_id] = Lane(lane_id, token_hash, chat, client=client)
+            self.opened[client].append(time.monotonic())
         self.publish("lane", **self.view(lane))
         return lane, token
 
+    def admit(self, client: str) -> None:
+        """Refuse a client that holds `per_client` lanes or opened as many in the last minute."""
+        now = time.monotonic()
+        for address in list(self.opened):  # forget what is older than a minute (and addresses gone quiet)
+            times = self.opened[address]
+            while times and now - times[0] >= 60:
+                times.popleft()
+            if not times:
+                del self.opened[address]
+        recent = self.opened.setdefault(client, deque())
+        if len(recent) >= self.per_client:
+            raise LaneError(429, f"this address opened {self.per_client} lanes in the last minute; wait "
+                                 f"{math.ceil(60 - (now - recent[0]))} seconds, or reuse a lane it opened")
+        if sum(lane.client == client for lane in self.open.values()) >= self.per_client:
+            raise LaneError(429, f"this address holds {self.per_client} open lanes already; close one first "
+                                 "(DELETE /api/lanes/<lane>)")
+
     def close_idle(self) -> None:
-        """Close the lane idle longest, if it has been idle long enough (a tab closed without
-        closing its lane must not keep the next one from opening)."""
-        idle = min(self.open.values(), key=lambda lane: lane.heard)
-        if time.monotonic() - idle.heard >= IDLE and idle.lock.acquire(blocking=False):
+        """Close every lane no page watches and no car has spoken at for the idle time (a lane
+        mid-turn is left alone): a tab closed must not keep its lane, nor the next one from opening."""
+        now = time.monotonic()
+        for lane in list(self.open.values()):
+            if lane.watching == 0 and now - lane.heard >= self.idle and lane.lock.acquire(blocking=False):
+                try:
+                    self.forget(lane)
+                finally:
+                    lane.lock.release()
+
+    def run(self) -> None:
+        """Close idle lanes every few seconds (a quarter of the idle time at most) until stopped."""
+        while not self.stopping.wait(min(self.idle / 4, LEFT / 2)):
             try:
-                self.forget(idle)
-            finally:
-                idle.lock.release()
+                with self.lock:
+                    self.close_idle()
+            except StateError as exc:  # the store is away for now: the next look closes them
+                LOG.warning("idle lanes not closed: %s", exc)
+
+    def start_sweeping(self) -> None:
+        self.thread = threading.Thread(target=self.run, name="service-lanes", daemon=True)
+        self.thread.start()
+
+    def stop_sweeping(self) -> None:
+        self.stopping.set()
+        if self.thread is not None:
+            self.thread.join(5)
+
+    def left(self, lane: Lane) -> None:
+        """Its page went away (a beacon, or its stream ended): the lane closes in LEFT seconds
+        unless a page comes back for it (a reload), or a line comes."""
+        lane.heard = time.monotonic() - self.idle + min(LEFT, self.idle)
+
+    async def watch(self, lane: Lane, stream: AsyncIterator[str]) -> AsyncIterator[str]:
+        """A page's event stream of the lane: the lane is not idle while one is open."""
+        lane.watching += 1
+        lane.heard = time.monotonic()
+        try:
+            async for chunk in stream:
+                yield chunk
+        finally:
+            lane.watching -= 1
+            if lane.watching == 0:
+                self.left(lane)
 
     def get(self, lane_id: str, token: str | None) -> Lane:
         """The lane, for its own token only (another lane's token is no key to it)."""
@@ -95,6 +172,14 @@ class Lanes:
         if not auth.same(auth.digest(token) if token else None, lane.token_hash):
             raise LaneError(403, "this lane's token is needed (the one POST /api/lanes gave), as 'Authorization: "
                                  "Bearer <token>'")
+        lane.heard = time.monotonic()  # its page is here
+        return lane
+
+    def find(self, lane_id: str) -> Lane:
+        """The lane, for the manager (no lane token)."""
+        lane = self.open.get(lane_id)
+        if lane is None:
+            raise LaneError(404, f"no open lane '{lane_id[:40]}' (GET /api/lanes lists them)")
         return lane
 
     def turn(self, lane: Lane, text: str, turn_id: str | None) -> dict[str, Any]:
@@ -104,14 +189,22 @@ class Lanes:
             if done is not None:
                 return done
             lane.heard = time.monotonic()
+            self.next_car(lane)  # (if the store could not greet it after the last turn)
             chat = addressed(lane.chat, lane.finished, text)
             chat.catch_up()
             turn = chat.turn(text, turn_id=turn_id)
             answer = {**car(lane, chat, turn.board), "text": turn.text, "reply": turn.reply}
-            if lane.chat.ended:  # the car has left: the next one is greeted in a new session
-                lane.finished, lane.chat = lane.chat, self.new_chat(lane.id)
+            try:
+                self.next_car(lane)
+            except StateError as exc:  # the turn is saved and answered: the next line greets the next car
+                LOG.warning("lane %s: the next car waits for the store: %s", lane.id, exc)
         self.publish("lane", **answer)  # the car as this line left it (its board, and whether it has left)
         return answer
+
+    def next_car(self, lane: Lane) -> None:
+        """Once the car has left, the next one is greeted in a new session."""
+        if lane.chat.ended:
+            lane.finished, lane.chat = lane.chat, self.new_chat(lane.id)
 
     def answered(self, lane: Lane, turn_id: str | None) -> dict[str, Any] | None:
         """A turn already taken under this id, in the car now or the one before."""
@@ -134,8 +227,8 @@ class Lanes:
 
     def forget(self, lane: Lane) -> None:
         """The lane is closed (its sessions stay saved)."""
+        self.home.close_lane(lane.id)  # first: a store that cannot say so leaves the lane open, to close again
         self.open.pop(lane.id, None)
-        self.home.close_lane(lane.id)
         self.publish("lane_closed", lane=lane.id)
 
 

@@ -36,11 +36,16 @@ const AM = (() => {
     }
   }
 
+  /** The page token the dashboard embeds: sent with each call, so the service knows the call came
+      from its own page and not from another site using the manager's cookie. */
+  const pageToken = document.querySelector('meta[name="csrf-token"]')?.content;
+
   /** A JSON call: {ok, status, data}; a network failure throws (the caller may retry). */
   async function api(method, url, { body, token } = {}) {
     const headers = { Accept: "application/json" };
     if (body !== undefined) headers["Content-Type"] = "application/json";
     if (token) headers.Authorization = "Bearer " + token;
+    if (pageToken) headers["X-CSRF-Token"] = pageToken;
     const response = await fetch(url, {
       method, headers, credentials: "same-origin", cache: "no-store",
       body: body === undefined ? undefined : JSON.stringify(body),

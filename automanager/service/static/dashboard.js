@@ -54,7 +54,8 @@
     $("question-text").textContent = turn.asking ? turn.reply : "";
   }
 
-  /** What every manager turn changes on the page: its chat line, the question, pending changes. */
+  /** What every manager turn changes on the page: its chat line, the question, pending changes
+      (and, after a save, the phrases it taught leave the list). */
   function managerTurn(turn, from) {
     chatLine(turn, from);
     question(turn);
@@ -62,8 +63,12 @@
       state.pending = turn.pending;
       renderPending();
     }
-    if (turn.menu_version !== undefined) setVersion(turn.menu_version);
+    if (turn.menu_version === undefined) return;
+    setVersion(turn.menu_version);
+    if (turnVersion !== null && turn.menu_version !== turnVersion) loadUnheard();
+    turnVersion = turn.menu_version;
   }
+  let turnVersion = null;  // the menu version the last manager turn left
 
   async function tell(text) {
     const result = await call("POST", "/api/manager/turns", { text });
@@ -197,8 +202,18 @@
           el("td", {}, `${line.quantity}×`),
           el("td", {}, line.item, line.modifiers ? el("span", { class: "mods" }, line.modifiers) : null),
           el("td", { class: "price" }, money(line.line_price)))))),
-        el("div", { class: "sum" }, "Total " + money(lane.total)));
+        el("div", { class: "sum" }, "Total " + money(lane.total)),
+        el("button", { type: "button", class: "quiet close-lane", onclick: () => closeLane(lane.lane) }, "Close lane"));
     }));
+  }
+
+  /** Close a lane (a tab left open, a lane nobody uses); its sessions stay saved. */
+  async function closeLane(id) {
+    const result = await call("DELETE", "/api/manager/lanes/" + encodeURIComponent(id));
+    if (result.ok || result.status === 404) {  // closed now, or already
+      state.lanes.delete(id);
+      renderLanes();
+    }
   }
 
   // -- what customers said that was not understood ----------------------------------------------
@@ -223,14 +238,19 @@
     }
   }
 
+  let answered = "stock-status";  // where the answer to the open question is told
+
   async function teach(phrase, item) {
     const result = await call("POST", "/api/unheard/teach", { phrase, item });
     if (!result.ok) {
       status("unheard-status", result.data.error || `error ${result.status}`, true);
       return;
     }
-    status("unheard-status", result.data.reply || (item ? `"${phrase}" now means ${item}.` : `"${phrase}": we don't sell that.`));
-    if (result.data.menu_version !== undefined) setVersion(result.data.menu_version);
+    if (item) {  // read back: the question asks for a yes before anything is staged
+      managerTurn(result.data, "reply");
+      answered = "unheard-status";
+    }
+    status("unheard-status", result.data.reply);
     loadUnheard();
   }
 
@@ -280,7 +300,9 @@
     };
     const on = (kind, handle) => source.addEventListener(kind, (message) => handle(JSON.parse(message.data)));
     on("stock", () => { loadStock(); loadHistory(); loadLanes(); });  // a runout takes items off open orders
-    on("menu", (menu) => { setVersion(menu.version); loadVersions(); loadHistory(); loadPending(); loadStock(); });
+    on("menu", (menu) => {  // a version may publish a phrase taught: it leaves the list
+      setVersion(menu.version); loadVersions(); loadHistory(); loadPending(); loadStock(); loadUnheard();
+    });
     on("lane", (lane) => { state.lanes.set(lane.lane, lane); renderLanes(); loadUnheard(); });
     on("lane_closed", (closed) => { state.lanes.delete(closed.lane); renderLanes(); });
     on("manager", (turn) => managerTurn(turn, "event"));
@@ -303,12 +325,14 @@
     });
     const answer = async (yes) => {
       $("question").hidden = true;
+      const where = answered;  // the status line of what asked
+      answered = "stock-status";
       const result = await call("POST", "/api/manager/answer", { yes });
       if (result.ok) {
         managerTurn(result.data, "reply");
-        status("stock-status", result.data.reply);
+        status(where, result.data.reply);
       } else {
-        status("stock-status", result.data.error || `error ${result.status}`, true);
+        status(where, result.data.error || `error ${result.status}`, true);
       }
     };
     $("answer-yes").addEventListener("click", () => answer(true));

@@ -150,6 +150,10 @@
       const state = JSON.parse(message.data);
       if (!view || state.session !== view.session || (state.turns || []).length >= view.turns.length) show(state);
     });
+    source.addEventListener("lane_closed", () => {  // the manager closed it: this screen gets a new lane
+      notice("menu", "This lane was closed; a new one is open.");
+      start(true);
+    });
     source.addEventListener("stock", (message) => {
       const stock = JSON.parse(message.data);
       unavailable = stock.dishes_out || {};
@@ -217,10 +221,10 @@
   }
 
   async function closeLane() {
+    if (source) source.close();  // first: its lane_closed event would open a second lane
     if (lane) {
       try { await api("DELETE", laneUrl(), { token: lane.token }); } catch (_) { /* a new lane opens anyway */ }
     }
-    if (source) source.close();
     fill($("notices"));
     waiting = [];
     await start(true);
@@ -229,6 +233,10 @@
   document.addEventListener("DOMContentLoaded", () => {
     $("say").addEventListener("submit", say);
     $("close-lane").addEventListener("click", closeLane);
+    // a tab closed (or a reload) says so: the lane closes in a few seconds unless this page comes back
+    window.addEventListener("pagehide", () => {
+      if (lane) navigator.sendBeacon(laneUrl("/left"), new URLSearchParams({ token: lane.token }));
+    });
     start();
   });
 })();
