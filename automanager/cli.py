@@ -285,6 +285,7 @@ def serve(host: Annotated[str, typer.Option(help="The address to listen on; 127.
 
     home = open_home(state_dir, None, store)  # a bad store id is refused before anything else
     try:
+        home.check_writable()  # a read-only or full state dir is said now (no lock file left), not at every car
         held = writer.hold(home.root, home.store)  # one service per store and state dir, while it lives
     except StateError as exc:
         raise fail(str(exc)) from None
@@ -297,7 +298,6 @@ def serve(host: Annotated[str, typer.Option(help="The address to listen on; 127.
     config = llm_config(backend, model)
     try:
         home = open_home(state_dir, folder, home.store)
-        home.check_writable()  # a read-only or full state dir is said now, not at every car
         service = create_app(home, config)
     except (StateError, ReasonerError, ConfigError) as exc:
         raise fail(str(exc)) from None
