@@ -20,15 +20,18 @@ POLL seconds for the others'.
 Trouble passes: after any error a SQLite connection is closed and the next call opens a new one; a
 write lock another program holds is waited for with back-off, WAIT seconds in all. StoreUnavailable
 says the store cannot be used for now (that lock, a full or read-only disk): nothing was changed,
-and the same call works once the cause is gone.
+and the same call works once the cause is gone. A PostgreSQL server that is busy (no connection slot
+left) or, once reached, gone is waited for in the same way (Postgres.PATIENCE), its pool made anew.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import sqlite3
+import sys
 import tempfile
 import threading
 import time
@@ -46,6 +49,9 @@ CHANNEL = "automanager"  # the PostgreSQL channel of change notifications
 POLL = 0.5  # seconds: how often a SQLite listener wakes to look for other processes' writes
 Change = dict[str, Any]  # a notification's payload: {"what": "stock" | "menu", ...}
 ANYTHING: Change = {"what": "any"}  # a SQLite listener's wake-up: another process may have written
+# the pool logs each failed reconnect; a chat says a lost server once, in its own line (a service that
+# configures logging still gets them)
+logging.getLogger("psycopg.pool").addHandler(logging.NullHandler())
 DB_HINT = ("If the file is damaged, move it (and shared.db-wal, shared.db-shm) away: the stock list, menu "
            "versions and audit log then start afresh; sessions are kept.")
 
@@ -61,6 +67,11 @@ class SettingError(DatabaseError):
 class StoreUnavailable(DatabaseError):
     """The database is there but cannot be used for now (another writer held its lock past the
     wait, the disk is full or read-only, an I/O error): the same call works once the cause is gone."""
+
+
+class ServerAway(StoreUnavailable):
+    """The PostgreSQL server had no connection slot left, or was gone, all the wait: that passes by
+    itself, so a chat keeps its session and the line can be said again."""
 
 
 class Transaction(Protocol):
@@ -406,15 +417,29 @@ def file_mark(path: Path) -> tuple[int, int, int] | None:
 # -- PostgreSQL --------------------------------------------------------------------------------------
 class Postgres:
     """A PostgreSQL server (psycopg 3, a connection pool); the schema is brought up to date at the
-    first use, under the write lock, whatever machine gets there first."""
+    first use, under the write lock, whatever machine gets there first.
+
+    A call that finds the server busy (max_connections reached, starting up) or, once it was
+    reached, gone waits with back-off for up to `patience` seconds, saying so once on stderr, then
+    raises ServerAway. A lost server takes the pool with it: the next try builds a new one,
+    so the first call after the server is back gets a fresh connection within a pause. A write is
+    tried again only when it did not reach its commit (a commit cut off may have landed)."""
 
     engine = "postgresql"
     POOL = 8  # connections a process keeps at most: turns are short, the GIL runs one at a time
+    PATIENCE = 30.0  # seconds a call waits for a busy or lost server
+    PAUSES = (0.2, 2.0)  # seconds: the first pause between tries, doubled up to the second
+    BUSY = {"53300", "57P03"}  # too many connections; the server is starting up or shutting down
+    # the same said when connecting, where libpq gives no SQLSTATE: the server's words (lc_messages English)
+    BUSY_WORDS = ("too many clients", "too many connections", "connection slots are reserved",
+                  "the database system is starting up", "the database system is shutting down")
 
     def __init__(self, url: str):
         check_url(url)
         self.url = url
         self.where = redacted(url)
+        self.patience = self.PATIENCE  # a test may make it shorter
+        self.reached = False  # the server answered once: a refusal since is a server down, not a wrong setting
         self._pool: Any = None
         self._lock = threading.Lock()
 
@@ -427,6 +452,7 @@ class Postgres:
                 # one plain connection first: a server that is down or a database refused is said in its
                 # own words at once, not as the pool's timeout after 10 s with its retries logged
                 psycopg.connect(self.url, connect_timeout=5, application_name="automanager").close()
+                self.reached = True
 
                 # check: a connection kept from before the server restarted is replaced, never handed to a turn
                 pool = ConnectionPool(self.url, min_size=1, max_size=self.POOL, open=False, timeout=10,
@@ -441,6 +467,14 @@ class Postgres:
                 self._pool = pool
             return self._pool
 
+    def drop(self, pool: Any) -> None:
+        """Close a pool that lost its server (unless another thread did): the next call builds a new one."""
+        with self._lock:
+            if pool is None or self._pool is not pool:
+                return
+            self._pool = None
+        pool.close(timeout=0)
+
     @staticmethod
     def upgrade(conn: Any) -> None:
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
@@ -452,17 +486,19 @@ class Postgres:
             conn.execute("INSERT INTO schema_version VALUES (%s)", (LATEST,))
 
     def read(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        return self._run(lambda conn: conn.execute(placeholders(sql), tuple(params)).fetchall(), "read")
+        return self._run(lambda conn, _committing: conn.execute(placeholders(sql), tuple(params)).fetchall(), "read")
 
     def write(self, work: Callable[[Transaction], Result], exclusive: bool = False) -> Result:
         """Run `work` in one transaction. An exclusive one holds the chain's write lock (an advisory
         lock) to its commit; the others (a runout, a lane, a phrase: upserts keyed by store) run
         side by side, so the stores of a chain do not queue behind each other."""
-        def transaction(conn: Any) -> Result:
+        def transaction(conn: Any, committing: list[bool]) -> Result:
             with conn.transaction():
                 if exclusive:
                     conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
-                return work(PostgresTransaction(conn))
+                result = work(PostgresTransaction(conn))
+                committing.append(True)  # what fails from here on is the commit
+            return result
 
         return self._run(transaction, "write")
 
@@ -474,19 +510,56 @@ class Postgres:
     def listener(self) -> Listener:
         return PostgresListener(self.url, self.where)
 
-    def _run(self, use: Callable[[Any], Result], what: str) -> Result:
+    def _run(self, use: Callable[[Any, list[bool]], Result], what: str) -> Result:
         import psycopg
         from psycopg_pool import PoolTimeout
 
+        deadline, pause, told = time.monotonic() + self.patience, self.PAUSES[0], False
+        while True:
+            pool: Any = None
+            committing: list[bool] = []  # use() appends when its work is done and the commit is next
+            try:
+                pool = self.pool()
+                with pool.connection(timeout=self.PAUSES[1]) as conn:
+                    return use(conn, committing)
+            except psycopg.OperationalError as exc:
+                # no pooled connection in time: the pool is busy if the server still answers, else it is gone
+                busy = self.busy(exc) or (isinstance(exc, PoolTimeout) and self.answers())
+                if not busy:
+                    self.drop(pool)  # its connections went with the server
+                if not (busy or self.reached) or committing:  # never reached: a wrong setting; a commit cut off
+                    raise self.unreachable(exc, what) from exc
+                if time.monotonic() + pause > deadline:
+                    raise ServerAway(f"the database at {self.where} is {'busy' if busy else 'not answering'} "
+                                           f"({first_line(exc)}); waited {self.patience:.0f} s. Nothing was "
+                                           "changed: try again in a moment") from exc
+                if not told:
+                    told = True
+                    print(f"the database is {'busy' if busy else 'not answering'}, waiting (up to "
+                          f"{self.patience:.0f} s)...", file=sys.stderr, flush=True)
+                time.sleep(pause)
+                pause = min(pause * 2, self.PAUSES[1])
+            except psycopg.Error as exc:
+                raise DatabaseError(f"the database at {self.where} refused to {what}: {first_line(exc)}. Check the "
+                                    "user's rights on that database") from exc
+
+    def busy(self, exc: Exception) -> bool:
+        """Is the server there but without room for now?"""
+        return getattr(exc, "sqlstate", None) in self.BUSY or any(words in str(exc) for words in self.BUSY_WORDS)
+
+    def answers(self) -> bool:
+        """Is the server there (taking a new connection, or busy)?"""
+        import psycopg
+
         try:
-            with self.pool().connection() as conn:
-                return use(conn)
-        except (psycopg.OperationalError, PoolTimeout) as exc:
-            raise DatabaseError(f"cannot {what} the database at {self.where}: {first_line(exc)}. Check that the "
-                                f"server is running and {URL_SETTING} is right; try again when it is back") from exc
+            psycopg.connect(self.url, connect_timeout=2, application_name="automanager").close()
         except psycopg.Error as exc:
-            raise DatabaseError(f"the database at {self.where} refused to {what}: {first_line(exc)}. Check the "
-                                "user's rights on that database") from exc
+            return self.busy(exc)
+        return True
+
+    def unreachable(self, exc: BaseException, what: str) -> DatabaseError:
+        return DatabaseError(f"cannot {what} the database at {self.where}: {first_line(exc)}. Check that the "
+                             f"server is running and {URL_SETTING} is right; try again when it is back")
 
     def close(self) -> None:
         with self._lock:

@@ -26,6 +26,7 @@ from rich.console import Console, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from .database import ServerAway
 from .language.customer_templates import dollars
 from .language.manager_templates import describe
 from .language.phrases import menu_examples
@@ -110,6 +111,8 @@ def run_chat(chat: Chat, read_line: Callable[[], str | None], out: Console, err:
             return 130
         except (ReasonerError, StateError) as exc:
             show(err, Text.assemble(("error:", "red"), f" {exc}"))
+            if isinstance(exc.__cause__, ServerAway):
+                continue  # the server is away for now: the session stays, the line can be said again
             return 2
         except Exception as exc:  # a bug must not show a traceback to a user; the last turn is saved
             show(err, Text.assemble(("internal error:", "red"), f" {type(exc).__name__}: {exc}. Everything up to "

@@ -35,8 +35,9 @@ class Server:
     worker). The folder is made under the system's temp dir, not pytest's: pytest's folders are
     its owner's only, and the server's user must reach its data."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_connections: int = 200) -> None:
         self.folder, self.port = Path(tempfile.mkdtemp(prefix="automanager-pg-")), free_port()
+        self.max_connections = max_connections
         self.data = self.folder / "data"
         self.bin = binaries()
         self.as_user = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
@@ -58,9 +59,7 @@ class Server:
             shutil.chown(self.folder, "postgres", "postgres")
         self.run(str(self.bin / "initdb"), "-D", str(self.data), "-A", "trust", "-U", self.user, "--no-sync",
                  "-E", "UTF8")
-        options = f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self.folder} -c fsync=off -c max_connections=200"
-        self.run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-l", str(self.folder / "log"), "-w", "-t", "60",
-                 "-o", options, "start")
+        self.restart()
 
     def stop(self) -> None:
         """Stop the server (it can be started again with `restart`)."""
@@ -71,7 +70,9 @@ class Server:
         shutil.rmtree(self.folder, ignore_errors=True)
 
     def restart(self) -> None:
-        options = f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self.folder} -c fsync=off -c max_connections=200"
+        """Start the server on its data folder (again)."""
+        options = (f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self.folder} -c fsync=off "
+                   f"-c max_connections={self.max_connections}")
         self.run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-l", str(self.folder / "log"), "-w", "-t", "60",
                  "-o", options, "start")
 
