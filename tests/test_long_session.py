@@ -120,10 +120,11 @@ def test_a_save_cut_short_leaves_the_saved_turns_and_the_next_save_writes_over_i
     monkeypatch.undo()
     home = Home(chat.home.root)
     assert [t["user"] for t in home.load_session(chat.session_id)["turns"]][-1] == "a pepsi"
-    chat.turn("that's all")
+    chat.turn("that's all")  # the line not saved was undone (its customer was told): never saved later
     users = [t["user"] for t in home.load_session(chat.session_id)["turns"]]
-    assert users == ["a soft taco", "how much is a bean burrito", "a pepsi", "a bean burrito", "that's all"]
-    assert len(chat.home.journal_path(chat.session_id).read_bytes().splitlines()) == 5  # no line twice
+    assert users == ["a soft taco", "how much is a bean burrito", "a pepsi", "that's all"]
+    assert [u["item"] for u in chat.order()] == ["Soft Taco", "Pepsi®"]
+    assert len(chat.home.journal_path(chat.session_id).read_bytes().splitlines()) == 4  # its cut line written over
 
 
 def test_a_session_saved_before_the_journal_resumes_and_moves_its_turns_over(tmp_path):
@@ -151,4 +152,5 @@ def test_a_new_session_whose_first_save_fails_can_save_again(tmp_path, monkeypat
         chat.turn("a soft taco")
     monkeypatch.setattr(os, "fsync", real)
     chat.turn("a pepsi")  # not "already exists": the failed save left no journal of its own
-    assert [t["user"] for t in Home(tmp_path).load_session(chat.session_id)["turns"]] == ["a soft taco", "a pepsi"]
+    assert [t["user"] for t in Home(tmp_path).load_session(chat.session_id)["turns"]] == ["a pepsi"]
+    assert [u["item"] for u in chat.order()] == ["Pepsi®"]  # the line not saved was undone, never saved later
