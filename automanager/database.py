@@ -18,7 +18,7 @@ between processes, so its listener hears at once of the writes of this process a
 POLL seconds for the others'.
 
 Trouble passes: after any error a SQLite connection is closed and the next call opens a new one; a
-write lock another program holds is waited for with back-off, WAIT seconds in all. StoreUnavailable
+write lock another program holds is waited for with back-off, `patience` seconds in all (WAIT, less in the service). StoreUnavailable
 says the store cannot be used for now (that lock, a full or read-only disk): nothing was changed,
 and the same call works once the cause is gone. A PostgreSQL server that is busy (no connection slot
 left) or, once reached, gone is waited for in the same way (Postgres.PATIENCE), its pool made anew.
@@ -81,6 +81,7 @@ class Transaction(Protocol):
 class Database(Protocol):
     engine: str  # "sqlite" or "postgresql"
     where: str  # for messages: the file, or the server and database (never a password)
+    patience: float  # seconds a call waits for a busy or lost store before StoreUnavailable
 
     def read(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]: ...
 
@@ -204,6 +205,7 @@ class SQLite:
     def __init__(self, path: Path):
         self.path = path
         self.where = str(path)
+        self.patience = self.WAIT
         self.schema_ready = False
         self._kept = threading.local()  # this thread's connection, and what it was opened on
 
@@ -301,7 +303,7 @@ class SQLite:
     def retrying(self, use: Callable[[], Result], what: str) -> Result:
         """`use` the database; after any error the connection is closed (the next call opens a new
         one). A lock another writer holds is waited for, with back-off, WAIT seconds in all."""
-        deadline, pause = time.monotonic() + self.WAIT, 0.05
+        deadline, pause = time.monotonic() + self.patience, 0.05
         while True:
             try:
                 return use()
@@ -314,7 +316,7 @@ class SQLite:
                     continue
                 if kind == "locked":
                     raise StoreUnavailable(f"cannot {what} {self.path}: another program has held its lock for "
-                                           f"{self.WAIT:g} s. Try again in a moment; if it lasts, stop the other "
+                                           f"{self.patience:g} s. Try again in a moment; if it lasts, stop the other "
                                            "program using this state dir") from exc
                 if kind == "unavailable":
                     raise StoreUnavailable(f"cannot {what} {self.path}: {exc}. Check that the state dir is writable "

@@ -41,6 +41,7 @@ from .lanes import LaneError, Lanes
 
 LOG = logging.getLogger(__name__)
 HERE = Path(__file__).parent
+STORE_PATIENCE = 5.0  # seconds a lane's turn waits for a busy or lost store before a 503 (a car cannot wait 30)
 RETRY_AFTER = 2  # seconds a client is told to wait while the store cannot be used (a lock, a full disk)
 MAX_BODY = 16_384  # bytes of a request body: a line is at most MAX_INPUT characters
 BODY_SECONDS = 10.0  # a request body not all here by then is refused (408): a slow or short body holds nothing
@@ -164,6 +165,7 @@ Manager = Depends(manager_only)
 
 
 def create_app(home: Home, llm: LLMConfig | None = None) -> FastAPI:
+    home.database.patience = min(home.database.patience, STORE_PATIENCE)
     service = Service(home, llm)
 
     @asynccontextmanager
