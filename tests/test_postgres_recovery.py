@@ -231,3 +231,68 @@ def test_a_lane_turn_sent_while_the_server_is_down_is_a_503_then_answered_once_i
             postgres_server.restart()
         stderr = server.close()
     assert "Traceback" not in stderr, stderr
+
+
+LINES = ["a pepsi", "a bean burrito", "a soft taco", "a crunchy taco"]
+ITEMS = ["Pepsi®", "Bean Burrito", "Soft Taco", "Crunchy Taco"]
+
+
+def order_through_trouble(server: ServeProcess, lane: dict, name: str, sent: list[float]) -> list[str]:
+    """Say LINES at a lane, each with its own turn id, sending a turn again (the same id) after a 503
+    or a lost connection, as the lane page does; returns the statuses seen."""
+    import httpx
+
+    seen: list[str] = []
+    auth = {"Authorization": f"Bearer {lane['token']}"}
+    for n, text in enumerate(LINES):
+        deadline = time.monotonic() + WAIT
+        while True:
+            try:
+                answer = server.http.post(f"/api/lanes/{lane['lane']}/turns", headers=auth,
+                                          json={"text": text, "turn_id": f"{name}-{n}"})
+                seen.append(str(answer.status_code))
+                if answer.status_code == 200:
+                    sent.append(time.monotonic())
+                    break
+                assert answer.status_code == 503 and answer.headers.get("Retry-After"), answer.text
+                pause = float(answer.headers["Retry-After"])
+            except httpx.TransportError as exc:
+                seen.append(type(exc).__name__)
+                pause = 0.5
+            assert time.monotonic() < deadline, f"lane {name}: {text!r} never answered: {seen}"
+            time.sleep(min(pause, 1.0))
+        time.sleep(0.3)
+    return seen
+
+
+def test_chaos_eight_lanes_through_a_server_restart_keep_every_turn_once(on_postgres, postgres_server, tmp_path):
+    """8 lanes order while the PostgreSQL server stops for six seconds and starts again: turns
+    said meanwhile get a 503 with Retry-After and are sent again; every acknowledged turn is kept
+    exactly once, every order is whole, and the service was never restarted."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    server, down = ServeProcess(tmp_path), False
+    try:
+        lanes = [server.http.post("/api/lanes").json() for _ in range(8)]
+        answered: list[float] = []
+        with ThreadPoolExecutor(8) as pool:
+            runs = [pool.submit(order_through_trouble, server, lane, f"l{i}", answered) for i, lane in enumerate(lanes)]
+            time.sleep(1.0)
+            postgres_server.stop()
+            down = True
+            time.sleep(6)
+            postgres_server.restart()
+            down, back = False, time.monotonic()
+            statuses = [run.result() for run in runs]
+        assert any(s != "200" for seen in statuses for s in seen), "no turn met the outage: the test proved nothing"
+        after = sorted(t - back for t in answered if t > back)
+        print(f"first turn answered {after[0]:.1f} s after the server was back")  # the note's figure
+        for lane in lanes:
+            view = server.http.get(f"/api/lanes/{lane['lane']}", headers={"Authorization": f"Bearer {lane['token']}"})
+            assert [t["user"] for t in view.json()["turns"]] == LINES, view.json()["turns"]
+            assert sorted(line["item"] for line in view.json()["lines"]) == sorted(ITEMS), view.json()["lines"]
+    finally:
+        if down:
+            postgres_server.restart()
+        stderr = server.close()
+    assert "Traceback" not in stderr, stderr
