@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
+from itertools import takewhile
 
 from rapidfuzz import fuzz
 
@@ -532,7 +533,10 @@ class ManagerParser:
         if P.deal_move.search(MONEY.sub(" ", folded)) or len(MONEY.findall(folded)) > 1 or \
                 (P.deal_time.search(flat) and not word):
             return []  # a price moved by an amount, two prices, a time of day: no one deal price said
-        item = self.whole_item(words(NUMBER_ONLY.sub(" ", MONEY.sub(" ", P.weekday.sub(" ", folded)))), P.deal_filler)
+        said = words(NUMBER_ONLY.sub(" ", MONEY.sub(" ", P.weekday.sub(" ", folded)))).split()
+        talk = len(list(takewhile(lambda w: w not in self.menu_words, said)))  # "marketing promo, tuesdays, <item>
+        item = next((found for k in range(min(talk, 3) + 1)  # are 1.49": words of no menu name before the deal
+                     if (found := self.whole_item(" ".join(said[k:]), P.deal_filler))), None)
         return [Pred("rule_deal_price", (item, price, days or EVERY_DAY))] if item else []
 
     def whole_item(self, said: str, filler: re.Pattern) -> str | None:
