@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import clingo
 from typer.testing import CliRunner
@@ -91,3 +94,12 @@ def test_store_rules_case_reports_both_turns_and_their_ratio(tmp_path):
                  for name in ("none", "ten")}
     assert all(f"{rule}." in published["ten"].splitlines() for rule in figures["rules"])
     assert not any(f"{rule}." in published["none"].splitlines() for rule in figures["rules"])
+
+
+def test_compare_names_a_revision_it_cannot_check_out_in_one_line():
+    """benchmarks/compare never fails CI on timings, but a revision that is not there is said, exit 2."""
+    script = Path(__file__).resolve().parent.parent / "benchmarks" / "compare"
+    done = subprocess.run([sys.executable, str(script), "no-such-revision-0000"], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines() == [done.stderr.strip()] and "no-such-revision-0000" in done.stderr
