@@ -18,7 +18,8 @@ between processes, so its listener hears at once of the writes of this process a
 POLL seconds for the others'.
 
 Trouble passes: after any error a SQLite connection is closed and the next call opens a new one; a
-write lock another program holds is waited for with back-off, `patience` seconds in all (WAIT, less in the service). StoreUnavailable
+write lock another program holds is waited for with back-off, `patience` seconds in all (WAIT; less in
+the service). StoreUnavailable
 says the store cannot be used for now (that lock, a full or read-only disk): nothing was changed,
 and the same call works once the cause is gone. A PostgreSQL server that is busy (no connection slot
 left) or, once reached, gone is waited for in the same way (Postgres.PATIENCE), its pool made anew.
@@ -302,7 +303,7 @@ class SQLite:
 
     def retrying(self, use: Callable[[], Result], what: str) -> Result:
         """`use` the database; after any error the connection is closed (the next call opens a new
-        one). A lock another writer holds is waited for, with back-off, WAIT seconds in all."""
+        one). A lock another writer holds is waited for, with back-off, `patience` seconds in all."""
         deadline, pause = time.monotonic() + self.patience, 0.05
         while True:
             try:
