@@ -581,7 +581,9 @@ def bench_command(
     rules = result["store_rules"]
     out.print(f"store rules: a customer turn {rules['p50_rules']} ms (p50) with {len(rules['rules'])} rules on, "
               f"{rules['p50_none']} ms with none: x{rules['ratio']} (within {rules['within']:.0%}: "
-              f"{'yes' if rules['meets'] else 'no'})", highlight=False)
+              f"{'yes' if rules['meets'] else 'no'}); {rules['many']['p50']} ms with {rules['many']['count']}: "
+              f"x{rules['many']['ratio']} (within {rules['many']['within']:.0%}: "
+              f"{'yes' if rules['many']['meets'] else 'no'})", highlight=False)
     long = result["long_session"]
     out.print(f"long session: {long['p50_ms_near_100']} ms a turn near turn 100, {long['p50_ms_at_end']} ms near "
               f"turn {long['turns']}; {long['session_bytes']} bytes saved", highlight=False)

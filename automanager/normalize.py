@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from functools import cache
+from functools import cache, lru_cache
 
 # Scripts whose combining marks are accents a writer may leave out: "cafe" is "café", and Greek
 # capitals carry no tonos ("ΠΙΤΣΑ" is "Πίτσα"). In every other script a mark is part of the letter
@@ -76,6 +76,8 @@ def words(text: str) -> list[str]:
     return word_regex(text).findall(text)
 
 
+@lru_cache(maxsize=65536)
 def normalize(text: str) -> str:
-    """'Super Wrap®' and 'super  wrap' -> 'super wrap'; 'Café' -> 'cafe'; 'ザ' stays 'ザ'."""
+    """'Super Wrap®' and 'super  wrap' -> 'super wrap'; 'Café' -> 'cafe'; 'ザ' stays 'ザ'. Kept:
+    the parser compares the menu's names with what was said over and over."""
     return " ".join(words(fold(text).replace("&", " and ")))

@@ -125,6 +125,20 @@ def value(symbol: clingo.Symbol) -> Value:
     return str(symbol)
 
 
+_DECODED: dict[clingo.Symbol, tuple[str, tuple[Value, ...]]] = {}
+
+
+def decoded(symbol: clingo.Symbol) -> tuple[str, tuple[Value, ...]]:
+    """An atom's name and arguments as Python values, kept: a turn's answer repeats most of the
+    last one (the order's state), and reading a term is a call into clingo per part of it."""
+    found = _DECODED.get(symbol)
+    if found is None:
+        if len(_DECODED) >= 100_000:
+            _DECODED.clear()
+        found = _DECODED[symbol] = (symbol.name, tuple(map(value, symbol.arguments)))
+    return found
+
+
 PROGRAM_MAX = 64_000_000  # bytes: the largest menu pack's menu.lp is well under 1 MB
 
 
@@ -341,17 +355,25 @@ class TurnReasoner:
     _grounded: ClassVar[dict[str, Grounded]] = {}  # digest of the KB, the rules and this code -> its facts
 
     @classmethod
-    def shared(cls, kb_files: Sequence[Path], rules: Sequence[Path], cache: Path | None = None) -> TurnReasoner:
+    def shared(cls, kb_files: Sequence[Path], rules: Sequence[Path], cache: Path | None = None,
+               inputs: Iterable[str] | None = None) -> TurnReasoner:
         """One per KB and rule set in a process: chats of the same menu share the grounded KB."""
-        key = (tuple(map(str, kb_files)), tuple(map(str, rules)))
+        inputs = frozenset(inputs) if inputs is not None else None
+        key = (tuple(map(str, kb_files)), tuple(map(str, rules)), inputs)
         if key not in cls._shared:
             if len(cls._shared) >= 8:
                 cls._shared.pop(next(iter(cls._shared)))
-            cls._shared[key] = cls(kb_files, rules, cache)
+            cls._shared[key] = cls(kb_files, rules, cache, inputs)
         return cls._shared[key]
 
-    def __init__(self, kb_files: Sequence[Path], rules: Sequence[Path], cache: Path | None = None):
+    def __init__(self, kb_files: Sequence[Path], rules: Sequence[Path], cache: Path | None = None,
+                 inputs: Iterable[str] | None = None):
+        """inputs: the names of the predicates a call's facts may have (the bot declares them).
+        Everything else the rules read and do not derive from them is the KB's, grounded once,
+        also when the KB has no such fact today (a pack without store rules); None: every
+        predicate the KB lacks may come with a call."""
         self.kb_files, self.rules = [Path(p) for p in kb_files], [Path(p) for p in rules]
+        self.inputs = frozenset(inputs) if inputs is not None else None
         self.cache = cache  # a folder for the rewritten rules, so a new process need not rewrite them
         self._ctl: clingo.Control | None = None
         self._relevance: Relevance | None = None
@@ -464,7 +486,7 @@ class TurnReasoner:
         and this code, so it is made once per process and kept on disk (self.cache) for the next
         (unless `stored` is false: then it is made again)."""
         texts = [program_text(path) for path in self.rules]
-        key = digest([repr((texts, sorted(kb), REWRITER))])
+        key = digest([repr((texts, sorted(kb), sorted(self.inputs or ()), self.inputs is None, REWRITER))])
         if stored:
             self._used.append(key)
         if key in self._programs and stored:
@@ -491,8 +513,9 @@ class TurnReasoner:
         predicates taking t as one more argument."""
         where = statements[0].location
         step = ast.Function(where, STEP, [], False)
-        rules = [s for s in statements if s.ast_type == ast.ASTType.Rule]
-        static = static_predicates(rules, kb)
+        rules = {id(s): RuleAtoms.of(s) for s in statements if s.ast_type == ast.ASTType.Rule}
+        static = static_predicates(list(rules.values()), kb, self.inputs)
+        never = never_true(list(rules.values()), static, kb)
 
         def stepped(symbol: ast.AST) -> ast.AST:
             if symbol.ast_type == ast.ASTType.Pool:  # p(a;b) is the pool p(a);p(b)
@@ -529,11 +552,13 @@ class TurnReasoner:
                 is_open = ast.Literal(where, ast.Sign.NoSign, ast.SymbolicAtom(ast.Function(where, OPEN, [step], False)))
                 needs = dynamic([(statement.name, *[None] * statement.arity)])
                 statement = ast.ShowTerm(where, term, [body, is_open])  # already stepped
-            elif statement.ast_type == ast.ASTType.Rule and heads(statement) | body_atoms(statement) <= static:
+            elif (rule := rules.get(id(statement))) and any((p[0], len(p) - 1) in never for p in rule.needs):
+                continue  # it needs what no fact or rule makes true: it never fires
+            elif rule and rule.heads | rule.body <= static:
                 base.append(statement)
                 continue
-            elif statement.ast_type == ast.ASTType.Rule:
-                needs = dynamic(required(statement))
+            elif rule:
+                needs = dynamic(rule.needs)
             gives = head_patterns(statement) if statement.ast_type == ast.ASTType.Rule else []
             part = relevance.add(needs, gives) if needs else EVERY_CALL
             if not needs:
@@ -545,12 +570,17 @@ class TurnReasoner:
         # own): p(X1..Xn, t) for each fact p(X1..Xn) of the call, from `Given`. Each such
         # predicate is declared: a call grounds only some parts, so clingo would warn about atoms
         # the other parts define (a misspelling shows when the rules are one program)
-        for name, arity in sorted(set().union(*map(atoms_in, statements)) - static - {(OPEN, 1)}):
+        mentioned = set().union(*map(atoms_in, statements))
+        base += [ast.Defined(where, name, arity, True) for name, arity in sorted((mentioned & static) - kb)]
+        for name, arity in sorted(mentioned - static - {(OPEN, 1)}):
             base.append(ast.Defined(where, name, arity + 1, True))
-            variables = "".join(f"X{i}, " for i in range(arity))
-            atom = f"{name}({variables}{STEP})"
+            if self.inputs is not None and name not in self.inputs:
+                continue  # derived: no call brings it
+            variables = [f"X{i}" for i in range(arity)]
+            fact = f"{name}({', '.join(variables)})" if arity else name
             ast.parse_string(f"#program {given_part(name, arity)}({STEP}). "
-                             f"{atom} :- {atom} = @given({name}, {arity}, {STEP}).", out.append)
+                             f"{name}({', '.join([*variables, STEP])}) :- {fact} = @given({name}, {arity}, {STEP}).",
+                             out.append)
             relevance.inputs.add((name, arity))
         return base, out, relevance
 
@@ -576,8 +606,10 @@ class TurnReasoner:
         ctl, self._calls = self._ctl, self._calls + 1
         number = clingo.Number(self._calls)
         facts = list(facts)
-        given, relevance = Given(facts, number), self._relevance
+        given, relevance = Given(facts), self._relevance
         assert relevance is not None  # set by _start
+        if self.inputs is not None and (stray := {name for name, _ in given.facts} - self.inputs):
+            raise ReasonerError(f"not an input of these rules: {', '.join(sorted(stray))}")
         parts = [EVERY_CALL, *(given_part(*sig) for sig in given.facts if sig in relevance.inputs),
                  *relevance.live(facts)]
         try:
@@ -597,10 +629,9 @@ class TurnReasoner:
             self._ctl = None  # an unsatisfiable call would poison every later one
             raise ReasonerError("the program has no answer set (an integrity constraint failed)")
         atoms: Atoms = defaultdict(list)
-        for sym in shown:
-            call, inner = sym.arguments
-            if call == number:
-                atoms[inner.name].append(tuple(value(a) for a in inner.arguments))
+        for sym in shown:  # (call, atom): only this call's are shown (call_open)
+            name, row = decoded(sym.arguments[1])
+            atoms[name].append(row)
         return {name: sorted(args, key=repr) for name, args in atoms.items()}
 
 
@@ -705,12 +736,14 @@ def kb_facts(texts: Sequence[str]) -> list[tuple[str, str]] | None:
 
 
 class Given:
-    """A call's facts, with the call number as their last argument, for `@given(p, n, t)`."""
+    """A call's facts by predicate, for `@given(p, n, t)` (the rule `p(X.., t) :- p(X..) = @given(p, n, t)`
+    adds the call number: no new symbol is made in Python)."""
 
-    def __init__(self, facts: Iterable[clingo.Symbol], number: clingo.Symbol):
+    def __init__(self, facts: Iterable[clingo.Symbol]):
         self.facts: dict[tuple[str, int], list[clingo.Symbol]] = defaultdict(list)
         for fact in facts:
-            self.facts[fact.name, len(fact.arguments)].append(clingo.Function(fact.name, [*fact.arguments, number]))
+            name, *arguments = fact_shape(fact)
+            self.facts[name, len(arguments)].append(fact)
 
     def given(self, name: clingo.Symbol, arity: clingo.Symbol, _call: clingo.Symbol) -> list[clingo.Symbol]:
         return self.facts.get((name.name, arity.number), [])
@@ -760,7 +793,7 @@ class Relevance:
 
     def live(self, facts: Sequence[clingo.Symbol]) -> list[str]:
         """The parts to ground for a call with these facts."""
-        shapes = frozenset((fact.name, *map(shape, fact.arguments)) for fact in facts)
+        shapes = frozenset(map(fact_shape, facts))
         if shapes not in self._answers:
             if len(self._answers) >= 512:
                 self._answers.clear()
@@ -787,6 +820,19 @@ class Relevance:
                     if not missing[part]:
                         todo.extend(self.parts[part][1])
         return [f"r{part}" for part, left in enumerate(missing) if not left]
+
+
+_SHAPES: dict[clingo.Symbol, Pattern] = {}
+
+
+def fact_shape(fact: clingo.Symbol) -> Pattern:
+    """A fact's shape, kept (a call's facts are mostly the last call's: the saved state)."""
+    found = _SHAPES.get(fact)
+    if found is None:
+        if len(_SHAPES) >= 100_000:
+            _SHAPES.clear()
+        found = _SHAPES[fact] = (fact.name, *map(shape, fact.arguments))
+    return found
 
 
 def shape(symbol: clingo.Symbol) -> Pattern | None:
@@ -1031,18 +1077,52 @@ def body_atoms(rule: ast.AST) -> set[tuple[str, int]]:
     return set().union(*(atoms_in(literal) for literal in rule.body))
 
 
-def static_predicates(rules: list[ast.AST], kb: set[tuple[str, int]]) -> set[tuple[str, int]]:
-    """KB predicates, and those whose every rule depends on static predicates only."""
-    defined = {p for rule in rules for p in heads(rule)}
+@dataclass(frozen=True)
+class RuleAtoms:
+    """The predicates of a rule's head and body, and the shapes its body needs (read once: each
+    is a walk over the rule's AST)."""
+
+    heads: set[tuple[str, int]]
+    body: set[tuple[str, int]]
+    needs: list[Pattern]
+
+    @classmethod
+    def of(cls, rule: ast.AST) -> RuleAtoms:
+        return cls(heads(rule), body_atoms(rule), required(rule))
+
+
+def static_predicates(rules: list[RuleAtoms], kb: set[tuple[str, int]],
+                      inputs: frozenset[str] | None = None) -> set[tuple[str, int]]:
+    """KB predicates, and those whose every rule depends on static predicates only. With the
+    call's inputs declared, every predicate but those and the ones derived from them."""
+    defined = {p for rule in rules for p in rule.heads}
     static = kb | defined
+    if inputs is not None:
+        mentioned = defined.union(*(rule.body for rule in rules))
+        static = (static | mentioned) - {p for p in mentioned if p[0] in inputs}
     changed = True
     while changed:
         changed = False
         for rule in rules:
-            if heads(rule) & static and not body_atoms(rule) <= static:
-                static -= heads(rule)
+            if rule.heads & static and not rule.body <= static:
+                static -= rule.heads
                 changed = True
     return static
+
+
+def never_true(rules: list[RuleAtoms], static: set[tuple[str, int]], kb: set[tuple[str, int]]) -> set[tuple[str, int]]:
+    """The static predicates that no KB fact and no rule can make true (a pack without store
+    rules has no limit/3): a rule that needs one never fires, so it is not grounded at all."""
+    possible = set(kb)
+    changed = True
+    while changed:
+        changed = False
+        for rule in rules:
+            new = rule.heads - possible
+            if new and all((p[0], len(p) - 1) in possible or (p[0], len(p) - 1) not in static for p in rule.needs):
+                possible |= new
+                changed = True
+    return static - possible
 
 
 if __name__ == "__main__":  # the child of `ground_within_budget`

@@ -206,6 +206,11 @@ class Facts:
                 cls = type(f"{bot}{title}{len(fields)}", (Term,), {"__annotations__": dict(fields), "__module__": __name__})
                 self.classes[(name, said)] = predicate("new_" + name)(cls)
 
+    @property
+    def names(self) -> set[str]:
+        """The names of the facts: inputs of the bot's rules."""
+        return {"new_" + name for name, _ in self.classes}
+
     def fact(self, pred: Pred, position: int = 0) -> Term:
         """The typed fact of the position-th parsed predicate of a sentence; TypeError when it
         is not one this bot reads, or an argument has the wrong type."""

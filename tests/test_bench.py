@@ -19,7 +19,8 @@ from automanager.reasoner import caches_written
 CASES = {"admin_reasoning", "assistant_reasoning_1", "assistant_reasoning_10", "assistant_reasoning_30",
          "assistant_reasoning_100", "menu_x1_reasoning_10", "menu_x4_reasoning_10", "menu_x10_reasoning_10",
          "customer_turn", "manager_turn", "customer_turn_with_save", "commit_turn", "first_prompt", "cold_turn",
-         "first_turn_after_greeting", "embedding_first_use", "customer_turn_rules_0", "customer_turn_rules_10"}
+         "first_turn_after_greeting", "embedding_first_use", "customer_turn_rules_0", "customer_turn_rules_10",
+         "customer_turn_rules_200"}
 RULE_KINDS = {"limit", "hours", "deal_price", "deal_off", "deal_free", "instead", "suggest"}
 
 
@@ -40,12 +41,14 @@ def test_bench_quick_json_has_every_figure(monkeypatch):
     assert {c["name"]: c["paper"] for c in data["cases"] if c["paper"]} == {
         "admin_reasoning": 9.9, "assistant_reasoning_1": 115.4, "assistant_reasoning_10": 886.5}
     rules = data["store_rules"]  # issue 30: a customer turn with ten store rules on, and with none
-    assert set(rules) == {"rules", "p50_none", "p50_rules", "ratio", "within", "meets"}
-    assert len(rules["rules"]) == 10 and rules["within"] == 0.2
+    assert set(rules) == {"rules", "p50_none", "p50_rules", "ratio", "within", "meets", "many"}
+    assert len(rules["rules"]) == 10 and rules["within"] == 0.1
+    assert rules["many"]["count"] == 200 and rules["many"]["within"] == 0.5
     cases = {c["name"]: c for c in data["cases"]}
-    assert (rules["p50_none"], rules["p50_rules"]) == (cases["customer_turn_rules_0"]["p50"],
-                                                       cases["customer_turn_rules_10"]["p50"])
+    assert (rules["p50_none"], rules["p50_rules"], rules["many"]["p50"]) == (
+        cases["customer_turn_rules_0"]["p50"], cases["customer_turn_rules_10"]["p50"], cases["customer_turn_rules_200"]["p50"])
     assert cases["customer_turn_rules_10"]["meets"] == rules["meets"]
+    assert cases["customer_turn_rules_200"]["meets"] == rules["many"]["meets"]
     memory = data["peak_memory_mb"]
     assert memory["bench_process"] > 0 and memory["repl_process"] > 0 and memory["embedding_extra_mb"] >= 0
     assert data["quick"] is True
@@ -78,12 +81,13 @@ def test_store_rules_case_reports_both_turns_and_their_ratio(tmp_path):
     menu = Menu.load(paths.kb_files(kb))
     dish, drink = menu.example_dish, menu_examples(menu)["drink"]
     with caches_written():
-        none, ten, figures = bench.rules_cases(tmp_path, kb, menu, dish, drink, 3, 1)
-    assert (none.name, ten.name) == ("customer_turn_rules_0", "customer_turn_rules_10")
-    assert none.rounds == ten.rounds == 3 and 0 < none.p50 and 0 < ten.p50
-    assert figures["p50_none"] == none.p50 and figures["p50_rules"] == ten.p50
+        (none, ten, many), figures = bench.rules_cases(tmp_path, kb, menu, dish, drink, 3, 1)
+    assert (none.name, ten.name, many.name) == ("customer_turn_rules_0", "customer_turn_rules_10", "customer_turn_rules_200")
+    assert none.rounds == ten.rounds == many.rounds == 3 and 0 < none.p50 and 0 < ten.p50 and 0 < many.p50
+    assert figures["p50_none"] == none.p50 and figures["p50_rules"] == ten.p50 and figures["many"]["p50"] == many.p50
     assert figures["ratio"] == round(ten.p50 / none.p50, 3) and figures["meets"] == ten.meets
-    assert ten.target == round(none.p50 * 1.2, 2) and none.target is None
+    assert ten.target == round(none.p50 * 1.1, 2) and many.target == round(none.p50 * 1.5, 2) and none.target is None
+    assert len(bench.many_store_rules(menu, dish, drink)) == 200  # every one a fact of its own, also on a small pack
     rules = [clingo.parse_term(rule) for rule in figures["rules"]]
     assert len(rules) == 10 and {rule.name for rule in rules} == RULE_KINDS
     named = {arg.string for rule in rules for arg in rule.arguments if arg.type == clingo.SymbolType.String}

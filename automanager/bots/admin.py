@@ -18,7 +18,7 @@ from ..normalize import normalize
 from ..reasoner import Const, TurnReasoner, atom
 from ..state import Create, State
 from ..vocab import MANAGER_FACTS, Pred
-from .base import Decision, clock_facts, new_facts, split_next
+from .base import INPUTS, Decision, clock_facts, new_facts, split_next
 
 PROGRAM = Path(__file__).with_name("admin.lp")
 
@@ -26,7 +26,8 @@ PROGRAM = Path(__file__).with_name("admin.lp")
 class Administrator:
     def __init__(self, kb_files: list[Path], cache: Path | None = None):
         self.kb_files, self.cache = kb_files, cache
-        self.reasoner = TurnReasoner.shared(kb_files, [paths.data_dir("crs") / "crs.lp", VIEW, PROGRAM], cache)
+        self.reasoner = TurnReasoner.shared(kb_files, [paths.data_dir("crs") / "crs.lp", VIEW, PROGRAM], cache,
+                                            inputs={*INPUTS, *MANAGER_FACTS.names, "word_means", "misread"})
 
     def decide(self, preds: list[Pred], state: State, runout: list[str],
                prices: dict[str, int] | None = None, clock: datetime | None = None) -> Decision:

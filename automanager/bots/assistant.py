@@ -33,14 +33,15 @@ from ..state import (
 )
 from ..terms import Term, encode
 from ..vocab import CHANGES, CUSTOMER_FACTS, Pred
-from .base import Decision, clock_facts, new_facts, split_next
+from .base import INPUTS, Decision, clock_facts, new_facts, split_next
 
 PROGRAM = Path(__file__).with_name("assistant.lp")
 
 
 class Assistant:
     def __init__(self, kb_files: list[Path], cache: Path | None = None):
-        self.reasoner = TurnReasoner.shared(kb_files, [paths.data_dir("crs") / "crs.lp", PROGRAM], cache)
+        self.reasoner = TurnReasoner.shared(kb_files, [paths.data_dir("crs") / "crs.lp", PROGRAM], cache,
+                                            inputs={*INPUTS, *CUSTOMER_FACTS.names, "name_word", "new_heard"})
 
     def decide(self, preds: list[Pred], state: State, runout: list[str], unknown: int = 0,
                prices: dict[str, int] | None = None, clock: datetime | None = None) -> Decision:

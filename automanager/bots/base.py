@@ -24,6 +24,10 @@ class Decision:
         return self.actions["mode"][0][0]
 
 
+# what every call of either bot may bring besides the sentence's facts: the shared stock list,
+# this store's prices, the clock and the saved state (the rest of what the rules read is the KB's)
+INPUTS = ("runout", "store_price", "clock", "holds")
+
 WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 
 

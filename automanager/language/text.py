@@ -119,7 +119,7 @@ def _spelled(word: str) -> bool:
 def find_mentions(menu: Menu, tokens: list[str]) -> list[Mention]:
     """Menu names in the tokens, longest match first: dishes, combos, ingredients, sauces, and
     the option values the KB declares ("large", "thin crust", "2 liter")."""
-    longest = max(len(k.split()) for k in [*menu.lexicon, *menu.option_words])
+    longest = menu.longest_phrase
     found, i = [], 0
     while i < len(tokens):
         for n in range(min(longest, len(tokens) - i), 0, -1):

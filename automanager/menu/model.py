@@ -132,6 +132,11 @@ class Menu:
                 table.setdefault(variant, (group, value))
         return table
 
+    @cached_property
+    def longest_phrase(self) -> int:
+        """The most words a name or an option phrase has: how far a mention is looked for."""
+        return max((len(k.split()) for k in [*self.lexicon, *self.option_words]), default=1)
+
     def options_of(self, item: str) -> set[tuple[str, str]]:
         return {(str(g), o) for i, g, o in self.facts.get("option", []) if i == item}
 
