@@ -13,7 +13,7 @@ from typing import Any
 import clingo
 
 from ..normalize import normalize
-from ..reasoner import Reasoner, ReasonerError, ground_within_budget, program_text
+from ..reasoner import Reasoner, ReasonerError, ground_within_budget, program_text, value
 
 CHECK_RULES = Path(__file__).with_name("check.lp")
 
@@ -70,11 +70,22 @@ class _Functions:
         return clingo.String(normalize(name.string))
 
 
+def not_numbers(symbols: Iterable[clingo.Symbol]) -> dict[str, list[tuple[Any, ...]]]:
+    """The facts whose whole-number argument (NUMBERS) is something else, as Python values: only
+    they are read into Python (a menu has thousands of prices)."""
+    wrong: dict[str, list[tuple[Any, ...]]] = {}
+    for symbol in symbols:
+        at, arguments = NUMBERS.get(symbol.name), symbol.arguments
+        if at is not None and len(arguments) > at and arguments[at].type != clingo.SymbolType.Number:
+            wrong.setdefault(symbol.name, []).append(tuple(map(value, arguments)))
+    return wrong
+
+
 def check_kb(files: list[Path]) -> list[str]:
     """Every integrity violation of the KB made of `files`, in plain words, sorted."""
     ground_within_budget(files)
     atoms = Reasoner([*files, CHECK_RULES], context=_Functions()).solve()
-    check_numbers(files, Reasoner(files).solve())  # check.lp shows its violations only
+    check_numbers(files, not_numbers(Reasoner(files).shown()))  # check.lp shows its violations only
     return sorted(MESSAGES[kind].format(*args) for kind, *args in atoms.get("violation", []))
 
 
