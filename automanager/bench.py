@@ -354,7 +354,7 @@ def paired(names: Sequence[str], works: Sequence[Callable[[], object]], rounds: 
     next one), so that a machine busier for a while weighs on all alike."""
     samples: list[list[float]] = [[] for _ in works]
     for n in range(warmup + rounds):
-        for k in [*range(len(works))][n % len(works):] + [*range(len(works))][:n % len(works)]:
+        for k in [(n + i) % len(works) for i in range(len(works))]:
             start = time.perf_counter()
             works[k]()
             if n >= warmup:
