@@ -32,7 +32,7 @@ def programs(kb_files: list[Path]) -> dict[str, list[Path]]:
         "assistant": Assistant(kb_files).reasoner.rules,
         "admin": Administrator(kb_files).reasoner.rules,
         "commit": list(commit.RULES),
-        "check": [check.CHECK_RULES],
+        "check": [check.WHOLE_NUMBERS, check.CHECK_RULES],
     }
 
 

@@ -6,14 +6,13 @@ The rules are ASP (check.lp); this module only runs them and words each violatio
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 import clingo
 
 from ..normalize import normalize
-from ..reasoner import Reasoner, ReasonerError, ground_within_budget, program_text, value
+from ..reasoner import Reasoner, ReasonerError, ground_within_budget, program_text
 
 CHECK_RULES = Path(__file__).with_name("check.lp")
 
@@ -43,23 +42,16 @@ MESSAGES = {
 }
 
 
-# the arguments that are whole numbers (cents, calories, counts), by predicate: kb/README.md
-NUMBERS = {"original_price": 1, "original_cal": 1, "replacement_price": 3, "upgrade_price": 2, "upgrade_cal": 2,
-           "extra_price": 1, "extra_cal": 1, "option_price": 3, "option_cal": 3, "group_upgrade_price": 2,
-           "combo_count": 2, "max_line_quantity": 0, "max_order_quantity": 0, "max_item_price": 0, "max_item_calories": 0}
+# where a whole number belongs (cents, calories, counts), as ASP: loaded with every KB
+WHOLE_NUMBERS = Path(__file__).with_name("numbers.lp")
 
 
-def check_numbers(files: list[Path], facts: Mapping[str, Iterable[tuple[Any, ...]]]) -> None:
-    """Refuse a KB whose price, calories or count is not a whole number (a hand-edited "ten"),
-    naming the file: ASP compares such a term with numbers without a word, so a total would
-    silently leave it out and no chat can run on it."""
-    wrong = sorted((name, row) for name, at in NUMBERS.items() for row in facts.get(name, [])
-                   if not isinstance(row[at], int) or isinstance(row[at], bool))
+def refuse_not_whole(files: list[Path], wrong: list[tuple[Any, ...]]) -> None:
+    """Refuse a KB with a fact of `not_whole/2` (numbers.lp), naming its file: no chat can run on it."""
     if wrong:
-        name, row = wrong[0]
-        where = next((path for path in files if f"{name}(" in program_text(path)), files[0])
-        raise ReasonerError(f"{where}: {name}({', '.join(map(repr, row))}) has {row[NUMBERS[name]]!r} where a whole "
-                            f"number belongs ({len(wrong)} such fact(s))")
+        fact, held = sorted(wrong, key=repr)[0]
+        where = next((path for path in files if f"{str(fact).split('(')[0]}(" in program_text(path)), files[0])
+        raise ReasonerError(f"{where}: {fact} has {held!r} where a whole number belongs ({len(wrong)} such fact(s))")
 
 
 class _Functions:
@@ -70,22 +62,17 @@ class _Functions:
         return clingo.String(normalize(name.string))
 
 
-def not_numbers(symbols: Iterable[clingo.Symbol]) -> dict[str, list[tuple[Any, ...]]]:
-    """The facts whose whole-number argument (NUMBERS) is something else, as Python values: only
-    they are read into Python (a menu has thousands of prices)."""
-    wrong: dict[str, list[tuple[Any, ...]]] = {}
-    for symbol in symbols:
-        at, arguments = NUMBERS.get(symbol.name), symbol.arguments
-        if at is not None and len(arguments) > at and arguments[at].type != clingo.SymbolType.Number:
-            wrong.setdefault(symbol.name, []).append(tuple(map(value, arguments)))
-    return wrong
-
-
 def check_kb(files: list[Path]) -> list[str]:
     """Every integrity violation of the KB made of `files`, in plain words, sorted."""
     ground_within_budget(files)
-    atoms = Reasoner([*files, CHECK_RULES], context=_Functions()).solve()
-    check_numbers(files, not_numbers(Reasoner(files).shown()))  # check.lp shows its violations only
+    return violations(files)
+
+
+def violations(files: list[Path]) -> list[str]:
+    """`check_kb` of files known to be plain facts (a version a commit wrote), so they need no
+    grounding budget."""
+    atoms = Reasoner([*files, WHOLE_NUMBERS, CHECK_RULES], context=_Functions()).solve()
+    refuse_not_whole(files, atoms.get("not_whole", []))
     return sorted(MESSAGES[kind].format(*args) for kind, *args in atoms.get("violation", []))
 
 

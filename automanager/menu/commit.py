@@ -16,7 +16,7 @@ import clingo
 from ..reasoner import ReasonerError, TurnReasoner, logged, program_text
 from ..state import State
 from ..terms import parse
-from .check import check_kb
+from .check import check_kb, violations
 
 VIEW = Path(__file__).with_name("view.lp")  # the menu with the staged changes (also read by the admin CKT)
 RULES = [VIEW, Path(__file__).with_name("commit.lp")]
@@ -101,7 +101,7 @@ def next_version_text(files: list[Path], staged: State, cache: Path | None = Non
         candidate = Path(tmp) / "candidate.lp"
         candidate.write_text(text, encoding="utf-8")
         try:
-            problems = check_kb([candidate])
+            problems = violations([candidate])  # written as facts just above
         except ReasonerError as exc:
             raise CommitError(f"the new menu does not load: {exc}") from exc
         new_problems = set(problems) - known_problems(files)

@@ -23,7 +23,7 @@ from ..reasoner import (
     read_cache,
     write_cache,
 )
-from .check import check_numbers
+from .check import WHOLE_NUMBERS, refuse_not_whole
 from .commit import known_facts
 
 ITEM_KINDS = ("dish", "combo")
@@ -219,10 +219,10 @@ def name_variants(name: str) -> list[str]:
 
 
 
-# This code, the normalization it uses and the reasoner that reads the KB: a menu kept on disk by
-# another release is not used
-CODE = digest([*(path.read_text(encoding="utf-8") for path in (Path(__file__), Path(__file__).parents[1] / "normalize.py")),
-               REWRITER])
+# This code, the normalization it uses, the number check and the reasoner that reads the KB: a menu
+# kept on disk by another release is not used
+CODE = digest([*(path.read_text(encoding="utf-8") for path in (Path(__file__), Path(__file__).parents[1] / "normalize.py",
+                                                               WHOLE_NUMBERS)), REWRITER])
 
 
 @lru_cache(maxsize=16)
@@ -241,8 +241,8 @@ def _load(files: tuple[tuple[Path, int, int], ...], cache: Path | None) -> Menu:
         return menu
     except (LookupError, TypeError, AttributeError):
         ground_within_budget(paths)  # only here: a menu kept in the cache was loaded within it
-        menu = Menu(LazyAtoms(Reasoner(paths).shown()), paths)
-        check_numbers(paths, menu.facts)
+        menu = Menu(LazyAtoms(Reasoner([*paths, WHOLE_NUMBERS]).shown()), paths)
+        refuse_not_whole(paths, menu.facts.get("not_whole", []))
     if stored:
         facts = {name: menu.facts[name] for name in menu.facts}
         nested = [name for name, table in facts.items() if any(isinstance(v, tuple) for row in table for v in row)]
