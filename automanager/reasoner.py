@@ -497,23 +497,19 @@ class TurnReasoner:
         if rewrite is None and saved[0] is not None and path:
             drop_entry(path, "not a rewrite")
         if rewrite is None:
-            statements: list[ast.AST] = []
-            for text in texts:
-                ast.parse_string(text, statements.append)
-            rewrite = Rewrite.of(*self._rewrite(statements, kb))
+            rewrite = self._rewrite(analysed(tuple(texts)), kb)
             if path:
                 write_cache(path, *rewrite.saved())
         self._programs[key] = rewrite
         return rewrite
 
-    def _rewrite(self, statements: list[ast.AST], kb: set[tuple[str, int]]) -> \
-            tuple[list[ast.AST], list[ast.AST], Relevance]:
+    def _rewrite(self, program: Analysed, kb: set[tuple[str, int]]) -> Rewrite:
         """Rules that depend on the KB only go to `base` (grounded once); the others get a part
         `r<i>(t)` each (`step(t)` when they need nothing a call brings), their call-dependent
         predicates taking t as one more argument."""
+        statements, rules = program.statements, program.rules
         where = statements[0].location
         step = ast.Function(where, STEP, [], False)
-        rules = {id(s): RuleAtoms.of(s) for s in statements if s.ast_type == ast.ASTType.Rule}
         static = static_predicates(list(rules.values()), kb, self.inputs)
         never = never_true(list(rules.values()), static, kb)
 
@@ -532,14 +528,21 @@ class TurnReasoner:
         def dynamic(patterns: list[Pattern]) -> list[Pattern]:
             return [p for p in patterns if (p[0], len(p) - 1) not in static]
 
-        base = [ast.Program(where, "base", [])]
+        def text(at: int, statement: ast.AST) -> str:
+            """The statement with t on its call-dependent atoms, kept per statement and which of
+            its predicates are the call's (another KB mostly changes none of them)."""
+            key = (at, frozenset(program.names[at] - static))
+            if key not in program.texts:
+                program.texts[key] = str(AddStep()(statement) if key[1] else statement)
+            return program.texts[key]
+
+        base = ["#program base."]
         # "#show." hides every atom; only the show terms below are shown, and only while the
         # call's external `call_open(t)` is true (it is made false at the next call, so the model
         # stays as small as one call's answer however many calls the Control has seen)
-        out: list[ast.AST] = []
-        ast.parse_string(f"#program {EVERY_CALL}({STEP}). #show. #external {OPEN}({STEP}).", out.append)
+        parts = {EVERY_CALL: [f"#program {EVERY_CALL}({STEP}).", "#show.", f"#external {OPEN}({STEP})."]}
         relevance = Relevance()
-        for statement in statements:
+        for at, statement in enumerate(statements):
             if statement.ast_type in (ast.ASTType.Program, ast.ASTType.Comment, ast.ASTType.Defined):
                 continue  # (every call-dependent predicate is declared below)
             needs: list[Pattern] = []
@@ -551,38 +554,39 @@ class TurnReasoner:
                     stepped(ast.Function(where, statement.name, args, False))))
                 is_open = ast.Literal(where, ast.Sign.NoSign, ast.SymbolicAtom(ast.Function(where, OPEN, [step], False)))
                 needs = dynamic([(statement.name, *[None] * statement.arity)])
-                statement = ast.ShowTerm(where, term, [body, is_open])  # already stepped
-            elif (rule := rules.get(id(statement))) and any((p[0], len(p) - 1) in never for p in rule.needs):
+                said = str(ast.ShowTerm(where, term, [body, is_open]))  # already stepped
+            elif (rule := rules.get(at)) and any((p[0], len(p) - 1) in never for p in rule.needs):
                 continue  # it needs what no fact or rule makes true: it never fires
             elif rule and rule.heads | rule.body <= static:
-                base.append(statement)
+                base.append(text(at, statement))
                 continue
-            elif rule:
-                needs = dynamic(rule.needs)
-            gives = head_patterns(statement) if statement.ast_type == ast.ASTType.Rule else []
+            else:
+                needs = dynamic(rule.needs) if rule else []
+                said = text(at, statement)
+            gives = program.gives.get(at, [])
             part = relevance.add(needs, gives) if needs else EVERY_CALL
             if not needs:
                 relevance.always.extend(gives)
-            if statement.ast_type != ast.ASTType.ShowTerm:
-                statement = AddStep()(statement)
-            out += [ast.Program(where, part, [ast.Id(where, STEP)]), statement]
+            parts.setdefault(part, [f"#program {part}({STEP})."]).append(said)
         # a call's facts come in with the grounding of the rules (a backend costs a step of its
         # own): p(X1..Xn, t) for each fact p(X1..Xn) of the call, from `Given`. Each such
         # predicate is declared: a call grounds only some parts, so clingo would warn about atoms
         # the other parts define (a misspelling shows when the rules are one program)
-        mentioned = set().union(*map(atoms_in, statements))
-        base += [ast.Defined(where, name, arity, True) for name, arity in sorted((mentioned & static) - kb)]
+        mentioned = program.mentioned
+        base += [f"#defined {name}/{arity}." for name, arity in sorted((mentioned & static) - kb)]
         for name, arity in sorted(mentioned - static - {(OPEN, 1)}):
-            base.append(ast.Defined(where, name, arity + 1, True))
+            base.append(f"#defined {name}/{arity + 1}.")
             if self.inputs is not None and name not in self.inputs:
                 continue  # derived: no call brings it
             variables = [f"X{i}" for i in range(arity)]
             fact = f"{name}({', '.join(variables)})" if arity else name
-            ast.parse_string(f"#program {given_part(name, arity)}({STEP}). "
-                             f"{name}({', '.join([*variables, STEP])}) :- {fact} = @given({name}, {arity}, {STEP}).",
-                             out.append)
+            parts[given_part(name, arity)] = [
+                f"#program {given_part(name, arity)}({STEP}).",
+                f"{name}({', '.join([*variables, STEP])}) :- {fact} = @given({name}, {arity}, {STEP})."]
             relevance.inputs.add((name, arity))
-        return base, out, relevance
+        return Rewrite("".join(f"{line}\n" for line in base), {part: "".join(f"{line}\n" for line in lines)
+                                                                for part, lines in parts.items()},
+                       relevance, {name for name, _arity in mentioned} | {OPEN})
 
     def solve(self, facts: Iterable[clingo.Symbol] = ()) -> Atoms:
         facts = list(facts)
@@ -645,19 +649,6 @@ class Rewrite:
     parts: dict[str, str]
     relevance: Relevance
     mentions: set[str]
-
-    @classmethod
-    def of(cls, base: list[ast.AST], calls: list[ast.AST], relevance: Relevance) -> Rewrite:
-        parts: dict[str, str] = {}
-        part = ""
-        for statement in calls:  # each part's text is its #program line and its statements
-            if statement.ast_type == ast.ASTType.Program:
-                part = statement.name
-                parts.setdefault(part, f"{statement}\n")
-            else:
-                parts[part] += f"{statement}\n"
-        return cls("".join(f"{statement}\n" for statement in base), parts, relevance,
-                   {name for statement in base + calls for name, _arity in atoms_in(statement)})
 
     def saved(self) -> tuple[dict[str, Any], str]:
         """As `write_cache` keeps it: the texts one after another, their lengths in the data."""
@@ -1089,6 +1080,31 @@ class RuleAtoms:
     @classmethod
     def of(cls, rule: ast.AST) -> RuleAtoms:
         return cls(heads(rule), body_atoms(rule), required(rule))
+
+
+@dataclass(frozen=True)
+class Analysed:
+    """Rule files parsed, with what each rule's head and body hold: the same whatever KB the rules
+    meet, so made once per text, while a rewrite is made per set of KB predicates (a store
+    publishing its rules makes new ones)."""
+
+    statements: list[ast.AST]
+    rules: dict[int, RuleAtoms]  # by the statement's place
+    gives: dict[int, list[Pattern]]  # the shapes of each rule's head atoms
+    names: list[set[tuple[str, int]]]  # the predicates each statement names
+    mentioned: set[tuple[str, int]]  # every predicate any statement names
+    texts: dict[tuple[int, frozenset[tuple[str, int]]], str]  # rewritten statements (`_rewrite`)
+
+
+@lru_cache(maxsize=8)
+def analysed(texts: tuple[str, ...]) -> Analysed:
+    statements: list[ast.AST] = []
+    for text in texts:
+        ast.parse_string(text, statements.append)
+    rules = {at: statement for at, statement in enumerate(statements) if statement.ast_type == ast.ASTType.Rule}
+    names = [atoms_in(statement) for statement in statements]
+    return Analysed(statements, {at: RuleAtoms.of(rule) for at, rule in rules.items()},
+                    {at: head_patterns(rule) for at, rule in rules.items()}, names, set().union(*names), {})
 
 
 def static_predicates(rules: list[RuleAtoms], kb: set[tuple[str, int]],

@@ -2,9 +2,25 @@
 
 from __future__ import annotations
 
+import atexit
+import os
+import shutil
+import tempfile
+
 import pytest
 
 from automanager import paths
+
+
+def pytest_configure(config):
+    """The processes the tests start (hundreds: chats, services, crash tests) keep their compiled
+    modules for the session, as an installed package has them, instead of compiling every module
+    at each start where PYTHONDONTWRITEBYTECODE is set. Outside the source tree; xdist's workers
+    inherit it."""
+    if os.environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None and "PYTHONPYCACHEPREFIX" not in os.environ:
+        folder = tempfile.mkdtemp(prefix="automanager-tests-bytecode-")
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        os.environ["PYTHONPYCACHEPREFIX"] = folder
 
 
 @pytest.fixture(autouse=True)

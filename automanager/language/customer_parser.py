@@ -100,6 +100,7 @@ class CustomerParser:
         # kinds a customer can ask for: the phrase data's ("combo") and the KB's labels ("vegetarian")
         self.category_words = {**self.p.category_words, **menu.label_words}
         self.readings = [(getattr(self, "reads_" + reading), act) for reading, act in self.p.readings]
+        self.item_words = {name: frozenset(normalize(name).split()) for name in menu.items}
         self.name_ends = frozenset(w.rstrip("s") for name in menu.items if (w := normalize(name).split()[-1:][0]))
         self.repairs = Repairs(menu, self.p, self.mentions_in, self.plain_word)
         self.talk = Talk(self.p)
@@ -396,7 +397,7 @@ class CustomerParser:
         """The tokens without phrases that only steer the talk ("oh, one more thing")."""
         out, i = [], 0
         while i < len(tokens):
-            phrase = next((d for d in self.p.discourse if tuple(tokens[i:i + len(d)]) == d), None)
+            phrase = next((d for d in self.p.discourse.get(tokens[i], ()) if tuple(tokens[i:i + len(d)]) == d), None)
             if phrase:
                 i += len(phrase)
             else:
@@ -455,7 +456,8 @@ class CustomerParser:
         """A name that is both a side dish and an ingredient is the ingredient after a word that
         introduces one: "with <it>", "no <it>", "sub <it>", "<it> instead of"."""
         after = tokens[m.end:m.end + 2]
-        cue = any(tuple(tokens[max(m.start - len(words), 0):m.start]) == words for words, _ in self.p.operators) or \
+        cue = any(m.start >= n and tuple(tokens[m.start - n:m.start]) in self.p.operator_of
+                  for n in self.p.operator_lengths) or \
             bool(self.p.substitute.search(" ".join(tokens[max(m.start - 6, 0):m.start])))
         if m.kind == "item" and "topping" in m.alternatives and (cue or after == ["instead", "of"]):
             return replace(m, kind="topping", name=m.alternatives["topping"])
@@ -718,8 +720,7 @@ class CustomerParser:
                      or t.start == item.end + 1 and toks[item.end] == "with"]
             for start, end, t in spans + [(free, item.start, None)] * (free < item.start):
                 own, said = set(normalize(item.name).split()), set(toks[start:end] if t is None else normalize(t.said).split())
-                fits = [f for f in self.menu.items if f != item.name and own < set(normalize(f).split()) and
-                        set(normalize(f).split()) - own <= said]
+                fits = [f for f, its in self.item_words.items() if f != item.name and own < its and its - own <= said]
                 if len(fits) == 1:
                     start, end = min(item.start, start), max(item.end, end)
                     kept = [m for m in clause.mentions if m is not item and m is not t]
@@ -2257,7 +2258,8 @@ class CustomerParser:
             k = m.start - 1 - (toks[m.start - 1:m.start] == ["the"])
             if k < 0 or toks[k] not in self.p.takes_back:
                 continue
-            if not any(len(words) > 1 and tuple(toks[k - len(words) + 1:k + 1]) == words for words, _ in self.p.operators):
+            if not any(1 < n <= k + 1 and tuple(toks[k - n + 1:k + 1]) in self.p.operator_of
+                       for n in self.p.operator_lengths):
                 return m
         return None
 
@@ -2276,10 +2278,10 @@ class CustomerParser:
         """The modifier word closest before an ingredient ("along with extra cheese": extra). A word
         inside a matched name ("extra large", a size) is that name's, never also an operator."""
         prev_end = max([x.end for x in mentions if x.end <= m.start and x.kind != "option"], default=0)
-        longest = max(4, max(len(words) for words, _ in self.p.operators))  # "not in the mood for X"
+        longest = max(4, self.p.operator_lengths[0])  # "not in the mood for X"
         start = max(prev_end, m.start - longest)
         window = [None if any(x.start <= i < x.end for x in mentions) else t
                   for i, t in enumerate(toks[start:m.start], start=start)]
-        found = [(i + len(words), len(words), op) for words, op in self.p.operators
-                 for i in range(len(window) - len(words) + 1) if tuple(window[i:i + len(words)]) == words]
+        found = [(i + n, n, self.p.operator_of[said]) for n in self.p.operator_lengths
+                 for i in range(len(window) - n + 1) if (said := tuple(window[i:i + n])) in self.p.operator_of]
         return max(found)[2] if found else None

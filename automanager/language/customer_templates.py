@@ -10,6 +10,7 @@ import re
 import tomllib
 from collections import defaultdict
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +69,7 @@ def fields(said: Term) -> dict[str, Any]:
     return dict(zip(said.fields, said.field_values()))
 
 
+@lru_cache(maxsize=4096)  # inflect takes tens of microseconds a word, and a menu's names repeat
 def plural(name: str, n: int) -> str:
     """A menu name for n of it: its head noun made plural ("<Cups> of <Tea>", "<Bowls> - <Veggie>",
     "<Crunches>"); a name already plural stays as it is."""
@@ -87,6 +89,7 @@ def number_words(n: int) -> str:
     return str(ENGLISH.number_to_words(n)) if n <= 20 else f"{n:,}"
 
 
+@lru_cache(maxsize=4096)
 def count(name: str, n: int, by_the_order: bool = False) -> str:
     """n of a menu item in words: "a <Burrito>", "three <Cups of Tea>", "an order of <Twists>"
     (an item sold by the portion, whose name is already plural)."""

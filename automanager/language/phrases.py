@@ -9,8 +9,9 @@ from __future__ import annotations
 import hashlib
 import re
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property, lru_cache
 from itertools import pairwise
 from pathlib import Path
 
@@ -53,10 +54,10 @@ class Cue:
         return found is not None and found.start() == 0
 
     def whole(self, text: str) -> bool:
-        runs = list(word_regex(text).finditer(text))
-        return bool(runs) and runs[0].start() == 0 and runs[-1].end() == len(text) and \
-            all(text[a.end():b.start()].isspace() for a, b in pairwise(runs)) and \
-            tuple(m.group() for m in runs) in _table(self.phrases)[1]
+        runs = _runs(text)
+        return bool(runs) and runs[0][1] == 0 and runs[-1][2] == len(text) and \
+            all(text[a[2]:b[1]].isspace() for a, b in pairwise(runs)) and \
+            tuple(word for word, _, _ in runs) in self._table[1]
 
     def sub(self, repl: str, text: str) -> str:
         """The text with every phrase found replaced, as `re.sub` would."""
@@ -67,30 +68,41 @@ class Cue:
         return "".join(out) + text[at:]
 
     def _found(self, text: str):
-        runs = list(word_regex(text).finditer(text))
-        by_first, _ = _table(self.phrases)
+        runs = _runs(text)
+        by_first, _ = self._table
         i = 0
         while i < len(runs):
-            for words in by_first.get(runs[i].group(), ()):
+            for words in by_first.get(runs[i][0], ()):
                 n = len(words)
-                if i + n <= len(runs) and all(runs[i + k].group() == words[k] and
-                                              (k == 0 or text[runs[i + k - 1].end():runs[i + k].start()].isspace())
+                if i + n <= len(runs) and all(runs[i + k][0] == words[k] and
+                                              (k == 0 or text[runs[i + k - 1][2]:runs[i + k][1]].isspace())
                                               for k in range(n)):
-                    yield Found(runs[i].start(), runs[i + n - 1].end())
+                    yield Found(runs[i][1], runs[i + n - 1][2])
                     i += n
                     break
             else:
                 i += 1
 
+    @cached_property
+    def _table(self) -> tuple[dict[str, list[tuple[str, ...]]], frozenset[tuple[str, ...]]]:
+        """The phrases by first word, longest first, and the set of all of them."""
+        every = phrase_set(self.phrases)
+        by_first: dict[str, list[tuple[str, ...]]] = {}
+        for words in sorted(every, key=len, reverse=True):
+            by_first.setdefault(words[0], []).append(words)
+        return by_first, every
 
-@cache
-def _table(phrases: tuple[str, ...]) -> tuple[dict[str, list[tuple[str, ...]]], frozenset[tuple[str, ...]]]:
-    """The phrases by first word, longest first, and the set of all of them."""
-    every = frozenset(tuple(p.split()) for p in phrases)
-    by_first: dict[str, list[tuple[str, ...]]] = {}
-    for words in sorted(every, key=len, reverse=True):
-        by_first.setdefault(words[0], []).append(words)
-    return by_first, every
+
+def phrase_set(phrases: Iterable[str]) -> frozenset[tuple[str, ...]]:
+    """Phrases as tuples of their words."""
+    return frozenset(tuple(phrase.split()) for phrase in phrases)
+
+
+@lru_cache(maxsize=1024)
+def _runs(text: str) -> tuple[tuple[str, int, int], ...]:
+    """The words of a folded text with where each begins and ends: a turn looks its clauses up in
+    dozens of cue lists."""
+    return tuple((m.group(), m.start(), m.end()) for m in word_regex(text).finditer(text))
 
 
 class Phrases:
@@ -119,15 +131,20 @@ class Phrases:
         self.operators = [(tuple(phrase.split()), op) for phrase, op in
                           sorted(words["operators"], key=lambda pair: -len(pair[0].split()))]
         self.operator_words = frozenset(w for phrase, _ in words["operators"] for w in phrase.split())
+        # looked up by the words before a name, of each length an operator has
+        self.operator_of = dict(self.operators)
+        self.operator_lengths = sorted({len(phrase) for phrase, _ in self.operators}, reverse=True)
         self.substitute = Cue(tuple(words["substitute"]))
         self.negation_goes_on = frozenset(words["negation_goes_on"])
         self.takes_back = frozenset(words["takes_back"])
         self.or_hedges = frozenset(words["or_hedges"])
         self.option_negation = frozenset(words["option_negation"])
-        self.discourse = [tuple(phrase.split()) for phrase in words["discourse"]]
-        self.repair_strong = _table(tuple(words["repair_strong"]))[1]
-        self.repair_weak = _table(tuple(words["repair_weak"]))[1]
-        self.repair_drop = _table(tuple(words["repair_drop"]))[1]
+        self.discourse: dict[str, list[tuple[str, ...]]] = {}  # by first word, in the file's order
+        for phrase in words["discourse"]:
+            self.discourse.setdefault(phrase.split()[0], []).append(tuple(phrase.split()))
+        self.repair_strong = phrase_set(words["repair_strong"])
+        self.repair_weak = phrase_set(words["repair_weak"])
+        self.repair_drop = phrase_set(words["repair_drop"])
         self.repair_lead = frozenset(words["repair_lead"])
         self.repair_keeps = frozenset(words["repair_keeps"])
         self.ordinals = {word: int(place) for word, place in words["ordinals"]}
