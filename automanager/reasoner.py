@@ -340,8 +340,10 @@ class TurnReasoner:
     each call-dependent rule goes into a part of its own, `r<i>(t)`; a call adds its facts with
     its number, grounds the parts of the rules that can fire (`Relevance`) and reads the atoms
     shown for n. Calls cannot see each other's atoms, so the answers are those of a fresh
-    `Reasoner` (a test compares them). After RECYCLE calls, or any error, the Control is
-    rebuilt, so memory stays bounded.
+    `Reasoner` (a test compares them). After RECYCLE calls, or calls that brought RECYCLE_FACTS
+    facts (each call's grounding slows with what the earlier ones left: after a few calls over a
+    100-item order, a small turn grounded a third slower), or any error, the Control is rebuilt,
+    so memory and the cost of a call stay bounded.
 
     A new Control need not parse the KB text (most of a cold turn's reasoning): the KB's facts
     the rules mention are kept (`Grounded`), in memory and on disk, as clingo's aspif, which it
@@ -349,7 +351,7 @@ class TurnReasoner:
     about a quarter of them), or all at the warm-up.
     """
 
-    RECYCLE = 32
+    RECYCLE, RECYCLE_FACTS = 32, 2000
     _shared: dict[tuple[Any, ...], TurnReasoner] = {}
     _programs: ClassVar[dict[str, Rewrite]] = {}  # digest of the rules and KB predicates -> rewrite
     _grounded: ClassVar[dict[str, Grounded]] = {}  # digest of the KB, the rules and this code -> its facts
@@ -380,7 +382,7 @@ class TurnReasoner:
         self._parts: dict[str, str] = {}  # the text of each part not added to the Control yet
         self._unkept: tuple[Any, ...] | None = None  # what `Grounded.of` needs, when the KB was read from its text
         self._keeping: threading.Thread | None = None  # the thread keeping them
-        self._calls = 0
+        self._calls = self._facts = 0  # calls made on this Control, and the facts they brought
         self._used: list[str] = []  # the keys of the cache entries the Control was made from
         self._lock = threading.Lock()  # a call during the warm-up waits for it
 
@@ -419,7 +421,7 @@ class TurnReasoner:
                 self._drop_used("clingo cannot read it")
                 return self._start(stored=False)  # a cache clingo cannot read is only slower: made again
             raise locate_error([*self.kb_files, *self.rules], "".join(messages).strip() or str(exc)) from exc
-        self._relevance, self._parts, self._calls = rewrite.relevance, dict(rewrite.parts), 0
+        self._relevance, self._parts, self._calls, self._facts = rewrite.relevance, dict(rewrite.parts), 0, 0
         return ctl
 
     def _drop_used(self, why: str) -> None:
@@ -605,11 +607,11 @@ class TurnReasoner:
         return atoms
 
     def _solve(self, facts: Iterable[clingo.Symbol]) -> Atoms:
-        if self._ctl is None or self._calls >= self.RECYCLE:
-            self._ctl = self._start()
-        ctl, self._calls = self._ctl, self._calls + 1
-        number = clingo.Number(self._calls)
         facts = list(facts)
+        if self._ctl is None or self._calls >= self.RECYCLE or self._facts >= self.RECYCLE_FACTS:
+            self._ctl = self._start()
+        ctl, self._calls, self._facts = self._ctl, self._calls + 1, self._facts + len(facts)
+        number = clingo.Number(self._calls)
         given, relevance = Given(facts), self._relevance
         assert relevance is not None  # set by _start
         if self.inputs is not None and (stray := {name for name, _ in given.facts} - self.inputs):

@@ -23,6 +23,15 @@ def pytest_configure(config):
         os.environ["PYTHONPYCACHEPREFIX"] = folder
 
 
+def pytest_collection_modifyitems(items):
+    """A test on a real PostgreSQL server is slow (`-m "not slow"` leaves it out): the server's
+    fixture, or the PostgreSQL side of `engine`."""
+    for item in items:
+        params = getattr(item, "callspec", None)
+        if "postgres_server" in item.fixturenames or (params and params.params.get("engine") == "postgresql"):
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(autouse=True)
 def isolated_home(tmp_path, monkeypatch):
     """Every test gets its own AUTOMANAGER_HOME and the shipped menu."""

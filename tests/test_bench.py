@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import clingo
+import pytest
 from typer.testing import CliRunner
 
 from automanager import bench, paths
@@ -15,6 +16,8 @@ from automanager.cli import app
 from automanager.language.phrases import menu_examples
 from automanager.menu.model import Menu
 from automanager.reasoner import caches_written
+
+pytestmark = pytest.mark.slow  # runs the whole bench: child processes and a served run
 
 CASES = {"admin_reasoning", "assistant_reasoning_1", "assistant_reasoning_10", "assistant_reasoning_30",
          "assistant_reasoning_100", "menu_x1_reasoning_10", "menu_x4_reasoning_10", "menu_x10_reasoning_10",

@@ -26,6 +26,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # drives Chromium against a served store
+
 CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
 if CHROMIUM is None:
     pytest.skip("no Chromium: browser tests skipped (install Debian's chromium; .ci/run does when run as root)",

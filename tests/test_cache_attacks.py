@@ -20,6 +20,8 @@ from automanager.reasoner import TurnReasoner, caches_written, read_cache, read_
 from automanager.star import CustomerChat, ManagerChat
 from automanager.store import Home
 
+pytestmark = pytest.mark.slow  # rebuilds every cache from scratch for each kind of damage
+
 MANAGER = ["we're out of tomatoes", "the tomatoes are back in stock"]
 CUSTOMER = ["hi, can I get a cheesy bean burrito", "and a pepsi", "a chiken soft taco please", "that's all"]
 

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # every command in a process on a damaged pack
+
 PIZZA = Path(__file__).resolve().parents[1] / "kb" / "packs" / "pizza"
 
 

@@ -18,6 +18,8 @@ from automanager import paths, reasoner
 from automanager.menu import model
 from automanager.menu.model import Menu
 
+pytestmark = pytest.mark.slow  # grounds in child processes up to their budget
+
 REPO = Path(__file__).resolve().parents[1]
 BUDGET = {"AUTOMANAGER_GROUND_SECONDS": "2", "AUTOMANAGER_GROUND_MB": "100"}
 

@@ -13,11 +13,14 @@ import sys
 from pathlib import Path
 
 import pexpect
+import pytest
 from typer.testing import CliRunner
 
 from automanager import cli
 from automanager.star import CustomerChat
 from automanager.store import Home
+
+pytestmark = pytest.mark.slow  # terminal lanes in processes
 
 ITEMS = ["Soft Taco", "Crunchy Taco", "Bean Burrito"]
 

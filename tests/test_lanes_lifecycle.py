@@ -24,6 +24,8 @@ from automanager.service.auth import TOKEN_FILE
 from automanager.settings import ConfigError
 from automanager.store import Home
 
+pytestmark = pytest.mark.slow  # serves lanes in a process and waits out its timeouts
+
 PATIENCE = 30.0  # seconds a test waits for what the service does by itself (a slow, shared machine)
 
 

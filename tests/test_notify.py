@@ -21,6 +21,8 @@ from automanager.service import events as events_module
 from automanager.service.events import Watcher
 from automanager.store import Home
 
+pytestmark = pytest.mark.slow  # a PostgreSQL server that stops and comes back
+
 ARRIVES = 5.0  # seconds a change may take before the test says it did not arrive (1 s is the aim)
 
 
@@ -204,7 +206,6 @@ def test_sqlite_hears_its_own_process_at_once_and_polls_for_others(tmp_path):
     assert not watcher.thread.is_alive()
 
 
-@pytest.mark.slow
 def test_the_service_streams_a_runout_made_on_another_machine(tmp_path, monkeypatch, postgres_server):
     """`automanager serve` on PostgreSQL: a lane's event stream gets the runout another machine
     (another Home, another state dir) wrote to the same database."""
@@ -259,7 +260,6 @@ def test_payload_of_a_change_leaves_room_for_a_store():
     assert parse_change("not json") == {"what": "any"}
 
 
-@pytest.mark.slow
 def test_a_server_restart_falls_back_and_listens_again(machines, postgres_server, caplog):
     """The server itself stops and comes back (pg_ctl -m immediate): the watcher polls meanwhile,
     listens again with its back-off, and a runout made after the restart reaches it."""

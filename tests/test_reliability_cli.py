@@ -20,6 +20,8 @@ from automanager.llm.openai_backend import LLMConfig
 from automanager.star import MAX_INPUT, CustomerChat, ManagerChat
 from automanager.store import Home
 
+pytestmark = pytest.mark.slow  # chat processes given huge or broken input
+
 
 def run(args, text, home):
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}

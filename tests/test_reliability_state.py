@@ -18,6 +18,8 @@ from automanager.star import CustomerChat, ManagerChat
 from automanager.store import Home, StateError, VersionMoved
 from automanager.vocab import CUSTOMER, MAX_NUMBER, bounded, validate
 
+pytestmark = pytest.mark.slow  # many processes on one state dir
+
 
 @pytest.fixture
 def home(tmp_path):

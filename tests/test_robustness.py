@@ -12,6 +12,8 @@ import pytest
 from automanager.star import CustomerChat, ManagerChat
 from automanager.store import Home
 
+pytestmark = pytest.mark.slow  # chat processes fed every bad line
+
 BAD_INPUT = [
     " ", "\t  \t", "x" * 100_000, "\x00\x01\x02\x1b[31m\x7f", "\udcff broken surrogate", "🌮🌮🌮 🔥",
     "タコスを二つください", "Два тако, пожалуйста", "أريد تاكو",

@@ -25,6 +25,8 @@ from automanager.service.app import create_app
 from automanager.service.auth import TOKEN_FILE
 from automanager.store import Home, StateUnavailable
 
+pytestmark = pytest.mark.slow  # services and chats in processes, locks held past their wait
+
 FULL = "database or disk is full"
 
 

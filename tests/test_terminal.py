@@ -7,10 +7,13 @@ import os
 import sys
 
 import pexpect
+import pytest
 from typer.testing import CliRunner
 
 from automanager import cli
 from automanager.store import Home
+
+pytestmark = pytest.mark.slow  # chats in a pseudo-terminal
 
 
 def terminal_chat(role: str, state_dir, *extra: str) -> pexpect.spawn:

@@ -33,6 +33,7 @@ class Mention:
 CLAUSE_MARKS = str.maketrans({"、": ",", "。": ".", "،": ",", "؛": ";", "؟": "?"})
 
 
+@lru_cache(maxsize=4096)  # a parse folds its line a dozen times (each reading tokenizes it)
 def fold(text: str) -> str:
     text = letters_folded(text).translate(CLAUSE_MARKS)
     text = re.sub(r"(?<=\d),(?=\d{3})", "", text)

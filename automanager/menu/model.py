@@ -73,7 +73,14 @@ class Menu:
         return out
 
     def included(self, dish: str) -> set[str]:
-        return {i for d, i in self.facts.get("included_ingredient", []) if d == dish}
+        return set(self._included.get(dish, ()))
+
+    @cached_property
+    def _included(self) -> dict[str, set[str]]:
+        out: dict[str, set[str]] = {}
+        for dish, ingredient in self.facts.get("included_ingredient", []):
+            out.setdefault(dish, set()).add(ingredient)
+        return out
 
     @cached_property
     def made_to_order(self) -> set[str]:
