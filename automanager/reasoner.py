@@ -699,8 +699,13 @@ class Grounded:
 
 def aspif(facts: list[tuple[str, str]], rewrite: Rewrite) -> str:
     """The facts the rules mention as clingo's aspif."""
-    said = [text for name, text in facts if name in rewrite.mentions]
-    return "asp 1 0 0\n" + "".join(f"4 {len(text.encode())} {text} 0\n" for text in said) + "0\n"
+    return facts_aspif(text for name, text in facts if name in rewrite.mentions)
+
+
+def facts_aspif(facts: Iterable[str]) -> str:
+    """Facts (each a term's text) as clingo's aspif, which it reads in about half the time of
+    the same facts as a program."""
+    return "asp 1 0 0\n" + "".join(f"4 {len(text.encode())} {text} 0\n" for text in facts) + "0\n"
 
 
 # A KB statement: a comment, or one plain fact on one line: a name, maybe arguments (strings

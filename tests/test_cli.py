@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from automanager.cli import app
@@ -108,6 +109,7 @@ def test_ci_runs_the_readme_test_command_verbatim():
     assert len(tests) == 1 and tests[0] in (REPO / ".ci" / "run").read_text(encoding="utf-8")
 
 
+@pytest.mark.slow  # two chat processes at once
 def test_a_runout_in_the_manager_process_reaches_the_customer_process_at_its_next_turn(tmp_path):
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}, "AUTOMANAGER_HOME": str(tmp_path)}
     customer = subprocess.Popen([sys.executable, "-m", "automanager", "customer", "--json"], stdin=subprocess.PIPE,
@@ -136,6 +138,7 @@ def test_a_runout_in_the_manager_process_reaches_the_customer_process_at_its_nex
     assert "Traceback" not in customer.stderr.read()
 
 
+@pytest.mark.slow  # a chat process per command
 def test_manager_slash_commands_and_state_commands(tmp_path):
     result = run(["manager"], "we're out of tomatoes\nthe soft taco now costs $1.99\n/pending\n/stock\n/help\n"
                  "/quit\n/history\n", tmp_path)

@@ -66,6 +66,7 @@ def long_session(tmp_path_factory):
     return chat, early, late
 
 
+@pytest.mark.slow  # hundreds of turns of one session
 def test_a_turn_writes_and_grounds_as_much_after_hundreds_of_turns_as_after_fifty(long_session):
     chat, (early_bytes, early_facts), (late_bytes, late_facts) = long_session
     assert len(chat.history) > 700
