@@ -57,7 +57,11 @@ def known_facts(files: list[Path]) -> list[clingo.Symbol] | None:
 
 
 def digest(files: list[Path]) -> str:
-    return hashlib.sha256(b"\0".join(program_text(path).encode() for path in files)).hexdigest()
+    return text_digest([program_text(path) for path in files])
+
+
+def text_digest(texts: list[str]) -> str:
+    return hashlib.sha256(b"\0".join(text.encode() for text in texts)).hexdigest()
 
 
 def remember(cache: dict, key: str, value) -> None:
@@ -96,20 +100,20 @@ def next_version_text(files: list[Path], staged: State, cache: Path | None = Non
             if text not in retract and not (drop and names_any(sym, drop))}
     added = {str(fact): parse(str(fact)) for fact in (args[0] for args in change.get("kb_add", [])) if fact not in kept}
     facts = {**kept, **added}
-    text = HEADER + "".join(f"{fact}.\n" for fact in sorted(facts))
+    ordered = sorted(facts)
+    text = HEADER + "".join(f"{fact}.\n" for fact in ordered)
     with tempfile.TemporaryDirectory() as tmp:
-        candidate, checked = Path(tmp) / "candidate.lp", Path(tmp) / "candidate.aspif"
-        candidate.write_text(text, encoding="utf-8")
-        checked.write_text(facts_aspif(sorted(facts)), encoding="utf-8")  # the same facts, read faster
+        checked = Path(tmp) / "candidate.aspif"
+        checked.write_text(facts_aspif(ordered), encoding="utf-8")  # the facts of the text, read faster
         try:
             problems = violations([checked])
         except ReasonerError as exc:
             raise CommitError(f"the new menu does not load: {exc}") from exc
-        new_problems = set(problems) - known_problems(files)
-        if not new_problems:  # the next commit starts from these: no need to read or check them again
-            key = digest([candidate])
-            remember(FACTS, key, facts)
-            remember(PROBLEMS, key, tuple(problems))
+    new_problems = set(problems) - known_problems(files)
+    if not new_problems:  # the next commit starts from these: no need to read or check them again
+        key = text_digest([text])
+        remember(FACTS, key, facts)
+        remember(PROBLEMS, key, tuple(problems))
     if new_problems:
         raise CommitError("; ".join(sorted(new_problems)))
     return text
