@@ -6,7 +6,7 @@ menu is made by the ASP programs.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -28,6 +28,14 @@ from .commit import known_facts
 
 ITEM_KINDS = ("dish", "combo")
 TOPPING_KINDS = ("ingredient", "sauce")
+
+
+def by_first(pairs: Iterable[tuple[Any, ...]]) -> dict[str, set[str]]:
+    """Two-argument facts as the set of second arguments of each first one."""
+    out: dict[str, set[str]] = {}
+    for first, second in pairs:
+        out.setdefault(first, set()).add(second)
+    return out
 
 
 @dataclass
@@ -67,20 +75,14 @@ class Menu:
 
     @cached_property
     def groups(self) -> dict[str, set[str]]:
-        out: dict[str, set[str]] = {}
-        for group, dish in self.facts.get("combo_option_group", []):
-            out.setdefault(group, set()).add(dish)
-        return out
+        return by_first(self.facts.get("combo_option_group", []))
 
     def included(self, dish: str) -> set[str]:
         return set(self._included.get(dish, ()))
 
     @cached_property
     def _included(self) -> dict[str, set[str]]:
-        out: dict[str, set[str]] = {}
-        for dish, ingredient in self.facts.get("included_ingredient", []):
-            out.setdefault(dish, set()).add(ingredient)
-        return out
+        return by_first(self.facts.get("included_ingredient", []))
 
     @cached_property
     def made_to_order(self) -> set[str]:
