@@ -20,6 +20,7 @@ from .check import check_kb, violations
 
 VIEW = Path(__file__).with_name("view.lp")  # the menu with the staged changes (also read by the admin CKT)
 RULES = [VIEW, Path(__file__).with_name("commit.lp")]
+STAGED = ("holds",)  # what a commit's call brings: the manager state with the staged changes; the rest is the KB's
 FACTS: dict[str, dict[str, clingo.Symbol]] = {}  # KB text digest -> its facts, by their text
 PROBLEMS: dict[str, tuple[str, ...]] = {}  # KB text digest -> its integrity problems
 HEADER = """\
@@ -81,7 +82,7 @@ def known_problems(files: list[Path]) -> set[str]:
 def committer(files: list[Path], cache: Path | None = None) -> TurnReasoner:
     """What works out a commit's changes over a version: grounded once per version (a manager
     chat does it in the background), so a commit does not parse the menu for it."""
-    return TurnReasoner.shared(files, RULES, cache)
+    return TurnReasoner.shared(files, RULES, cache, inputs=STAGED)
 
 
 def warm_committer(files: list[Path], cache: Path | None = None) -> None:
