@@ -125,18 +125,11 @@ def value(symbol: clingo.Symbol) -> Value:
     return str(symbol)
 
 
-_DECODED: dict[clingo.Symbol, tuple[str, tuple[Value, ...]]] = {}
-
-
+@lru_cache(maxsize=100_000)
 def decoded(symbol: clingo.Symbol) -> tuple[str, tuple[Value, ...]]:
     """An atom's name and arguments as Python values, kept: a turn's answer repeats most of the
     last one (the order's state), and reading a term is a call into clingo per part of it."""
-    found = _DECODED.get(symbol)
-    if found is None:
-        if len(_DECODED) >= 100_000:
-            _DECODED.clear()
-        found = _DECODED[symbol] = (symbol.name, tuple(map(value, symbol.arguments)))
-    return found
+    return symbol.name, tuple(map(value, symbol.arguments))
 
 
 PROGRAM_MAX = 64_000_000  # bytes: the largest menu pack's menu.lp is well under 1 MB
@@ -565,7 +558,7 @@ class TurnReasoner:
             else:
                 needs = dynamic(rule.needs) if rule else []
                 said = text(at, statement)
-            gives = program.gives.get(at, [])
+            gives = rule.gives if rule else []
             part = relevance.add(needs, gives) if needs else EVERY_CALL
             if not needs:
                 relevance.always.extend(gives)
@@ -825,17 +818,10 @@ class Relevance:
         return [f"r{part}" for part, left in enumerate(missing) if not left]
 
 
-_SHAPES: dict[clingo.Symbol, Pattern] = {}
-
-
+@lru_cache(maxsize=100_000)
 def fact_shape(fact: clingo.Symbol) -> Pattern:
     """A fact's shape, kept (a call's facts are mostly the last call's: the saved state)."""
-    found = _SHAPES.get(fact)
-    if found is None:
-        if len(_SHAPES) >= 100_000:
-            _SHAPES.clear()
-        found = _SHAPES[fact] = (fact.name, *map(shape, fact.arguments))
-    return found
+    return fact.name, *map(shape, fact.arguments)
 
 
 def shape(symbol: clingo.Symbol) -> Pattern | None:
@@ -1088,10 +1074,11 @@ class RuleAtoms:
     heads: set[tuple[str, int]]
     body: set[tuple[str, int]]
     needs: list[Pattern]
+    gives: list[Pattern]  # the shapes of its head atoms
 
     @classmethod
     def of(cls, rule: ast.AST) -> RuleAtoms:
-        return cls(heads(rule), body_atoms(rule), required(rule))
+        return cls(heads(rule), body_atoms(rule), required(rule), head_patterns(rule))
 
 
 @dataclass(frozen=True)
@@ -1102,7 +1089,6 @@ class Analysed:
 
     statements: list[ast.AST]
     rules: dict[int, RuleAtoms]  # by the statement's place
-    gives: dict[int, list[Pattern]]  # the shapes of each rule's head atoms
     names: list[set[tuple[str, int]]]  # the predicates each statement names
     mentioned: set[tuple[str, int]]  # every predicate any statement names
     texts: dict[tuple[int, frozenset[tuple[str, int]]], str]  # rewritten statements (`_rewrite`)
@@ -1113,10 +1099,10 @@ def analysed(texts: tuple[str, ...]) -> Analysed:
     statements: list[ast.AST] = []
     for text in texts:
         ast.parse_string(text, statements.append)
-    rules = {at: statement for at, statement in enumerate(statements) if statement.ast_type == ast.ASTType.Rule}
+    rules = {at: RuleAtoms.of(statement) for at, statement in enumerate(statements)
+             if statement.ast_type == ast.ASTType.Rule}
     names = [atoms_in(statement) for statement in statements]
-    return Analysed(statements, {at: RuleAtoms.of(rule) for at, rule in rules.items()},
-                    {at: head_patterns(rule) for at, rule in rules.items()}, names, set().union(*names), {})
+    return Analysed(statements, rules, names, set().union(*names), {})
 
 
 def static_predicates(rules: list[RuleAtoms], kb: set[tuple[str, int]],

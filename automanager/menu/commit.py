@@ -7,13 +7,12 @@ rules (check.lp) find a problem the current version did not have.
 
 from __future__ import annotations
 
-import hashlib
 import tempfile
 from pathlib import Path
 
 import clingo
 
-from ..reasoner import ReasonerError, TurnReasoner, facts_aspif, logged, program_text
+from ..reasoner import ReasonerError, TurnReasoner, digest, facts_aspif, logged, program_text
 from ..state import State
 from ..terms import parse
 from .check import check_kb, violations
@@ -40,7 +39,7 @@ def kb_facts(files: list[Path]) -> list[clingo.Symbol]:
 
 def facts_by_text(files: list[Path]) -> dict[str, clingo.Symbol]:
     """Every fact of a KB by its text, kept per KB text (a commit knows its new version's facts)."""
-    key = digest(files)
+    key = files_digest(files)
     if key not in FACTS:
         ctl = clingo.Control(logger=logged([]))
         for path in files:
@@ -53,16 +52,12 @@ def facts_by_text(files: list[Path]) -> dict[str, clingo.Symbol]:
 def known_facts(files: list[Path]) -> list[clingo.Symbol] | None:
     """The facts of a KB this process has read or written already (a version it just
     published), or None."""
-    facts = FACTS.get(digest(files))
+    facts = FACTS.get(files_digest(files))
     return None if facts is None else list(facts.values())
 
 
-def digest(files: list[Path]) -> str:
-    return text_digest([program_text(path) for path in files])
-
-
-def text_digest(texts: list[str]) -> str:
-    return hashlib.sha256(b"\0".join(text.encode() for text in texts)).hexdigest()
+def files_digest(files: list[Path]) -> str:
+    return digest(map(program_text, files))
 
 
 def remember(cache: dict, key: str, value) -> None:
@@ -73,7 +68,7 @@ def remember(cache: dict, key: str, value) -> None:
 
 def known_problems(files: list[Path]) -> set[str]:
     """The integrity problems a version already has, checked once per version text."""
-    key = digest(files)
+    key = files_digest(files)
     if key not in PROBLEMS:
         remember(PROBLEMS, key, tuple(check_kb(files)))
     return set(PROBLEMS[key])
@@ -112,7 +107,7 @@ def next_version_text(files: list[Path], staged: State, cache: Path | None = Non
             raise CommitError(f"the new menu does not load: {exc}") from exc
     new_problems = set(problems) - known_problems(files)
     if not new_problems:  # the next commit starts from these: no need to read or check them again
-        key = text_digest([text])
+        key = digest([text])
         remember(FACTS, key, facts)
         remember(PROBLEMS, key, tuple(problems))
     if new_problems:
