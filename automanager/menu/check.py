@@ -6,13 +6,14 @@ The rules are ASP (check.lp); this module only runs them and words each violatio
 from __future__ import annotations
 
 from collections import Counter
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import clingo
 
 from ..normalize import normalize
-from ..reasoner import Reasoner, ReasonerError, ground_within_budget, program_text
+from ..reasoner import Reasoner, ReasonerError, analysed, ground_within_budget, program_text
 
 CHECK_RULES = Path(__file__).with_name("check.lp")
 
@@ -59,7 +60,18 @@ class _Functions:
 
     @staticmethod
     def normalize(name: clingo.Symbol) -> clingo.Symbol:
-        return clingo.String(normalize(name.string))
+        return normalized(name.string)
+
+
+@lru_cache(maxsize=16384)
+def normalized(name: str) -> clingo.Symbol:
+    """A menu's names are checked again at every commit: each is worked out once."""
+    return clingo.String(normalize(name))
+
+
+def checked_predicates() -> set[str]:
+    """The predicates the integrity rules read: a KB's other facts cannot change their answer."""
+    return {name for name, _arity in analysed((program_text(WHOLE_NUMBERS), program_text(CHECK_RULES))).mentioned}
 
 
 def check_kb(files: list[Path]) -> list[str]:

@@ -15,7 +15,7 @@ import clingo
 from ..reasoner import ReasonerError, TurnReasoner, digest, facts_aspif, logged, program_text
 from ..state import State
 from ..terms import parse
-from .check import check_kb, violations
+from .check import check_kb, checked_predicates, violations
 
 VIEW = Path(__file__).with_name("view.lp")  # the menu with the staged changes (also read by the admin CKT)
 RULES = [VIEW, Path(__file__).with_name("commit.lp")]
@@ -100,7 +100,8 @@ def next_version_text(files: list[Path], staged: State, cache: Path | None = Non
     text = HEADER + "".join(f"{fact}.\n" for fact in ordered)
     with tempfile.TemporaryDirectory() as tmp:
         checked = Path(tmp) / "candidate.aspif"
-        checked.write_text(facts_aspif(ordered), encoding="utf-8")  # the facts of the text, read faster
+        read = checked_predicates()  # the facts of the text the check reads, as aspif (read faster)
+        checked.write_text(facts_aspif(fact for fact in ordered if fact.partition("(")[0] in read), encoding="utf-8")
         try:
             problems = violations([checked])
         except ReasonerError as exc:
