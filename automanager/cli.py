@@ -136,6 +136,10 @@ def use_kb(kb: Path | None) -> Path | None:
     return kb.resolve()
 
 
+def backend_named(config: LLMConfig | None) -> str:
+    return f"{config.model} (LLM)" if config else "offline (no LLM)"
+
+
 def open_home(state_dir: Path | None, kb: Path | None = None, store: str | None = None) -> Home:
     """The state dir, with the menu pack (see use_kb), for a store (--store, else $AUTOMANAGER_STORE,
     else main); a state dir that is a file, or a bad store id, is refused here, before a command
@@ -185,7 +189,7 @@ def chat_loop(kind: type[Chat], state_dir: Path | None, resume: str | None, as_j
         Embedder.warm_in_background()  # so the first misspelled name costs no wait
         read_line = terminal_reader(chat.home.history_path(chat.role))
     lane = (lambda: CustomerChat(home, None, config)) if kind is CustomerChat else None
-    about = f"store {home.store}, state dir {home.root}, backend " + (f"{config.model} (LLM)" if config else "offline (no LLM)")
+    about = f"{home.described()}, state dir {home.root}, backend {backend_named(config)}"
     hint = resume_command(chat.role, state_dir, folder, home.store)
     with caches_written():  # a chat that quits while its warm-up is inside clingo waits for it, never aborts
         code = run_chat(chat, read_line, out, err, as_json, next_chat=lane, resume=hint, about=about)
@@ -305,13 +309,14 @@ def serve(host: Annotated[str, typer.Option(help="The address to listen on; 127.
     try:
         home = open_home(state_dir, folder, home.store)
         service = create_app(home, config)
+        about = f"{home.described()}, state dir {home.root}, backend {backend_named(config)}"
     except (StateError, ReasonerError, ConfigError) as exc:
         raise fail(str(exc)) from None
     token = service.state.service.token
-    for line in (f"lane page:  http://{host}:{port}/lane", f"dashboard:  http://{host}:{port}/dashboard?token={token}",
-                 f"API docs:   http://{host}:{port}/docs", f"store {home.store}, state dir {home.root}; Ctrl-C stops the service"):
+    for line in (about, f"lane page:  http://{host}:{port}/lane", f"dashboard:  http://{host}:{port}/dashboard?token={token}",
+                 f"API docs:   http://{host}:{port}/docs (offline; /redoc too)", "Ctrl-C stops the service"):
         err.print(line, highlight=False, soft_wrap=True)  # an address is never broken across lines
-    # an idle keep-alive connection is dropped after 5 s; a body is read within BODY_SECONDS (the app's)
+    # an idle keep-alive connection is dropped after 5 s; a body is read within BODY_SECONDS (service/errors.py)
     try:
         uvicorn.run(service, host=host, port=port, log_level="warning", timeout_keep_alive=5,
                     timeout_graceful_shutdown=10)

@@ -82,6 +82,7 @@ class Transaction(Protocol):
 class Database(Protocol):
     engine: str  # "sqlite" or "postgresql"
     where: str  # for messages: the file, or the server and database (never a password)
+    described: str  # for start-up lines: the engine, and its file or its host and database (never a password)
     patience: float  # seconds a call waits for a busy or lost store before StoreUnavailable
 
     def read(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]: ...
@@ -206,6 +207,7 @@ class SQLite:
     def __init__(self, path: Path):
         self.path = path
         self.where = str(path)
+        self.described = f"SQLite {path}"
         self.patience = self.WAIT
         self.schema_ready = False
         self._kept = threading.local()  # this thread's connection, and what it was opened on
@@ -441,6 +443,7 @@ class Postgres:
         check_url(url)
         self.url = url
         self.where = redacted(url)
+        self.described = described(url)
         self.patience = self.PATIENCE  # a test may make it shorter
         self.reached = False  # the server answered once: a refusal since is a server down, not a wrong setting
         self._pool: Any = None
@@ -641,6 +644,18 @@ def placeholders(sql: str) -> str:
 
 URL_FORM = "postgresql://user:password@host:port/database"
 ESCAPES = "percent-encode these characters in the password: / as %2F, @ as %40, % as %25, a space as %20"
+
+
+def described(url: str) -> str:
+    """A PostgreSQL URL as a start-up line names it: host, port, database and user, as libpq reads
+    them (a URL `check_url` accepted), never the password."""
+    from psycopg.conninfo import conninfo_to_dict
+
+    read = conninfo_to_dict(url)
+    host = read.get("host") or "the local socket"
+    port = read.get("port") or "5432"
+    user = f" as {read['user']}" if read.get("user") else ""
+    return f"PostgreSQL database {read['dbname']} on {host}:{port}{user}"
 
 
 def check_url(url: str) -> None:

@@ -263,6 +263,13 @@ class Home:
             digest.update(path.name.encode() + b"\0" + program_text(path).encode())
         return digest.hexdigest()[:16]
 
+    def described(self) -> str:
+        """Which store, database and menu this process works on, for start-up lines: a chain's
+        manager sees at once when a missing database setting sends a runout to a local file."""
+        pack = self.kb or paths.kb_dir()
+        return (f"store {self.store}, database {self.database.described}, "
+                f"menu pack {pack} (latest version {self.latest_version()})")
+
     def latest_version(self) -> int:
         """The newest menu version made from this KB (0: the KB as shipped)."""
         rows = self._read("SELECT max(version) FROM menu_version WHERE base = ?", (self.base_digest,))

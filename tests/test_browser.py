@@ -511,3 +511,50 @@ def test_a_page_on_another_origin_cannot_publish_change_stock_or_teach(browser, 
     expect(dashboard.locator("#no-pending")).to_be_visible(timeout=TURN)
     assert api.get("/api/versions", headers=manager).json()["latest"] == version + 1
     assert dashboard.errors == [] and lane.errors == []
+
+
+def test_the_api_documentation_renders_with_no_network(browser, contexts, service):
+    """/docs (Swagger UI) and /redoc load every file from the service itself: with any other host
+    cut off, both show the API's routes (a drive-through's network may have no way out)."""
+    page = new_page(browser, contexts, service)
+    elsewhere: list[str] = []
+
+    def only_the_service(route: sync_api.Route) -> None:
+        if route.request.url.startswith(service.base):
+            route.continue_()
+        else:
+            elsewhere.append(route.request.url)
+            route.abort()
+
+    page.route("**/*", only_the_service)
+    page.goto("/docs")
+    expect(page.locator(".swagger-ui .info .title")).to_contain_text("AutoManager")
+    expect(page.locator(".opblock-summary-path", has_text="/api/lanes/{lane_id}/turns").first).to_be_visible()
+    assert elsewhere == []
+    page.goto("/redoc")
+    expect(page.get_by_text("/api/manager/turns").first).to_be_attached()
+    # ReDoc's "API docs by Redocly" footer links its logo from its site: an image left blank offline
+    assert all(url.endswith("/logo-mini.svg") for url in elsewhere) and page.errors == []  # type: ignore[attr-defined]
+
+
+def test_the_stock_board_files_foods_by_category_with_what_is_out_first(browser, contexts, service):
+    """The board groups every food under its category, what is out in a group of its own at the
+    top, and the filter (by name or category) is still there when the dashboard is opened again."""
+    dashboard = new_page(browser, contexts, service)
+    open_dashboard(dashboard, service)
+    groups = dashboard.locator("#foods .food-group h3")
+    expect(groups.first).to_be_visible()
+    assert groups.count() > 3
+    dashboard.locator("#food-filter").fill("drink")
+    expect(groups).to_have_count(1)
+    expect(groups.first).to_contain_text("Drink")
+    dashboard.reload()
+    expect(dashboard.locator("#food-filter")).to_have_value("drink")
+    expect(groups).to_have_count(1)
+    dashboard.locator("#food-filter").fill("")
+    mark(dashboard, "Diet Pepsi®", out=True)
+    first = dashboard.locator("#foods .food-group").first
+    expect(first.locator("h3")).to_contain_text("Out now")
+    expect(first.locator('li[data-food="Diet Pepsi®"]')).to_be_visible()
+    mark(dashboard, "Diet Pepsi®", out=False)
+    expect(first.locator("h3")).not_to_contain_text("Out now")

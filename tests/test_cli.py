@@ -189,3 +189,24 @@ def test_serve_refuses_a_port_in_use_in_one_line(tmp_path):
         done = run(["serve", "--port", str(port), "--state-dir", str(tmp_path)], "", tmp_path)
     assert done.returncode == 2 and "cannot listen on" in done.stderr and "--port" in done.stderr, done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_the_start_up_line_names_the_store_database_and_menu_never_a_password(engine, tmp_path):
+    """Both chats say on stderr which store, database engine (file, or host and database), menu
+    pack and version they work on: a chain's manager whose database setting went missing sees
+    'SQLite' at once. A password in the database URL is never printed."""
+    url = os.environ.get("AUTOMANAGER_DATABASE_URL")
+    extra = {}
+    if url:  # the test server trusts every local user: any password connects
+        extra["AUTOMANAGER_DATABASE_URL"] = url.replace("@", ":pw-Never-Shown@", 1)
+    for role in ("customer", "manager"):
+        result = run([role], "bye\n", tmp_path, **extra)
+        assert result.returncode == 0, result.stderr
+        line = next(line for line in result.stderr.splitlines() if "session" in line)
+        if url:
+            database = url.rsplit("/", 1)[1]
+            assert f"database PostgreSQL database {database} on 127.0.0.1:" in line, line
+        else:
+            assert f"database SQLite {tmp_path / 'shared.db'}" in line, line
+        assert "store main" in line and "menu " in line and "version 0" in line and "offline" in line, line
+        assert "pw-Never-Shown" not in result.stderr + result.stdout

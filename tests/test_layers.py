@@ -15,7 +15,10 @@ PACKAGE = Path(__file__).resolve().parent.parent / "automanager"
 # Top to bottom; a module may import its own layer or any layer below it. Names are relative to
 # the package; "menu.*" is the menu package and every module in it.
 LAYERS = [
-    ["cli", "__main__", "repl", "bench", "evaluation.*", "service.*"],  # the commands and the chats' front ends
+    ["cli", "__main__", "repl", "bench", "evaluation.*", "service.app"],  # the commands and the chats' front ends
+    ["service.routers.*"],  # the service's routes, one router per concern
+    ["service.shared", "service.errors", "service.access"],  # what routes share: the store, errors, who may call
+    ["service", "service.lanes", "service.events", "service.models", "service.auth", "service.writer"],  # its parts
     ["star"],  # the two chats: understanding, deciding, replying, saving
     ["bots.*"],  # the two bots: a turn's facts in, the decision out
     ["llm.*"],  # the LLM path (reads the vocabularies and the phrase data of language)

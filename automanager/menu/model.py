@@ -74,6 +74,13 @@ class Menu:
         return dict(self.facts.get("category", []))
 
     @cached_property
+    def group_of(self) -> dict[str, str]:
+        """What a stock board files each food under: a dish's category, else its kind (combo,
+        ingredient, sauce)."""
+        return {**{name: kind for kind in (*TOPPING_KINDS, *ITEM_KINDS) for name in self.names(kind)},
+                **self.category_of}
+
+    @cached_property
     def groups(self) -> dict[str, set[str]]:
         return by_first(self.facts.get("combo_option_group", []))
 

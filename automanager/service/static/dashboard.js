@@ -118,18 +118,31 @@
           el("span", { class: "small" }, row.takes_off.join(" · ")))
         : el("span", { class: "muted small" }, "Takes no menu item off."))));
 
+    // every food by its category, what is out first (the service sorts them so); the filter is kept
+    // for the next visit, so a manager who works on the drinks finds them again
     const filter = $("food-filter").value.trim().toLowerCase();
-    const foods = state.foods.filter((name) => !filter || name.toLowerCase().includes(filter));
-    fill($("foods"), foods.map((name) => {
-      const out = outNames.has(name);
-      return el("li", { class: out ? "is-out" : null, "data-food": name },
-        el("span", {}, name),
-        el("button", {
-          type: "button", class: out ? "good" : "danger", "aria-label": `Mark ${name} ${out ? "back" : "out"}`,
-          onclick: () => setStock(name, !out),
-        }, out ? "Back" : "Out"));
-    }));
+    localStorage.setItem(FILTER_KEY, $("food-filter").value);
+    const groups = new Map();
+    for (const food of state.foods) {
+      if (filter && !food.name.toLowerCase().includes(filter) && !food.category.toLowerCase().includes(filter)) continue;
+      const group = outNames.has(food.name) ? "Out now" : (food.category || "other");
+      if (!groups.has(group)) groups.set(group, []);
+      groups.get(group).push(food.name);
+    }
+    fill($("foods"), [...groups].map(([group, names]) => el("li", { class: "food-group" },
+      el("h3", {}, group.charAt(0).toUpperCase() + group.slice(1), el("span", { class: "count" }, String(names.length))),
+      el("ul", {}, names.map((name) => {
+        const out = outNames.has(name);
+        return el("li", { class: out ? "is-out" : null, "data-food": name },
+          el("span", {}, name),
+          el("button", {
+            type: "button", class: out ? "good" : "danger", "aria-label": `Mark ${name} ${out ? "back" : "out"}`,
+            onclick: () => setStock(name, !out),
+          }, out ? "Back" : "Out"));
+      })))));
+    $("no-food").hidden = groups.size > 0;
   }
+  const FILTER_KEY = "automanager.dashboard.food-filter";
 
   // -- pending, versions, history -------------------------------------------------------------
   async function loadPending() {
@@ -150,12 +163,8 @@
     if (version !== null && version !== undefined) $("version").textContent = String(version);
   }
 
-  function change(row) {
-    const what = [row.action, row.item, row.property].filter(Boolean).join(" ");
-    const values = row.old !== null && row.old !== undefined && row.old !== ""
-      ? `${row.old} → ${row.new ?? ""}` : (row.new ?? "");
-    return values === "" ? what : `${what}: ${values}`;
-  }
+  /** A change as the service words it ("edit Bean Burrito: price $1.39 -> $1.59"). */
+  const change = (row) => row.said;
 
   async function loadVersions() {
     const result = await call("GET", "/api/versions");
@@ -309,6 +318,7 @@
   }
 
   document.addEventListener("DOMContentLoaded", () => {
+    $("food-filter").value = localStorage.getItem(FILTER_KEY) || "";
     $("food-filter").addEventListener("input", renderStock);
     $("chat-form").addEventListener("submit", (event) => {
       event.preventDefault();

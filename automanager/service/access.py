@@ -1,0 +1,44 @@
+"""Who may call a route, as FastAPI dependencies: a lane's token for its lane, the manager's token
+(a header, or the dashboard's cookie with the page's own origin and page token) for the rest."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, Header, HTTPException, Request
+
+from . import auth
+
+COOKIE = "automanager_manager"
+CSRF_HEADER = "x-csrf-token"  # the dashboard's page token, sent with each of its writes
+
+
+def bearer(authorization: Annotated[str | None, Header()] = None) -> str | None:
+    """The token of an 'Authorization: Bearer <token>' header."""
+    if authorization and authorization.lower().startswith("bearer "):
+        return authorization[7:].strip()
+    return None
+
+
+Token = Annotated[str | None, Depends(bearer)]
+
+
+def manager_only(request: Request, token: Token) -> None:
+    """The manager's token, as a header or as the dashboard's cookie; nothing else opens these routes.
+    A write with the cookie must come from the dashboard itself (a browser sends the cookie to
+    requests any page makes, even one on another port of this host)."""
+    expected = request.app.state.service.token
+    if auth.same(token, expected):
+        return
+    if not auth.same(request.cookies.get(COOKIE), expected):
+        raise HTTPException(401, "the manager token is needed: 'Authorization: Bearer <token>' with the token "
+                                 "in the state dir's manager-token file")
+    if request.method not in ("GET", "HEAD", "OPTIONS"):
+        headers = request.headers
+        why = auth.forged(headers.get("origin"), headers.get("referer"), headers.get(CSRF_HEADER),
+                          f"{request.url.scheme}://{request.url.netloc}", expected)
+        if why is not None:
+            raise HTTPException(403, why)
+
+
+ManagerOnly = Depends(manager_only)

@@ -1,0 +1,1 @@
+"""The service's routes, one router per concern: lanes, the manager, the pages."""

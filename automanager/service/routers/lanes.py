@@ -1,0 +1,69 @@
+"""A drive-through lane's routes: open one, say a line, see its car, close it, follow it live.
+Each takes the lane's own token; nothing here changes the stock, the menu or the aliases."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import parse_qs
+
+from fastapi import APIRouter, Request
+from fastapi.responses import StreamingResponse
+
+from ..access import Token
+from ..events import Event
+from ..models import Car, Closed, Closing, LaneTurn, Line, OpenedLane
+from ..shared import Shared
+
+STREAM_HEADERS = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+router = APIRouter(prefix="/api/lanes", tags=["lanes"])
+
+
+@router.post("", status_code=201, response_model=OpenedLane)
+def open_lane(request: Request, service: Shared) -> dict[str, Any]:
+    """Open a lane: its id and token (keep it: every lane route needs it) and its greeting. One
+    address may hold 16 lanes and open 16 a minute ($AUTOMANAGER_LANES_PER_CLIENT; 429 beyond,
+    saying what to do)."""
+    lane, token = service.lanes.start(request.client.host if request.client else "")
+    return {"token": token, "store": service.home.store, **service.lanes.view(lane)}
+
+
+@router.post("/{lane_id}/turns", response_model=LaneTurn)
+def lane_turn(lane_id: str, line: Line, token: Token, service: Shared) -> dict[str, Any]:
+    """A customer line: the reply, and the order board after it (lines and total in cents)."""
+    return service.lanes.turn(service.lanes.get(lane_id, token), line.text, line.turn_id)
+
+
+@router.get("/{lane_id}", response_model=Car)
+def lane_view(lane_id: str, token: Token, service: Shared) -> dict[str, Any]:
+    """The lane's car now: the conversation and the order board."""
+    return service.lanes.view(service.lanes.get(lane_id, token))
+
+
+@router.delete("/{lane_id}", response_model=Closed)
+def close_lane(lane_id: str, token: Token, service: Shared) -> dict[str, Any]:
+    """Close the lane (its sessions stay saved)."""
+    lane = service.lanes.get(lane_id, token)
+    service.lanes.close(lane)
+    return {"lane": lane.id, "closed": True}
+
+
+@router.post("/{lane_id}/left", status_code=202, response_model=Closing)
+async def lane_left(lane_id: str, request: Request, service: Shared) -> dict[str, Any]:
+    """The lane page went away (navigator.sendBeacon on page hide, the lane's token as the form
+    field `token`): the lane closes in a few seconds unless its page comes back (a reload)."""
+    token = parse_qs((await request.body()).decode("utf-8", "replace")).get("token", [None])[0]
+    service.lanes.left(service.lanes.get(lane_id, token))
+    return {"lane": lane_id, "closing": True}
+
+
+@router.get("/{lane_id}/events", response_class=StreamingResponse)
+async def lane_events(lane_id: str, header: Token, service: Shared, token: str | None = None) -> StreamingResponse:
+    """The lane's live events (server-sent): its order, runouts and restocks, menu versions. A
+    browser's EventSource sends no header: the token may come as ?token=."""
+    lane = service.lanes.get(lane_id, header or token)
+
+    def wants(event: Event) -> bool:
+        return event["kind"] in ("stock", "menu") or event.get("lane") == lane.id
+
+    return StreamingResponse(service.lanes.watch(lane, service.events.stream(wants, [])),
+                             media_type="text/event-stream", headers=STREAM_HEADERS)

@@ -1,0 +1,47 @@
+"""The pages: the start page, a lane's page and the manager's dashboard (autoescaped templates:
+customer text is text, never HTML)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi.templating import Jinja2Templates
+
+from .. import auth
+from ..access import COOKIE
+from ..shared import Shared
+
+PAGES = Jinja2Templates(directory=str(Path(__file__).parent.parent / "templates"))
+router = APIRouter(include_in_schema=False)
+
+
+@router.get("/", response_class=HTMLResponse)
+def index(request: Request, service: Shared) -> HTMLResponse:
+    return PAGES.TemplateResponse(request, "index.html", {"restaurant": service.manager.menu.restaurant,
+                                                            "store": service.home.store})
+
+
+@router.get("/lane", response_class=HTMLResponse)
+def lane_page(request: Request, service: Shared) -> HTMLResponse:
+    return PAGES.TemplateResponse(request, "lane.html", {"restaurant": service.manager.menu.restaurant,
+                                                           "store": service.home.store})
+
+
+@router.get("/dashboard", response_model=None)
+def dashboard(request: Request, service: Shared, token: str | None = None) -> HTMLResponse | RedirectResponse:
+    """The manager's page. Opened once as /dashboard?token=<token>, it keeps the token in an
+    HttpOnly cookie and drops it from the address bar."""
+    if token is not None:
+        if not auth.same(token, service.token):
+            return PAGES.TemplateResponse(request, "login.html", {"wrong": True}, status_code=401)
+        response = RedirectResponse("/dashboard", status_code=303)
+        response.set_cookie(COOKIE, token, httponly=True, samesite="strict")
+        return response
+    if not auth.same(request.cookies.get(COOKIE), service.token):
+        return PAGES.TemplateResponse(request, "login.html", {"wrong": False}, status_code=401)
+    return PAGES.TemplateResponse(request, "dashboard.html", {"restaurant": service.manager.menu.restaurant,
+                                                                "store": service.home.store,
+                                                                "page_token": auth.page_token(service.token)},
+                                  headers={"Cache-Control": "no-store"})
