@@ -255,6 +255,7 @@ def test_a_runout_clicked_on_the_dashboard_reaches_an_open_lane_page_live(browse
     mark(dashboard, "Seasoned Beef", out=True)
     out = dashboard.locator('#outs li[data-out="Seasoned Beef"]')
     expect(out).to_contain_text("since")
+    expect(out.locator("summary")).to_have_text(re.compile(r"^Takes off \d+ dishes and \d+ combos$"))
     out.locator("summary").click()
     expect(out).to_contain_text("Beef Burrito")
     expect(dashboard.locator("#history")).to_contain_text("Seasoned Beef")

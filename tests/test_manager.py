@@ -46,9 +46,9 @@ def checkout(customer):
 def test_paper_administrator_sample(home):
     chat, (first, second) = manage(home, "We have no more slow-roasted chicken.", "The tomatoes are out of stock now.")
     assert first.parsed == ["runout('Slow-Roasted Chicken')"]
-    assert first.reply.startswith("Understood, we're running short on Slow-Roasted Chicken.")
+    assert first.reply.startswith("Understood, Slow-Roasted Chicken is out.")
     assert second.parsed == ["runout('Tomatoes')"]
-    assert second.reply.startswith("Understood, we're running short on Tomatoes.")
+    assert second.reply.startswith("Understood, Tomatoes is out.")
     assert home.stock_out() == ["Slow-Roasted Chicken", "Tomatoes"]
     # the confirmation counts the dishes the runout takes off, from the KB
     menu = Menu.load(home.menu_files(0))

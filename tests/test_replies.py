@@ -114,8 +114,8 @@ def test_manager_replies_from_typed_outputs():
     text = templates.render({"mode": [("else",)], "confirm": [
         (1, "runout", "Lettuce", 4), (2, "changed", "Soft Taco", "price", 139, 159), (3, "added", "Garden Bowl", "dish"),
         (4, "stock_undone", "Tomatoes", "out")]})
-    assert text == ("Understood, we're running short on Lettuce. That takes 4 dishes off for customers until it is "
+    assert text == ("Understood, Lettuce is out. That takes 4 dishes off for customers until it is "
                     "back. The price of Soft Taco changes from $1.39 to $1.59 (pending). Added Garden Bowl as a new "
                     "dish; it goes on the menu when you save or say bye. Undone: Tomatoes is back in stock.")
     assert templates.render({"mode": [("else",)], "confirm": [(1, "runout", "Salt", 0)]}).startswith(
-        "Understood, we're running short on Salt. Customers can't order it until it is back.")
+        "Understood, Salt is out. Customers can't order it until it is back.")

@@ -5,6 +5,7 @@ In process (TestClient): no server is started."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -410,3 +411,21 @@ def test_a_full_service_closes_idle_lanes_to_open_another(tmp_path, monkeypatch)
         assert gone.status_code == 404
         kept = client.get(f"/api/lanes/{second['lane']}", headers={"Authorization": f"Bearer {second['token']}"})
         assert kept.status_code == 200
+
+
+@pytest.mark.parametrize("food", ["Tomatoes", "Seasoned Beef", "Nacho Cheese Sauce"])
+def test_a_runout_is_counted_alike_in_the_chat_and_on_the_stock_board(tmp_path, food):
+    """The administrator says how many dishes a runout takes off; the stock board lists what it
+    takes off with the same number of dishes (and the combos beside them), and words it 'out'."""
+    with TestClient(create_app(Home(tmp_path)), raise_server_exceptions=False) as client:
+        token = (tmp_path / TOKEN_FILE).read_text().strip()
+        manager = {"Authorization": f"Bearer {token}"}
+        turn = client.post("/api/stock", headers=manager, json={"name": food, "out": True}).json()
+        if turn["asking"]:  # a large runout is read back first
+            turn = client.post("/api/manager/answer", headers=manager, json={"yes": True}).json()
+        said = re.search(r"takes (\d+) dishes off", turn["reply"])
+        assert f"{food} is out" in turn["reply"] and "running short" not in turn["reply"], turn["reply"]
+        row = next(row for row in client.get("/api/stock", headers=manager).json()["out"] if row["name"] == food)
+        assert row["dishes_off"] == (int(said.group(1)) if said else 0), (turn["reply"], row)
+        assert row["dishes_off"] > 0 and len(row["takes_off"]) >= row["dishes_off"]
+        assert row["category"] in ("ingredient", "sauce")

@@ -49,7 +49,7 @@ def test_ctrl_c_at_the_prompt_keeps_the_session_and_says_how_to_resume(tmp_path)
     chat = terminal_chat("manager", tmp_path)
     chat.expect("you>")
     chat.sendline("we're out of tomatoes")
-    chat.expect("running short on Tomatoes")
+    chat.expect("Tomatoes is out")
     chat.expect("you>")
     chat.sendcontrol("c")
     chat.expect(r"-m automanager manager --state-dir \S+ --resume (\w+)")  # the command as it was started

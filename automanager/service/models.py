@@ -106,6 +106,7 @@ class Out(BaseModel):
     since: str
     category: str = Field(description="What kind of food it is, for grouping a stock board.")
     takes_off: list[str] = Field(description="The menu items it takes off (the rules decide, as for customers).")
+    dishes_off: int = Field(description="How many of them are dishes: the count the administrator's chat says.")
 
 
 class Food(BaseModel):

@@ -54,11 +54,11 @@ class Service:
         listed = self.home.stock_list()
         off = self.dishes_out([name for name, _ in listed])
         out = {name for name, _ in listed}
-        group = menu.group_of
+        group, dishes = menu.group_of, set(menu.names("dish"))
         foods = sorted(menu.toppings | menu.items, key=lambda name: (name not in out, group.get(name, ""), name))
         return {"store": self.home.store,
-                "out": [{"name": name, "since": since, "category": group.get(name, ""), "takes_off": off[name]}
-                        for name, since in listed],
+                "out": [{"name": name, "since": since, "category": group.get(name, ""), "takes_off": off[name],
+                         "dishes_off": len(dishes.intersection(off[name]))} for name, since in listed],
                 "foods": [{"name": name, "category": group.get(name, "")} for name in foods],
                 "items": sorted(menu.items)}
 

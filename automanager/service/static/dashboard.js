@@ -102,6 +102,16 @@
     status("stock-status", result.data.reply);
   }
 
+  const PLURAL = { dish: "dishes", combo: "combos" };
+  const count = (n, word) => `${n} ${n === 1 ? word : PLURAL[word]}`;
+
+  /** What a runout takes off, counted as the administrator's chat counts it: dishes, then combos. */
+  function takesOff(row) {
+    const combos = row.takes_off.length - row.dishes_off;
+    return [row.dishes_off ? count(row.dishes_off, "dish") : "", combos ? count(combos, "combo") : ""]
+      .filter(Boolean).join(" and ");
+  }
+
   function renderStock() {
     const outNames = new Set(state.out.map((row) => row.name));
     $("out-count").textContent = `${state.out.length} out`;
@@ -113,8 +123,7 @@
         el("button", { type: "button", class: "good", "aria-label": `Mark ${row.name} back`,
           onclick: () => setStock(row.name, false) }, "Back")),
       row.takes_off.length
-        ? el("details", {},
-          el("summary", {}, `Takes off ${row.takes_off.length} item${row.takes_off.length === 1 ? "" : "s"}`),
+        ? el("details", {}, el("summary", {}, "Takes off " + takesOff(row)),
           el("span", { class: "small" }, row.takes_off.join(" · ")))
         : el("span", { class: "muted small" }, "Takes no menu item off."))));
 
