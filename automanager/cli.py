@@ -192,7 +192,8 @@ def chat_loop(kind: type[Chat], state_dir: Path | None, resume: str | None, as_j
     about = f"{home.described()}, state dir {home.root}, backend {backend_named(config)}"
     hint = resume_command(chat.role, state_dir, folder, home.store)
     with caches_written():  # a chat that quits while its warm-up is inside clingo waits for it, never aborts
-        code = run_chat(chat, read_line, out, err, as_json, next_chat=lane, resume=hint, about=about)
+        code = run_chat(chat, read_line, out, err, as_json, next_chat=lane, resume=hint, about=about,
+                        echo=read_line is read_piped)
     raise typer.Exit(code)
 
 

@@ -50,8 +50,11 @@ Commands: /stock the stock list, /pending changes not applied yet, /history appl
 
 def run_chat(chat: Chat, read_line: Callable[[], str | None], out: Console, err: Console,
              as_json: bool = False, next_chat: Callable[[], Chat] | None = None,
-             resume: Callable[[str], str] | None = None, about: str = "") -> int:
+             resume: Callable[[str], str] | None = None, about: str = "", echo: bool = False) -> int:
     """Run the conversation until goodbye or end of input; return the exit code.
+
+    echo: each line read is printed as "you> ..." before its reply (piped input, so that stdout
+    reads as the conversation; at a terminal the prompt shows it).
 
     With next_chat (a customer lane), a finished order is followed by the next car in a new
     session, until /quit or the end of input; a last word to the finished order ("bye", "thanks")
@@ -90,6 +93,8 @@ def run_chat(chat: Chat, read_line: Callable[[], str | None], out: Console, err:
         text = line.strip()
         if not text:
             continue
+        if echo and not as_json:
+            say(out, "you", text)
         talking = chat
         try:
             if text.split()[0].lower() == "/quit":

@@ -96,3 +96,21 @@ def test_kb_build_refuses_a_menu_with_no_items(tmp_path):
     done = run(["kb", "build", "--kb", str(folder)], tmp_path)
     assert done.returncode == 2 and "no dish or combo" in done.stderr, done.stdout + done.stderr
     assert not (folder / "menu.lp").exists()  # nothing a chat would then fail to open
+
+
+def test_a_pack_whose_facts_do_not_reach_the_bots_is_refused_at_start(tmp_path):
+    """A menu.lp with a stray '#show.' crashed the first line (max() of an empty lexicon, exit 3)."""
+    import shutil
+
+    from typer.testing import CliRunner
+
+    from automanager import paths
+    from automanager.cli import app
+
+    pack = tmp_path / "pack"
+    shutil.copytree(paths.pack_dir("pizza"), pack)
+    with (pack / "menu.lp").open("a", encoding="utf-8") as menu:
+        menu.write("#show.\n")
+    result = CliRunner().invoke(app, ["customer", "--kb", str(pack), "--state-dir", str(tmp_path / "state")],
+                                input="a large pizza\n")
+    assert result.exit_code == 2 and "no dishes or combos" in result.stderr, result.output

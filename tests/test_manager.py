@@ -46,9 +46,9 @@ def checkout(customer):
 def test_paper_administrator_sample(home):
     chat, (first, second) = manage(home, "We have no more slow-roasted chicken.", "The tomatoes are out of stock now.")
     assert first.parsed == ["runout('Slow-Roasted Chicken')"]
-    assert first.reply.startswith("Understood, Slow-Roasted Chicken is out.")
+    assert first.reply.startswith("Marked Slow-Roasted Chicken out:")
     assert second.parsed == ["runout('Tomatoes')"]
-    assert second.reply.startswith("Understood, Tomatoes is out.")
+    assert second.reply.startswith("Marked Tomatoes out:")
     assert home.stock_out() == ["Slow-Roasted Chicken", "Tomatoes"]
     # the confirmation counts the dishes the runout takes off, from the KB
     menu = Menu.load(home.menu_files(0))
@@ -342,3 +342,15 @@ def test_a_half_heard_store_price_is_read_back_and_a_yes_sets_it(home):
     chat, (asked, yes) = manage(home, "here the bacon bean burrito costs $1.59", "yes")
     assert "unsure" in asked.parsed and '"bacon"' in asked.reply and "this store's price" in asked.reply
     assert home.store_prices() == {"Bean Burrito": 159}
+
+
+@pytest.mark.parametrize("answer", ["a", "the", "it's a", "its an", "um, a"])
+def test_a_bare_article_answering_what_kind_of_item_is_asked_again(tmp_path, answer):
+    """It crashed the manager ("cannot turn NoneType into an ASP term"): now the question stands."""
+    chat = ManagerChat(Home(tmp_path))
+    chat.step("add a new item called taco royale")
+    chat.step("a dish")
+    turn = chat.step(answer)
+    assert "What kind of item is Taco Royale?" in turn.reply
+    turn = chat.step("a taco")
+    assert "Taco Royale" in turn.reply and "taco" in turn.reply.lower()

@@ -61,3 +61,97 @@ def test_two_managers_lose_and_double_nothing(tmp_path, first, second):
     if overwritten:  # the second save met the first one's change: never applied without a word
         assert any(word in reply for reply in replies for word in TOLD), replies
     assert not late.staged(), replies
+
+
+# -- a delete, an edit or the same change against what another manager published since ----------
+
+
+def test_an_edit_of_a_dish_another_manager_deleted_is_not_applied_and_said(tmp_path):
+    """Both were applied with no word before: the audit held a price edit no version contained."""
+    home = Home(tmp_path)
+    first, second = ManagerChat(home), ManagerChat(home)
+    first.step("the bean burrito now costs $1.99")
+    second.step("take the bean burrito off the menu")
+    second.step("yes")
+    second.step("save")
+    turn = first.step("save")
+    assert "taken Bean Burrito off the menu since" in turn.reply and "Applied" not in turn.reply, turn.reply
+    assert not any(row[1] == "Bean Burrito" for row in first.staged())
+    menu = facts(home, home.latest_version())
+    assert "Bean Burrito" not in menu.items and home.latest_version() == 1
+
+
+
+
+def _delete_staged_then_other_saves(home, other_change: list[str]):
+    """Manager one stages a delete of the Bean Burrito; manager two changes it and saves first."""
+    first, second = ManagerChat(home), ManagerChat(home)
+    first.step("take the bean burrito off the menu")
+    first.step("yes")
+    for line in [*other_change, "save"]:
+        second.step(line)
+    return first
+
+
+def test_a_delete_of_a_dish_another_manager_changed_since_is_asked_not_applied(tmp_path):
+    """The delete went through silently and the other manager's new price was lost."""
+    home = Home(tmp_path)
+    first = _delete_staged_then_other_saves(home, ["the bean burrito now costs $1.99"])
+    turn = first.step("save")
+    assert "changed Bean Burrito since you asked to delete it" in turn.reply and "$1.99" in turn.reply, turn.reply
+    assert "Applied" not in turn.reply and home.latest_version() == 1
+    assert "Bean Burrito" in facts(home, home.latest_version()).items
+    turn = first.step("yes")
+    assert "Applied 1 change" in turn.reply, turn.reply
+    assert "Bean Burrito" not in facts(home, home.latest_version()).items
+
+
+def test_no_to_a_stale_delete_keeps_the_other_managers_change(tmp_path):
+    home = Home(tmp_path)
+    first = _delete_staged_then_other_saves(home, ["add guacamole to the bean burrito"])
+    turn = first.step("bye")
+    assert "since you asked to delete it" in turn.reply, turn.reply
+    turn = first.step("no")
+    assert "stays on the menu" in turn.reply and "Applied" not in turn.reply, turn.reply
+    assert "Bean Burrito" in facts(home, home.latest_version()).items and home.latest_version() == 1
+    assert not first.staged()
+
+
+def test_a_delete_another_manager_published_first_is_not_applied_twice(tmp_path):
+    home = Home(tmp_path)
+    first = _delete_staged_then_other_saves(home, ["take the bean burrito off the menu", "yes"])
+    turn = first.step("save")
+    assert "taken Bean Burrito off the menu already" in turn.reply and "Applied" not in turn.reply, turn.reply
+    assert home.latest_version() == 1
+    assert [row["action"] for row in home.history()] == ["delete"]
+
+
+def test_a_delete_with_nothing_changed_since_is_applied_without_a_question(tmp_path):
+    home = Home(tmp_path)
+    first = _delete_staged_then_other_saves(home, ["the crunchy taco now costs $2.09"])
+    turn = first.step("save")
+    assert "Applied 1 change" in turn.reply, turn.reply
+    assert "Bean Burrito" not in facts(home, home.latest_version()).items and "Crunchy Taco" in facts(home, home.latest_version()).items
+
+
+@pytest.mark.parametrize("change", ["remove the lettuce from the crunchy taco", "add guacamole to the bean burrito",
+                                    "the bean burrito now costs $1.99"])
+def test_the_same_change_saved_by_two_managers_is_applied_once(tmp_path, change):
+    """It was applied twice: a second version and a second audit row for a change already made."""
+    home = Home(tmp_path)
+    first, second = ManagerChat(home), ManagerChat(home)
+    first.step(change)
+    second.step(change)
+    second.step("save")
+    turn = first.step("save")
+    assert "same change" in turn.reply and "Applied" not in turn.reply, turn.reply
+    assert home.latest_version() == 1 and len(home.history()) == 1
+
+
+def test_a_value_added_and_taken_off_again_in_one_session_leaves_the_menu_as_it_was(tmp_path):
+    home = Home(tmp_path)
+    chat = ManagerChat(home)
+    chat.step("add guacamole to the bean burrito")
+    chat.step("remove the guacamole from the bean burrito")
+    chat.step("save")
+    assert ("Bean Burrito", "Guacamole") not in facts(home, home.latest_version()).facts["included_ingredient"]

@@ -442,3 +442,14 @@ def test_copies_said_with_changes_are_said_back_as_changed_and_leave_the_first(p
     assert sorted(u.get("size") for u in turn.order) == [["party"], ["party"], ["personal"]]
     same = chat.turn("the same thing but with corn")  # the last unit copied, with corn on the copy only
     assert sum("Corn" in u.get("add", []) for u in same.order) == 1 and len(same.order) == 4
+
+
+@pytest.mark.parametrize("line, cents", [("the pizza now costs $14.49", 1449), ("make the pizza 15 dollars", 1500),
+                                         ("change the price of pizza to 12.99", 1299)])
+def test_a_pack_dish_named_like_its_category_can_be_repriced(tmp_path, line, cents):
+    """On the pizza pack no wording changed the Pizza's price ("pizza" was read as a kind)."""
+    from automanager import paths
+
+    chat = ManagerChat(Home(tmp_path, paths.pack_dir("pizza")))
+    chat.step(line)
+    assert chat.staged() == [("edit", "Pizza", "price", 1399, cents)]

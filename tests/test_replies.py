@@ -12,7 +12,7 @@ from clingo import ast
 
 from automanager import paths
 from automanager.language import customer_templates, manager_templates, outputs
-from automanager.language.customer_templates import CustomerTemplates
+from automanager.language.customer_templates import CustomerTemplates, dollars
 from automanager.language.manager_templates import ManagerTemplates
 from automanager.menu.model import Menu
 
@@ -114,8 +114,13 @@ def test_manager_replies_from_typed_outputs():
     text = templates.render({"mode": [("else",)], "confirm": [
         (1, "runout", "Lettuce", 4), (2, "changed", "Soft Taco", "price", 139, 159), (3, "added", "Garden Bowl", "dish"),
         (4, "stock_undone", "Tomatoes", "out")]})
-    assert text == ("Understood, Lettuce is out. That takes 4 dishes off for customers until it is "
+    assert text == ("Marked Lettuce out: that takes 4 dishes off for customers until it is "
                     "back. The price of Soft Taco changes from $1.39 to $1.59 (pending). Added Garden Bowl as a new "
                     "dish; it goes on the menu when you save or say bye. Undone: Tomatoes is back in stock.")
     assert templates.render({"mode": [("else",)], "confirm": [(1, "runout", "Salt", 0)]}).startswith(
-        "Understood, Salt is out. Customers can't order it until it is back.")
+        "Marked Salt out: customers can't order it until it is back.")
+
+
+@pytest.mark.parametrize("cents, said", [(-1401, "-$14.01"), (-5, "-$0.05"), (0, "$0.00"), (419, "$4.19")])
+def test_a_negative_amount_keeps_its_sign_in_front(cents, said):
+    assert dollars(cents) == said

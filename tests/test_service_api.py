@@ -424,7 +424,7 @@ def test_a_runout_is_counted_alike_in_the_chat_and_on_the_stock_board(tmp_path, 
         if turn["asking"]:  # a large runout is read back first
             turn = client.post("/api/manager/answer", headers=manager, json={"yes": True}).json()
         said = re.search(r"takes (\d+) dishes off", turn["reply"])
-        assert f"{food} is out" in turn["reply"] and "running short" not in turn["reply"], turn["reply"]
+        assert f"Marked {food} out" in turn["reply"] and "running short" not in turn["reply"], turn["reply"]
         row = next(row for row in client.get("/api/stock", headers=manager).json()["out"] if row["name"] == food)
         assert row["dishes_off"] == (int(said.group(1)) if said else 0), (turn["reply"], row)
         assert row["dishes_off"] > 0 and len(row["takes_off"]) >= row["dishes_off"]

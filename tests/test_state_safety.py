@@ -1,6 +1,7 @@
-"""Reliability round 2 (state and reasoning): huge numbers, one publish per staged batch, no lost
-update between managers, concurrent first opens, a faithful rephrasing, bounded manager turns,
-session ids that never collide."""
+"""The state kept safe from what could corrupt it: numbers past clingo's 32 bits bounded before they
+become symbols, one publish per staged batch, no lost update between managers, processes opening
+a new state dir at once, a previous release's database upgraded, an LLM rephrasing that changes
+the decision never used, bounded manager turns, session ids that never collide."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""Issue 12, what a user of the command sees: rich markup and emoji codes printed as typed, a
---json stream that is only JSON, one clear line for a bad setting, bounded input lines, and
-LLM names that are not names never echoed."""
+"""What a user of the command line sees: rich markup and emoji codes printed as typed, a --json
+stream that is only JSON (one record a line, whatever line breaks a name holds), one clear line
+for a bad setting, bounded input lines, and LLM names that are not names never echoed."""
 
 from __future__ import annotations
 
@@ -179,3 +179,17 @@ def test_an_llm_manager_value_with_no_letters_is_not_echoed(fake, tmp_path, prop
     turn = chat.turn("it has the usual")
     assert "!!!" not in turn.reply and "''" not in turn.reply
     assert "!!!" in turn.llm["fallback"]
+
+
+def test_a_json_record_is_one_line_for_readers_that_split_on_unicode_breaks(tmp_path):
+    """U+2028, U+2029 and U+0085 (a pack's names may hold them) are escaped in --json records."""
+    import json
+
+    from automanager.repl import record
+    from automanager.star import CustomerChat
+
+    chat = CustomerChat(Home(tmp_path))
+    fields = {"reply": "Got it: a Taco\u2028Deluxe, a Nacho\u0085Box and a Pie\u2029.", "parsed": []}
+    line = record(chat, fields)
+    assert len(line.splitlines()) == 1  # str.splitlines() breaks at all three
+    assert json.loads(line)["reply"] == fields["reply"]
