@@ -210,3 +210,21 @@ def test_the_start_up_line_names_the_store_database_and_menu_never_a_password(en
             assert f"database SQLite {tmp_path / 'shared.db'}" in line, line
         assert "store main" in line and "menu " in line and "version 0" in line and "offline" in line, line
         assert "pw-Never-Shown" not in result.stderr + result.stdout
+
+
+@pytest.mark.slow  # three chat processes
+def test_the_readme_example_is_what_the_chats_print_byte_for_byte(tmp_path):
+    """The README's 'Talking to it' block: each '$ ' command run in a fresh state dir, one after
+    the other, prints exactly the lines under it."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"## Talking to it\n.*?```text\n(.*?)```", readme, re.S).group(1)
+    runs = re.split(r"^\$ (.*)\n", block, flags=re.M)[1:]  # a command, what it prints, the next command, ...
+    assert len(runs) >= 4
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "AUTOMANAGER_"))}
+    env["AUTOMANAGER_HOME"] = str(tmp_path)
+    command_line = f'automanager() {{ "{sys.executable}" -m automanager "$@"; }}; '
+    for command, expected in zip(runs[::2], runs[1::2]):
+        result = subprocess.run(["bash", "-c", command_line + command], capture_output=True, text=True, env=env,
+                                cwd=REPO, timeout=180)
+        assert result.returncode == 0, result.stderr
+        assert result.stdout == expected, f"$ {command}\n{result.stdout}"

@@ -277,3 +277,14 @@ def test_wrong_changes_are_counted_in_json_table_and_report(tmp_path):
     table = CliRunner().invoke(app, ["eval", str(path), "--backend", "offline"], terminal_width=200).stdout
     assert "changed without being asked" in table and "added Soft Taco" in table
     assert "1 of 2 scenarios passed, 1 changed without being asked" in table
+
+
+def test_eval_readme_documents_every_key_the_loader_accepts():
+    """`automanager eval` points every scenario error to eval/README.md: each key a scenario, a step,
+    `expect` or an order unit may hold is written there as YAML (`key:`) or named (`key`)."""
+    from automanager.evaluation.scenario import EXPECT_KEYS, SCENARIO_KEYS, STEP_KEYS, UNIT_KEYS
+
+    readme = (Path(__file__).resolve().parents[1] / "eval" / "README.md").read_text(encoding="utf-8")
+    missing = [key for key in (*SCENARIO_KEYS, *STEP_KEYS, *EXPECT_KEYS, *UNIT_KEYS)
+               if f"{key}:" not in readme and f"`{key}`" not in readme]
+    assert not missing, f"eval/README.md does not document {missing}"

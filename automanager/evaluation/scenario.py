@@ -21,6 +21,9 @@ from .. import paths
 from ..terms import parse
 
 UNIT_LISTS = ("add", "no", "less", "extra", "change", "style", "choices")
+SCENARIO_KEYS = ("name", "about", "pack", "now", "steps", "expect")  # each documented in eval/README.md
+STEP_KEYS = ("manager", "customer", "session")
+UNIT_KEYS = ("item", "quantity", "size", *UNIT_LISTS)
 EXPECT_KEYS = ("rejected", "order", "total", "stock_out", "menu", "not_menu", "say", "not_say", "ended")
 
 
@@ -146,8 +149,7 @@ class Reader:
         return [self.text(item, f"an entry of {what}") for item in node.value]
 
     def scenario(self, node: yaml.Node) -> Scenario:
-        keys = self.mapping(node, "a scenario", ("name", "about", "pack", "now", "steps", "expect"),
-                            ("name", "steps"))
+        keys = self.mapping(node, "a scenario", SCENARIO_KEYS, ("name", "steps"))
         steps_node = keys["steps"]
         if not isinstance(steps_node, yaml.SequenceNode) or not steps_node.value:
             raise self.fail(steps_node, "steps must be a non-empty list")
@@ -179,7 +181,7 @@ class Reader:
         return folder
 
     def step(self, node: yaml.Node) -> Step:
-        keys = self.mapping(node, "a step", ("manager", "customer", "session"))
+        keys = self.mapping(node, "a step", STEP_KEYS)
         roles = [r for r in ("manager", "customer") if r in keys]
         if len(roles) != 1:
             raise self.fail(node, "a step is either 'manager: ...' or 'customer: ...'")
@@ -224,7 +226,7 @@ class Reader:
         return symbol
 
     def unit(self, node: yaml.Node) -> Unit:
-        keys = self.mapping(node, "an order unit", ("item", "quantity", "size", *UNIT_LISTS), ("item",))
+        keys = self.mapping(node, "an order unit", UNIT_KEYS, ("item",))
         unit = Unit(item=self.text(keys["item"], "item"))
         if "quantity" in keys:
             unit.quantity = self.integer(keys["quantity"], "quantity")
