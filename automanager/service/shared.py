@@ -49,13 +49,19 @@ class Service:
         return off
 
     def stock(self) -> dict[str, Any]:
-        """What is out (first) and every other food, each with the group a board files it under."""
+        """What is out (first) and every other food, each with the group a board files it under:
+        ingredients and sauces, then dishes by category, then combos."""
         menu = self.manager.menu
         listed = self.home.stock_list()
         off = self.dishes_out([name for name, _ in listed])
         out = {name for name, _ in listed}
         group, dishes = menu.group_of, set(menu.names("dish"))
-        foods = sorted(menu.toppings | menu.items, key=lambda name: (name not in out, group.get(name, ""), name))
+        first = {"ingredient": 0, "sauce": 1, "combo": 3}  # what runs out most, then dishes, then combos
+
+        def place(name: str) -> tuple[bool, int, str, str]:
+            return name not in out, first.get(group.get(name, ""), 2), group.get(name, ""), name
+
+        foods = sorted(menu.toppings | menu.items, key=place)
         return {"store": self.home.store,
                 "out": [{"name": name, "since": since, "category": group.get(name, ""), "takes_off": off[name],
                          "dishes_off": len(dishes.intersection(off[name]))} for name, since in listed],
