@@ -67,8 +67,8 @@ def run_chat(chat: Chat, read_line: Callable[[], str | None], out: Console, err:
     def start(chat: Chat) -> None:
         if not as_json:
             say(out, speaker, chat.greeting())
-        show(err, Text(f"{chat.role} session {chat.session_id} (menu version {chat.menu_version})"
-                       + (f": {about}" if about else "") + f"; resume with: {hint(chat.session_id)}",
+        show(err, Text(f"{chat.role} session {chat.session_id}: menu version {chat.menu_version}"
+                       + (f", {about}" if about else "") + f"; resume with: {hint(chat.session_id)}",
                        style="dim"))
 
     start(chat)

@@ -128,7 +128,7 @@ def test_a_50_mb_line_gets_one_reply_in_bounded_memory(tmp_path):
 # -- 12. small ones ------------------------------------------------------------------------------------------
 def test_total_ms_includes_the_session_save(tmp_path, monkeypatch):
     clock = SimpleNamespace(now=0.0)
-    monkeypatch.setattr(star, "time", SimpleNamespace(perf_counter=lambda: clock.now))
+    monkeypatch.setattr(star.chat, "time", SimpleNamespace(perf_counter=lambda: clock.now))
     chat = CustomerChat(Home(tmp_path))
     save = chat.home.save_session
 

@@ -19,7 +19,8 @@ LAYERS = [
     ["service.routers.*"],  # the service's routes, one router per concern
     ["service.shared", "service.errors", "service.access"],  # what routes share: the store, errors, who may call
     ["service", "service.lanes", "service.events", "service.models", "service.auth", "service.writer"],  # its parts
-    ["star"],  # the two chats: understanding, deciding, replying, saving
+    ["star", "star.customer", "star.manager"],  # the two chats: a customer's and a manager's
+    ["star.chat"],  # the turn both share: understanding, deciding, replying, saving
     ["bots.*"],  # the two bots: a turn's facts in, the decision out
     ["llm.*"],  # the LLM path (reads the vocabularies and the phrase data of language)
     ["language.*"],  # the offline understanding and the reply templates

@@ -2,7 +2,7 @@
 
 admin.lp (the CKTs) decides over the KB, the staged changes (menu/view.lp) and the collaborative
 rule set; Python only builds the facts. Stock changes and commits in the answer are carried
-out by the chat (star.py), which owns the shared state.
+out by the chat (star/manager.py), which owns the shared state.
 """
 
 from __future__ import annotations

@@ -1,0 +1,129 @@
+"""A customer at the drive-through: the order, kept on the menu version the session started with
+until it has one, priced by the rules, and the lane's next car."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import TypeVar
+
+from ..bots.assistant import Assistant, context
+from ..language.customer_parser import Context, CustomerParser
+from ..language.customer_templates import CustomerTemplates
+from ..language.reading import Parse
+from ..llm.structured import CustomerReader
+from ..state import Has, Unit
+from ..terms import as_term
+from ..vocab import Pred
+from .chat import Chat, Turn, said_as_phrase
+
+# What a last word to a closed order may say: no, that's all, goodbye, thanks (a "hello" is the next car)
+PARTING = {("decline", ""), ("complete", ""), ("quit", ""), ("greet", "thanks")}
+
+
+class CustomerChat(Chat):
+    """A customer at the drive-through (offline backend)."""
+
+    role = "customer"
+    bot: Assistant
+    parser: CustomerParser
+    templates: CustomerTemplates
+
+    def load_menu(self) -> None:
+        super().load_menu()
+        self.assistant = self.bot = Assistant(self.menu.files, self.home.root / "cache")
+        self.parser = CustomerParser(self.menu, self.names)
+        self.reader = CustomerReader(self.names)
+        self.templates = CustomerTemplates(self.menu)
+
+    def known(self, said: list[Pred]) -> Parse:
+        return Parse(said, [], [])
+
+    def read(self, forms: list, ctx: Context):
+        return self.reader.read(forms)
+
+    def describe(self, ctx: Context) -> str:
+        said = [f"the bot last asked about {ctx.ask_topic}" + (f" for {ctx.ask_target}" if ctx.ask_target else "")
+                if ctx.ask_topic else "the bot asked nothing yet"]
+        if ctx.ordered:
+            said.append("ordered so far: " + ", ".join(ctx.ordered))
+        if ctx.recommended_items or ctx.recommended_toppings:
+            said.append("the bot just suggested: " + ", ".join(
+                ctx.recommended_items + [topping for _, topping in ctx.recommended_toppings]))
+        return "; ".join(said)
+
+    def step(self, text: str, said: list[Pred] | None = None) -> Turn:
+        parse, decision, usage, timings = self.think(text, context(self.state), lambda parse: self.assistant.decide(
+            parse.preds, self.state, self.home.stock_out(), len(parse.unknown), self.home.store_prices(), self.home.now()), said)
+        order = self.order()
+        counts = Counter(unit["item"] for unit in order)
+        reply = self.respond(self.templates.render(decision.actions, parse.unknown, counts), decision.actions, usage)
+        not_caught = [text] if text.strip() and not parse.unknown and {p.name for p in parse.preds} <= {"irrelevant"} \
+            else []
+        return Turn(text=text, reply=reply, parsed=[str(p) for p in parse.preds], actions=decision.actions,
+                    corrected=parse.corrected, order=order, llm=usage.as_dict(), timings=timings,
+                    board=self.board(decision.actions), unheard=list(dict.fromkeys(said_as_phrase(p) for p in [*parse.unknown, *not_caught])))
+
+    def greeting(self) -> str:
+        """A resumed session is welcomed back with its order so far, priced by the ASP."""
+        if not self.resumed:
+            return self.templates.greeting()
+        return self.templates.welcome_back(self.review())
+
+    def parting(self, text: str) -> bool:
+        """Is this line only a last word ("nope, thanks!", "bye") to a closed order? It is answered
+        in the same session; anything else after the close is a new customer."""
+        said = {(pred.name, str(pred.args[0]) if pred.name == "greet" else "")
+                for pred in self.parser.parse(text, context(self.state)).preds}
+        return bool(said) and said <= PARTING
+
+    def board(self, actions: dict | None = None) -> dict:
+        """The order as a drive-through board shows it: lines of equal units with their changes and
+        prices, and the total (cents), priced by the ASP: as a turn's decision left it
+        (board/3, board_detail/3, board_total/1), else priced now."""
+        actions = self.review() if actions is None else actions
+        units = {"check": actions.get("board", []), "detail": actions.get("board_detail", [])}
+        lines = [{"quantity": line.quantity, "item": line.name, "modifiers": line.modifiers,
+                  "unit_price": line.unit_price, "line_price": line.quantity * line.unit_price}
+                 for line in self.templates.groups(units)]
+        return {"lines": lines, "total": actions["board_total"][0][0]}
+
+    def catch_up(self) -> None:
+        """Before anything is ordered, the newest menu version is the one to order from; once an
+        order has begun it keeps the version its prices were quoted from."""
+        latest = self.home.latest_version()
+        if latest != self.menu_version and not self.state.all(Unit):
+            self.menu_version = latest
+            self.load_menu()
+
+    def review(self) -> dict:
+        """The order as it stands, priced (check/3, detail/3, total/1); the state is not changed."""
+        return self.assistant.decide([Pred("review")], self.state, self.home.stock_out(), 0,
+                                     self.home.store_prices(), self.home.now()).actions
+
+    def order(self) -> list[dict]:
+        """The order so far, one entry per unit, from the saved state."""
+        units: dict[int, dict] = {}
+        for unit in self.state.all(Unit):
+            units.setdefault(unit.number, {})["item"] = unit.food
+        for has in self.state.all(Has):
+            if has.unit in units:
+                details = units[has.unit]
+                if has.kind == "option":  # by its group: {"size": ["large"]}, {"no crust": ["thin crust"]}
+                    group, value, wanted = has.parts()
+                    key = str(group) if wanted == "yes" else f"no {group}"
+                    details.setdefault(key, []).append(value)
+                    continue
+                details.setdefault(str(has.kind), []).append(  # a change or choice as its term: ("Old","New")
+                    has.value if isinstance(has.value, str) else str(as_term(has.value)))
+        return [units[k] for k in sorted(units)]
+
+
+ChatT = TypeVar("ChatT", bound=Chat)
+
+
+def addressed(current: ChatT, finished: ChatT | None, text: str) -> ChatT:
+    """Which order a lane's line belongs to: a last word ("thanks, bye") to the car served last,
+    while the next car has said nothing, is still that car's; anything else is the current car's."""
+    if finished is not None and not current.saved and isinstance(finished, CustomerChat) and finished.parting(text):
+        return finished
+    return current

@@ -1,0 +1,228 @@
+"""The manager's chat: always on the newest menu version, stock changes applied to the shared list
+at once, store prices at once, and the staged menu changes published as one new version when the
+manager saves or says goodbye (decided again when another manager published meanwhile)."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import threading
+
+from ..bots.admin import Administrator
+from ..language.manager_parser import MAX_LIST, ManagerContext, ManagerParser
+from ..language.manager_templates import ManagerTemplates, describe
+from ..language.reading import ManagerParse
+from ..llm.openai_backend import LLMConfig, Usage
+from ..llm.structured import ManagerReader
+from ..menu.commit import CommitError, next_version_text, warm_committer
+from ..menu.model import Menu
+from ..reasoner import WRITER, ReasonerError
+from ..state import PENDING, Building, LastAsk, Staged, State, Talked
+from ..store import Home, StateError, VersionMoved
+from ..terms import encode
+from ..vocab import Pred
+from .chat import Chat, Turn
+
+LOG = logging.getLogger(__name__)
+MAX_COMMIT_ATTEMPTS = 5  # a manager turn decided again when other managers publish meanwhile
+
+
+class ManagerChat(Chat):
+    """The restaurant manager: stock and menu changes (offline backend)."""
+
+    role = "manager"
+    bot: Administrator
+    parser: ManagerParser
+    templates: ManagerTemplates
+
+    def __init__(self, home: Home, session_id: str | None = None, llm: LLMConfig | None = None):
+        self._reloading: threading.Thread | None = None  # the new version's menu, made after a commit
+        self._reload_error: Exception | None = None
+        super().__init__(home, session_id, llm)
+        if self.staged() and home.published(self.session_id, batch(self.state)):
+            # the process stopped after publishing these changes but before saving the session
+            self.state = self.state.without(PENDING)
+
+    @property
+    def menu(self) -> Menu:
+        self.settle()
+        return self._menu
+
+    @menu.setter
+    def menu(self, menu: Menu) -> None:
+        self._menu = menu
+
+    def settle(self) -> None:
+        """Wait for the menu a commit is loading in the background; its error, if any, is this turn's."""
+        reloading = self._reloading
+        if reloading is None or reloading is threading.current_thread():
+            return
+        reloading.join()
+        self._reloading, error, self._reload_error = None, self._reload_error, None
+        if error:
+            raise error
+
+    def reload_in_background(self) -> None:
+        """Load the new version's menu and ground its reasoner while the manager reads the reply
+        (the next turn waits for it if it comes first), so the commit turn does not pay for it."""
+        def work() -> None:
+            try:
+                self.load_menu()
+                self.warm()
+            except (ReasonerError, StateError) as exc:
+                self._reload_error = exc
+
+        self._reloading = threading.Thread(target=work, name=WRITER + "menu-reload", daemon=True)
+        self._reloading.start()
+
+    def warm(self) -> None:
+        """Also ground this version for the next commit, in a thread of its own: the turn after a
+        commit waits for the bot's warm-up only, and a save comes turns later."""
+        super().warm()
+        threading.Thread(target=warm_committer, args=(self._menu.files, self.home.root / "cache"),
+                         name=WRITER + "commit-warm-up", daemon=True).start()
+
+    def load_menu(self) -> None:
+        super().load_menu()
+        self.admin = self.bot = Administrator(self.menu.files, self.home.root / "cache")
+        self.parser = ManagerParser(self.menu, self.names)
+        self.reader = ManagerReader(self.names)
+        policy = {name: self.menu.facts[name][0][0] for name in ("max_item_price", "max_item_calories")
+                  if self.menu.facts.get(name)}
+        self.templates = ManagerTemplates(self.menu.categories, policy.get("max_item_price", 0),
+                                          policy.get("max_item_calories", 0), self.menu.example_dish)
+
+    def known(self, said: list[Pred]) -> ManagerParse:
+        return ManagerParse(said)
+
+    def read(self, forms: list, ctx: ManagerContext):
+        return self.reader.read(forms, ctx)
+
+    def describe(self, ctx: ManagerContext) -> str:
+        if not ctx.building:
+            return "nothing is being added"
+        said = f"being added: {ctx.building} ({ctx.build_type})"
+        return said + (f"; the bot last asked for its {ctx.ask_topic}" if ctx.ask_topic else "")
+
+    def why_not(self, text: str, ctx: ManagerContext) -> str:
+        """What to say of a line with nothing to act on: the offline reading's note (a price with three
+        decimals, a warning noted), which an LLM's answer does not carry, else the nearest command."""
+        return self.parser.parse(text, ctx).hint or self.parser.suggestion(text)
+
+    def understand(self, text: str, ctx, usage: Usage, said: list[Pred] | None = None, role: str = ""):
+        """A line about this store's own prices ("here the X costs $1.79", "use the chain price for X
+        again") is read by its cue, offline, before any LLM: the LLM's vocabulary has no store
+        prices (its prompt stays within its budget), and would read it as a change to the chain menu.
+        A line the cues read as a store rule (or as one they could not read) goes to the LLM with the
+        rules vocabulary and prompt."""
+        if said is None and self.llm is not None:
+            local = self.parser.store_line(text, ctx)
+            rule_line = local is not None and any(p.name.startswith("rule_") or p.name == "irrelevant" or
+                                                  p.name == "query" and str(p.args[0]) == "rules" for p in local.preds)
+            rule_line = rule_line or local is None and self.parser.hints_rule(text)
+            if local is not None and not rule_line:
+                usage.answered_by = "offline"
+                return local
+            if rule_line:  # a rule, or a line with a rule's cue the cues could not read
+                parse = super().understand(text, ctx, usage, said, "rules")
+                if local is not None or any(p.name != "irrelevant" for p in parse.preds):
+                    return parse
+                # only hinted at a rule, and no rule after all: the manager prompt reads it
+        return super().understand(text, ctx, usage, said, role)
+
+    def context(self) -> ManagerContext:
+        ctx = ManagerContext()
+        for typed in self.state:
+            if isinstance(typed, Building):
+                ctx.build_type, ctx.building = str(typed.type), typed.item
+            elif isinstance(typed, LastAsk):
+                ctx.ask_target, ctx.ask_topic = typed.target, str(typed.topic)
+            elif isinstance(typed, Talked):  # the item asked about last turn is what "it" means
+                ctx.last_item = typed.item
+        for _action, item, prop, old, new in self.staged()[-1:] if not ctx.last_item else []:
+            ctx.last_item = item  # else the last staged change: "it", and "and Y by a dime" goes its way
+            if prop == "price" and isinstance(old, int) and isinstance(new, int) and old != new:
+                ctx.last_move = 1 if new > old else -1
+        return ctx
+
+    def greeting(self) -> str:
+        """A resumed session is welcomed back with what it has not applied yet."""
+        if not self.resumed:
+            return self.templates.greeting()
+        pending = [describe(*row) for row in self.staged()]
+        return "Welcome back! " + (f"Still pending: {'; '.join(pending)}. Say save to apply it." if pending
+                                   else "Nothing is pending. What ran out, came back or should change?")
+
+    def staged(self) -> list[tuple]:
+        """The pending changes as audit rows: (action, item, property, old, new)."""
+        return [staged.row() for staged in sorted(self.state.all(Staged), key=encode)]
+
+    def step(self, text: str, said: list[Pred] | None = None) -> Turn:
+        self.settle()
+        before = self.state
+        for _attempt in range(MAX_COMMIT_ATTEMPTS):
+            self.sync_menu()
+            ctx = self.context()
+            parse, decision, usage, timings = self.think(text, ctx, lambda parse: self.admin.decide(
+                parse.preds, self.state, self.home.stock_out(), self.home.store_prices(), self.home.now()), said)
+            for change, name in decision.actions.get("stock", []):
+                self.home.set_stock(name, change == "out", self.session_id)
+            self.apply_store_prices(decision.actions)
+            try:
+                note = self.commit(batch(before)) if "commit" in decision.actions else ""
+                break
+            except VersionMoved:  # another manager published while this turn was decided: decide again
+                self.state = before
+        else:
+            raise StateError("other managers kept publishing menu versions; nothing of yours was applied. "
+                             "Say it again.")
+        hint = parse.hint or (self.why_not(text, ctx) if any(p.name == "irrelevant" for p in parse.preds) else "")
+        reply = self.respond(self.templates.render(decision.actions, note, hint), decision.actions, usage)
+        if parse.unheard and decision.actions.get("ask"):  # half heard: say what was not, then the question
+            reply = f"{self.templates.unheard(parse.unheard)} {reply}"
+        if parse.skipped:
+            reply = f"(I read the first {MAX_LIST} names of that list; say the other {parse.skipped} again.) " + reply
+        return Turn(text=text, reply=reply, parsed=[str(p) for p in parse.preds], actions=decision.actions,
+                    corrected=parse.corrected, pending=[describe(*row) for row in self.staged()], llm=usage.as_dict(),
+                    timings=timings)
+
+    def apply_store_prices(self, actions: dict) -> None:
+        """This store's own prices, set or dropped at once (like stock): the chain menu is not changed."""
+        chain = dict(self._menu.facts.get("original_price", []))
+        for item, cents in actions.get("set_store_price", []):
+            self.home.set_store_price(item, cents, chain.get(item), self.session_id)
+        for (item,) in actions.get("drop_store_price", []):
+            self.home.set_store_price(item, None, chain.get(item), self.session_id)
+
+    def sync_menu(self) -> None:
+        """Work on the newest menu version (another manager may have published one)."""
+        latest = self.home.latest_version()
+        if latest != self.menu_version:
+            self.menu_version = latest
+            self.load_menu()
+
+    def commit(self, batch: str) -> str:
+        """Publish the staged changes as the next menu version, all or nothing; VersionMoved when
+        another manager published after this turn was decided."""
+        records = self.staged()
+        staged = self.state.only(PENDING)
+        try:
+            version = self.home.commit_menu(self.session_id, batch, self.menu_version, records,
+                                            lambda files: next_version_text(files, staged, self.home.root / "cache"))
+        except CommitError as exc:
+            return (f"I could not apply the changes: {exc}. Nothing was changed; the changes stay pending "
+                    f"(/pending shows them).")
+        self.state = self.state.without(PENDING)
+        self.menu_version = version
+        self.reload_in_background()
+        return (f"Applied {len(records)} change{'s' if len(records) != 1 else ''}: the menu is now version "
+                f"{version}, and new customers see it.")
+
+
+def batch(state: State) -> str:
+    """The fingerprint of the changes staged in a manager state. The version row that publishes
+    them keeps the one of the state its turn started from: a session resumed from that state
+    (its process stopped after the commit, before the save) is then known to be published.
+    Staged ids carry their turn number, so one session never stages the same batch twice."""
+    staged = sorted(state.only(PENDING).texts)
+    return hashlib.sha256("\n".join(staged).encode()).hexdigest()[:16]
