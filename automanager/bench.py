@@ -575,88 +575,99 @@ def served_run(lanes: int = 32, turns: int = 20, kb: Path | None = None, think: 
     lane sends its next turn as soon as it has the answer, which saturates the service and measures
     its throughput; its latency is then mostly the queue, lanes / turns per second)."""
     menu = Menu.load(paths.kb_files(kb))
-    lines, dish = customer_lines(menu), menu.example_dish
     rng = random.Random(seed)
-    prices = [round(rng.uniform(2, 4), 2) for _ in range(2)]
-    total = lanes * turns
-    done, errors, acked = [0], list[str](), list[str]()
-    times: list[float] = []
-    lock = threading.Lock()
-    saves_at = [total // 3, 2 * total // 3]
-    reached = [threading.Event() for _ in saves_at]
-    saves: list[dict] = []
     with tempfile.TemporaryDirectory() as tmp:
         state = Path(tmp) / "state"
         server = Served(state, kb)
         try:
-            warm = server.call("POST", "/api/lanes")[1]
-            server.call("POST", f"/api/lanes/{warm['lane']}/turns", {"text": lines[1]}, warm["token"])
-            opened = [server.call("POST", "/api/lanes")[1] for _ in range(lanes)]
-
-            def lane(k: int) -> None:
-                me, pace = opened[k], random.Random(seed + k)
-                for i in range(turns):
-                    if think and i:
-                        time.sleep(pace.uniform(0.5, 1.5) * think)
-                    turn_id, text = f"l{k}t{i}", lines[(k + i) % len(lines)]
-                    start = time.perf_counter()
-                    try:
-                        status, answer = server.call("POST", f"/api/lanes/{me['lane']}/turns",
-                                                     {"text": text, "turn_id": turn_id}, me["token"])
-                    except OSError as exc:
-                        status, answer = 0, {"error": str(exc)}
-                    ms = (time.perf_counter() - start) * 1000
-                    with lock:
-                        if status == 200:
-                            times.append(ms)
-                            acked.append(turn_id)
-                        else:
-                            errors.append(f"{status}: {answer.get('error') if isinstance(answer, dict) else answer}")
-                        done[0] += 1
-                        for at, event in zip(saves_at, reached, strict=True):
-                            if done[0] >= at:
-                                event.set()
-
-            def manager() -> None:
-                for event, price in zip(reached, prices, strict=True):
-                    if not event.wait(600):
-                        return
-                    start = time.perf_counter()
-                    staged = server.call("POST", "/api/manager/turns", {"text": f"the {dish} now costs ${price:.2f}"},
-                                         server.manager, fresh=True)  # idle for a while: a new connection
-                    saved = server.call("POST", "/api/save", None, server.manager)
-                    saves.append({"ms": round((time.perf_counter() - start) * 1000, 2), "price": price,
-                                  "ok": staged[0] == saved[0] == 200, "menu_version": saved[1].get("menu_version")})
-
-            watcher = threading.Thread(target=manager, name="bench-manager")
-            watcher.start()
+            load = LaneLoad(server, customer_lines(menu), lanes, turns, think, seed)
+            manager = threading.Thread(target=load.manager, name="bench-manager",
+                                       args=(menu.example_dish, [round(rng.uniform(2, 4), 2) for _ in range(2)]))
+            manager.start()
             began = time.perf_counter()
             with ThreadPoolExecutor(lanes) as pool:  # a thread a lane
-                list(pool.map(lane, range(lanes)))
+                list(pool.map(load.lane, range(lanes)))
             elapsed = time.perf_counter() - began
-            for event in reached:
+            for event in load.reached:
                 event.set()
-            watcher.join(120)
+            manager.join(120)
             versions = server.call("GET", "/api/versions", None, server.manager)[1]
         finally:
             server.stop()
         if "Traceback" in server.stderr():
-            errors.append("a traceback in the service's log")
+            load.errors.append("a traceback in the service's log")
         kept = Counter(turn["id"] for _, data in Home(state, kb).sessions_of("customer")
                        for turn in data["turns"] if "id" in turn)
-    times.sort()
+    acked, times = load.acked, sorted(load.times)
 
     def at(q: float) -> float:
         return round(times[min(len(times) - 1, round(q * (len(times) - 1)))], 2) if times else 0.0
 
     p95 = at(0.95)
-    return {"lanes": lanes, "turns_per_lane": turns, "think_s": think, "turns": total, "acknowledged": len(acked),
+    return {"lanes": lanes, "turns_per_lane": turns, "think_s": think, "turns": load.total, "acknowledged": len(acked),
             "seconds": round(elapsed, 2), "turns_per_second": round(len(acked) / elapsed, 1) if elapsed else 0.0,
-            "p50": at(0.5), "p95": p95, "p99": at(0.99), "max": at(1.0), "errors": len(errors),
-            "error_samples": sorted(set(errors))[:5], "lost": sum(1 for t in acked if kept[t] == 0),
-            "doubled": sum(1 for t in acked if kept[t] > 1), "manager_saves": saves,
+            "p50": at(0.5), "p95": p95, "p99": at(0.99), "max": at(1.0), "errors": len(load.errors),
+            "error_samples": sorted(set(load.errors))[:5], "lost": sum(1 for t in acked if kept[t] == 0),
+            "doubled": sum(1 for t in acked if kept[t] > 1), "manager_saves": load.saves,
             "menu_version": versions.get("latest"), "target_p95": SERVED_TARGET_P95,
             "meets": p95 <= SERVED_TARGET_P95, "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]}}
+
+
+class LaneLoad:
+    """What the served bench's lane threads and its manager thread share: the lanes opened (after
+    one warm-up turn), the turns acknowledged and their latencies, the errors, and the moments
+    (a third and two thirds of the turns) at which the manager saves."""
+
+    def __init__(self, server: Served, lines: list[str], lanes: int, turns: int, think: float, seed: int):
+        self.server, self.lines, self.turns, self.think, self.seed = server, lines, turns, think, seed
+        self.total, self.done = lanes * turns, 0
+        self.errors: list[str] = []
+        self.acked: list[str] = []
+        self.times: list[float] = []
+        self.saves: list[dict] = []
+        self.lock = threading.Lock()
+        self.saves_at = [self.total // 3, 2 * self.total // 3]
+        self.reached = [threading.Event() for _ in self.saves_at]
+        warm = server.call("POST", "/api/lanes")[1]
+        server.call("POST", f"/api/lanes/{warm['lane']}/turns", {"text": lines[1]}, warm["token"])
+        self.opened = [server.call("POST", "/api/lanes")[1] for _ in range(lanes)]
+
+    def lane(self, k: int) -> None:
+        me, pace = self.opened[k], random.Random(self.seed + k)
+        for i in range(self.turns):
+            if self.think and i:
+                time.sleep(pace.uniform(0.5, 1.5) * self.think)
+            turn_id, text = f"l{k}t{i}", self.lines[(k + i) % len(self.lines)]
+            start = time.perf_counter()
+            try:
+                status, answer = self.server.call("POST", f"/api/lanes/{me['lane']}/turns",
+                                                  {"text": text, "turn_id": turn_id}, me["token"])
+            except OSError as exc:
+                status, answer = 0, {"error": str(exc)}
+            self.answered(turn_id, status, answer, (time.perf_counter() - start) * 1000)
+
+    def answered(self, turn_id: str, status: int, answer: object, ms: float) -> None:
+        with self.lock:
+            if status == 200:
+                self.times.append(ms)
+                self.acked.append(turn_id)
+            else:
+                self.errors.append(f"{status}: {answer.get('error') if isinstance(answer, dict) else answer}")
+            self.done += 1
+            for at, event in zip(self.saves_at, self.reached, strict=True):
+                if self.done >= at:
+                    event.set()
+
+    def manager(self, dish: str, prices: list[float]) -> None:
+        for event, price in zip(self.reached, prices, strict=True):
+            if not event.wait(600):
+                return
+            start = time.perf_counter()
+            staged = self.server.call("POST", "/api/manager/turns", {"text": f"the {dish} now costs ${price:.2f}"},
+                                      self.server.manager, fresh=True)  # idle for a while: a new connection
+            saved = self.server.call("POST", "/api/save", None, self.server.manager)
+            self.saves.append({"ms": round((time.perf_counter() - start) * 1000, 2), "price": price,
+                               "ok": staged[0] == saved[0] == 200, "menu_version": saved[1].get("menu_version")})
 
 
 def plot(result: dict, path: Path) -> None:

@@ -534,36 +534,52 @@ def bench_command(
     rules published and with none; REPL start to first prompt.
     With --served: the HTTP service under load instead (see docs/service-load.md).
     """
+    folder = use_kb(kb)
+    if chain:
+        chain_bench(stores, lanes or 4, turns or 30, folder, as_json)
+    elif served:
+        served_bench(lanes or 32, turns or 20, folder, think, as_json)
+    else:
+        turn_bench(quick, folder, plot_file, as_json)
+
+
+def chain_bench(stores: int, lanes: int, turns: int, folder: Path | None, as_json: bool) -> None:
+    from . import bench
+
+    if not os.environ.get("AUTOMANAGER_DATABASE_URL", "").startswith(("postgresql://", "postgres://")):
+        raise fail("--chain runs on a shared PostgreSQL database", "Set AUTOMANAGER_DATABASE_URL=postgresql://"
+                   "user@host:port/database (an empty database the bench may write to).")
+    try:
+        figures = bench.chain_run(stores, lanes, turns, folder)
+    except StateError as exc:
+        raise fail(str(exc)) from None
+    report(figures, as_json, f"chain: {figures['stores']} stores x {figures['lanes_per_store']} lanes x "
+           f"{figures['turns_per_lane']} turns: {figures['turns_per_second']} turns/s; p50 {figures['p50']} ms, "
+           f"p95 {figures['p95']} ms, p99 {figures['p99']} ms; {figures['lost']} lost, {figures['doubled']} "
+           f"doubled; {figures['refusals_where_out']} refusals in the {figures['stores_out']} stores that ran "
+           f"out, {figures['cross_store_leaks']} in the others (cross-store leaks)",
+           failed=bool(figures["lost"] or figures["doubled"] or figures["cross_store_leaks"]
+                       or not figures["refusals_where_out"]))
+
+
+def served_bench(lanes: int, turns: int, folder: Path | None, think: float, as_json: bool) -> None:
+    from . import bench
+
+    figures = bench.served_run(lanes, turns, folder, think)
+    report(figures, as_json, f"served: {figures['lanes']} lanes x {figures['turns_per_lane']} turns (think "
+           f"{figures['think_s']} s): {figures['turns_per_second']} turns/s; p50 {figures['p50']} ms, p95 "
+           f"{figures['p95']} ms (target <= {figures['target_p95']}), p99 {figures['p99']} ms; {figures['errors']} "
+           f"errors, {figures['lost']} lost, {figures['doubled']} doubled; menu version {figures['menu_version']} "
+           f"after {len(figures['manager_saves'])} saves",
+           failed=bool(figures["errors"] or figures["lost"] or figures["doubled"]))
+
+
+def turn_bench(quick: bool, folder: Path | None, plot_file: Path | None, as_json: bool) -> None:
+    """The reasoning and turn cases, with progress on stderr; a table, or --json."""
     from rich.progress import Progress
 
     from . import bench
 
-    folder = use_kb(kb)
-    if chain:
-        if not os.environ.get("AUTOMANAGER_DATABASE_URL", "").startswith(("postgresql://", "postgres://")):
-            raise fail("--chain runs on a shared PostgreSQL database", "Set AUTOMANAGER_DATABASE_URL=postgresql://"
-                       "user@host:port/database (an empty database the bench may write to).")
-        try:
-            figures = bench.chain_run(stores, lanes or 4, turns or 30, folder)
-        except StateError as exc:
-            raise fail(str(exc)) from None
-        report(figures, as_json, f"chain: {figures['stores']} stores x {figures['lanes_per_store']} lanes x "
-               f"{figures['turns_per_lane']} turns: {figures['turns_per_second']} turns/s; p50 {figures['p50']} ms, "
-               f"p95 {figures['p95']} ms, p99 {figures['p99']} ms; {figures['lost']} lost, {figures['doubled']} "
-               f"doubled; {figures['refusals_where_out']} refusals in the {figures['stores_out']} stores that ran "
-               f"out, {figures['cross_store_leaks']} in the others (cross-store leaks)",
-               failed=bool(figures["lost"] or figures["doubled"] or figures["cross_store_leaks"]
-                           or not figures["refusals_where_out"]))
-        return
-    if served:
-        figures = bench.served_run(lanes or 32, turns or 20, folder, think)
-        report(figures, as_json, f"served: {figures['lanes']} lanes x {figures['turns_per_lane']} turns (think "
-               f"{figures['think_s']} s): {figures['turns_per_second']} turns/s; p50 {figures['p50']} ms, p95 "
-               f"{figures['p95']} ms (target <= {figures['target_p95']}), p99 {figures['p99']} ms; {figures['errors']} "
-               f"errors, {figures['lost']} lost, {figures['doubled']} doubled; menu version {figures['menu_version']} "
-               f"after {len(figures['manager_saves'])} saves",
-               failed=bool(figures["errors"] or figures["lost"] or figures["doubled"]))
-        return
     with Progress(console=err, disable=not err.is_terminal, transient=True) as progress:
         task = progress.add_task("bench", total=None)
         result = bench.run(quick, lambda name: progress.update(task, description=name), folder)
@@ -577,20 +593,18 @@ def bench_command(
         out.print(json.dumps(result), soft_wrap=True, highlight=False, markup=False)
         return
     grid = Table("case", "rounds", "p50 ms", "p95 ms", "max ms", "target", "paper", title="AutoManager bench")
+    verdicts: dict[bool | None, Text | str] = {True: Text("ok", "green"), False: Text("missed", "red"), None: ""}
     for case in result["cases"]:
-        verdicts: dict[bool | None, Text | str] = {True: Text("ok", "green"), False: Text("missed", "red"), None: ""}
-        meets = verdicts[case["meets"]]
         grid.add_row(case["name"], str(case["rounds"]), str(case["p50"]), str(case["p95"]), str(case["max"]),
-                     Text.assemble(f"<= {case['target']} ", meets) if case["target"] else "",
+                     Text.assemble(f"<= {case['target']} ", verdicts[case["meets"]]) if case["target"] else "",
                      str(case["paper"] or ""))
     out.print(grid)
-    rules = result["store_rules"]
+    rules, long = result["store_rules"], result["long_session"]
     out.print(f"store rules: a customer turn {rules['p50_rules']} ms (p50) with {len(rules['rules'])} rules on, "
               f"{rules['p50_none']} ms with none: x{rules['ratio']} (within {rules['within']:.0%}: "
               f"{'yes' if rules['meets'] else 'no'}); {rules['many']['p50']} ms with {rules['many']['count']}: "
               f"x{rules['many']['ratio']} (within {rules['many']['within']:.0%}: "
               f"{'yes' if rules['many']['meets'] else 'no'})", highlight=False)
-    long = result["long_session"]
     out.print(f"long session: {long['p50_ms_near_100']} ms a turn near turn 100, {long['p50_ms_at_end']} ms near "
               f"turn {long['turns']}; {long['session_bytes']} bytes saved", highlight=False)
     out.print(f"peak memory: {result['peak_memory_mb']['bench_process']} MB (bench), "

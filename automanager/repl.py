@@ -53,13 +53,13 @@ def run_chat(chat: Chat, read_line: Callable[[], str | None], out: Console, err:
              resume: Callable[[str], str] | None = None, about: str = "", echo: bool = False) -> int:
     """Run the conversation until goodbye or end of input; return the exit code.
 
-    echo: each line read is printed as "you> ..." before its reply (piped input, so that stdout
-    reads as the conversation; at a terminal the prompt shows it).
-
     With next_chat (a customer lane), a finished order is followed by the next car in a new
     session, until /quit or the end of input; a last word to the finished order ("bye", "thanks")
     is still answered in its session. resume(session) is the command that continues a session;
-    about (the state dir and the backend) goes into the line naming each session."""
+    about (the state dir and the backend) goes into the line naming each session.
+    echo: each line read is printed as "you> ..." before its reply (piped input, so that stdout
+    reads as the conversation; at a terminal the prompt shows it).
+    """
     speaker = "assistant" if isinstance(chat, CustomerChat) else "admin"
     hint = resume or (lambda sid: f"automanager {chat.role} --resume {sid}")
     finished: Chat | None = None  # the order served last, while the next car has said nothing
@@ -83,55 +83,58 @@ def run_chat(chat: Chat, read_line: Callable[[], str | None], out: Console, err:
         except (EOFError, KeyboardInterrupt):
             line = None
         if line is None:  # Ctrl-D, Ctrl-C or the end of piped input: the session waits to be resumed
-            if finished is None or chat.saved:
-                show(err, Text(f"Session {chat.session_id} is saved; continue it with: {hint(chat.session_id)}",
-                               style="dim"))
-            else:
-                show(err, Text(f"Lane closed; the last order is saved as session {finished.session_id}.",
-                               style="dim"))
+            left = (f"Session {chat.session_id} is saved; continue it with: {hint(chat.session_id)}"
+                    if finished is None or chat.saved else
+                    f"Lane closed; the last order is saved as session {finished.session_id}.")
+            show(err, Text(left, style="dim"))
             break
         text = line.strip()
         if not text:
             continue
         if echo and not as_json:
             say(out, "you", text)
-        talking = chat
-        try:
-            if text.split()[0].lower() == "/quit":
-                if finished is not None and not chat.saved:
-                    break  # the lane closes between cars: nothing to save
-                text = "bye"  # a turn like any other: the manager's pending changes are applied
-            elif text.startswith("/"):
-                shown = command(text, chat)
-                if as_json:
-                    show(out, record(chat, shown))
-                else:
-                    show(out, as_text(shown))
-                continue
-            talking = addressed(chat, finished, text)  # "thanks, bye" still belongs to the order just served
-            turn = talking.turn(text)
-        except KeyboardInterrupt:
-            show(err, Text(f"Stopped. Everything up to the last reply is saved: {hint(talking.session_id)}",
-                           style="dim"))
-            return 130
-        except (ReasonerError, StateError) as exc:
-            show(err, Text.assemble(("error:", "red"), f" {exc}"))
-            if isinstance(exc.__cause__, ServerAway):
-                continue  # the server is away for now: the session stays, the line can be said again
-            return 2
-        except Exception as exc:  # a bug must not show a traceback to a user; the last turn is saved
-            show(err, Text.assemble(("internal error:", "red"), f" {type(exc).__name__}: {exc}. Everything up to "
-                                    f"the last reply is saved: {hint(talking.session_id)}"))
-            return 3
-        if turn.llm.get("notice") and not as_json:  # once, when the LLM stops answering
-            show(err, Text(turn.llm["notice"], style="yellow"))
-        if as_json:
-            show(out, record(talking, asdict(turn)))
-        else:
-            say(out, speaker, turn.reply)
-        if line.split()[0].lower() == "/quit":
+        quitting = text.split()[0].lower() == "/quit"
+        if quitting and finished is not None and not chat.saved:
+            break  # the lane closes between cars: nothing to save
+        code = answer_line("bye" if quitting else text, chat, finished, speaker, out, err, as_json, hint)
+        if code is not None:
+            return code
+        if quitting:
             break
     return 0
+
+
+def answer_line(text: str, chat: Chat, finished: Chat | None, speaker: str, out: Console, err: Console,
+                as_json: bool, hint: Callable[[str], str]) -> int | None:
+    """One line's answer: a slash command's, or its turn's reply; an exit code when the chat must
+    stop, else None. ("/quit" is "bye": a turn like any other, so the manager's pending changes are
+    applied.)"""
+    talking = chat
+    try:
+        if text.startswith("/"):
+            shown = command(text, chat)
+            show(out, record(chat, shown) if as_json else as_text(shown))
+            return None
+        talking = addressed(chat, finished, text)  # "thanks, bye" still belongs to the order just served
+        turn = talking.turn(text)
+    except KeyboardInterrupt:
+        show(err, Text(f"Stopped. Everything up to the last reply is saved: {hint(talking.session_id)}", style="dim"))
+        return 130
+    except (ReasonerError, StateError) as exc:
+        show(err, Text.assemble(("error:", "red"), f" {exc}"))
+        # the server is away for now: the session stays, the line can be said again
+        return None if isinstance(exc.__cause__, ServerAway) else 2
+    except Exception as exc:  # a bug must not show a traceback to a user; the last turn is saved
+        show(err, Text.assemble(("internal error:", "red"), f" {type(exc).__name__}: {exc}. Everything up to "
+                                f"the last reply is saved: {hint(talking.session_id)}"))
+        return 3
+    if turn.llm.get("notice") and not as_json:  # once, when the LLM stops answering
+        show(err, Text(turn.llm["notice"], style="yellow"))
+    if as_json:
+        show(out, record(talking, asdict(turn)))
+    else:
+        say(out, speaker, turn.reply)
+    return None
 
 
 def show(console: Console, what: RenderableType) -> None:
