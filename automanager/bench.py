@@ -255,11 +255,8 @@ def mixed_run(home: Home, menu: Menu, turns: int = 200) -> dict:
         if customer.ended:
             customer = CustomerChat(home)  # the next car
     times.sort()
-
-    def at(q: float) -> float:
-        return round(times[min(len(times) - 1, round(q * (len(times) - 1)))], 2)
-
-    return {"turns": turns, "p50": at(0.5), "p95": at(0.95), "p99": at(0.99), "max": round(times[-1], 2)}
+    return {"turns": turns, "p50": percentile(times, 0.5), "p95": percentile(times, 0.95),
+            "p99": percentile(times, 0.99), "max": round(times[-1], 2)}
 
 
 def long_session(home: Home, menu: Menu, turns: int) -> dict:
@@ -431,22 +428,9 @@ def run(quick: bool = False, progress: Callable[[str], None] = lambda _name: Non
             cases.append(Case(**menu_case_in_child(factor, Path(tmp), rounds, warmup, kb)))
         home = Home(Path(tmp) / "state", kb)
         customer, manager = CustomerChat(home), ManagerChat(home)
-
-        def customer_turn() -> None:
-            customer.state = State()
-            customer.step(f"two {dish} and a large {drink}")
-
-        def manager_turn() -> None:
-            manager.state = State()
-            manager.step(f"we're out of {ingredient} and the {dish} now costs $1.99")
-
-        add("customer_turn", customer_turn)
-        add("manager_turn", manager_turn)
-        def customer_turn_with_save() -> None:
-            customer_turn()
-            customer.save()
-
-        add("customer_turn_with_save", customer_turn_with_save)
+        line = f"two {dish} and a large {drink}"
+        for name, work in turn_works(customer, manager, line, f"we're out of {ingredient} and the {dish} now costs $1.99"):
+            add(name, work)
         progress("customer_turn_rules")
         rules_turns, rules = rules_cases(Path(tmp), kb, menu, dish, drink, rounds, warmup)
         cases += rules_turns
@@ -455,27 +439,10 @@ def run(quick: bool = False, progress: Callable[[str], None] = lambda _name: Non
         progress("long_session")
         long = long_session(Home(Path(tmp) / "long", kb), menu, 300 if quick else 3000)
         progress("commit_turn")
-        manager.warm()  # as the REPL does at start (it grounds the version for the next commit too)
-        commits = []
-        for price in range(3 if quick else 10):
-            manager.step(f"the {dish} now costs ${2 + price}.49")
-            start = time.perf_counter()
-            manager.step("save")
-            commits.append((time.perf_counter() - start) * 1000)
-        cases.append(from_samples("commit_turn", commits))
-        starts = 3 if quick else 20
+        cases.append(commit_case(manager, dish, 3 if quick else 10))
         progress("first_prompt")
-        first_prompt(Path(tmp) / "repl", kb)  # compiles the modules, as an install does
-        prompts = [first_prompt(Path(tmp) / "repl", kb) for _ in range(starts)]
-        cases.append(from_samples("first_prompt", [seconds * 1000 for seconds, _ in prompts]))
-        progress("cold_turn")
-        fresh = Path(tmp) / "fresh"
-        line = f"two {dish} and a large {drink}"
-        child_turn(fresh, line, False, kb)  # writes the state dir's rule cache, as any first run does
-        children = 3 if quick else 10
-        cases.append(from_samples("cold_turn", [child_turn(fresh, line, False, kb)["ms"] for _ in range(children)]))
-        cases.append(from_samples("first_turn_after_greeting",
-                                  [child_turn(fresh, line, True, kb)["ms"] for _ in range(children)]))
+        starts, prompts = start_cases(Path(tmp), kb, line, quick)
+        cases += starts
         progress("embedding_first_use")
         lookups = [embedding_first_use() for _ in range(2 if quick else 3)]
         cases.append(from_samples("embedding_first_use", [run["ms"] for run in lookups]))
@@ -485,6 +452,53 @@ def run(quick: bool = False, progress: Callable[[str], None] = lambda _name: Non
                                "embedding_extra_mb": round(max(run["extra_mb"] for run in lookups), 1)},
             "store_rules": rules, "mixed_run": mixed, "long_session": long, "llm": llm_figures(dish, kb),
             "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0], "clingo": clingo.__version__}}
+
+
+def turn_works(customer: CustomerChat, manager: ManagerChat, customer_line: str,
+               manager_line: str) -> list[tuple[str, Callable[[], object]]]:
+    """Whole offline turns in this process, each from a fresh state: a customer's, a manager's,
+    and a customer's with its session saved."""
+
+    def customer_turn() -> None:
+        customer.state = State()
+        customer.step(customer_line)
+
+    def manager_turn() -> None:
+        manager.state = State()
+        manager.step(manager_line)
+
+    def customer_turn_with_save() -> None:
+        customer_turn()
+        customer.save()
+
+    return [("customer_turn", customer_turn), ("manager_turn", manager_turn),
+            ("customer_turn_with_save", customer_turn_with_save)]
+
+
+def commit_case(manager: ManagerChat, dish: str, saves: int) -> Case:
+    """A manager's save publishing one price change, `saves` times."""
+    manager.warm()  # as the REPL does at start (it grounds the version for the next commit too)
+    commits = []
+    for price in range(saves):
+        manager.step(f"the {dish} now costs ${2 + price}.49")
+        start = time.perf_counter()
+        manager.step("save")
+        commits.append((time.perf_counter() - start) * 1000)
+    return from_samples("commit_turn", commits)
+
+
+def start_cases(tmp: Path, kb: Path | None, line: str, quick: bool) -> tuple[list[Case], list[tuple[float, float]]]:
+    """A new process: the REPL's first prompt, its first turn (cold), and its first turn after the
+    greeting's warm-up; with the REPL's (seconds, peak MB) of each start."""
+    first_prompt(tmp / "repl", kb)  # compiles the modules, as an install does
+    prompts = [first_prompt(tmp / "repl", kb) for _ in range(3 if quick else 20)]
+    fresh = tmp / "fresh"
+    child_turn(fresh, line, False, kb)  # writes the state dir's rule cache, as any first run does
+    children = 3 if quick else 10
+    return [from_samples("first_prompt", [seconds * 1000 for seconds, _ in prompts]),
+            from_samples("cold_turn", [child_turn(fresh, line, False, kb)["ms"] for _ in range(children)]),
+            from_samples("first_turn_after_greeting", [child_turn(fresh, line, True, kb)["ms"] for _ in range(children)])
+            ], prompts
 
 
 SERVED_TARGET_P95 = 100  # ms a lane turn over loopback, at the 95th percentile, on a 2-core machine
@@ -599,14 +613,11 @@ def served_run(lanes: int = 32, turns: int = 20, kb: Path | None = None, think: 
         kept = Counter(turn["id"] for _, data in Home(state, kb).sessions_of("customer")
                        for turn in data["turns"] if "id" in turn)
     acked, times = load.acked, sorted(load.times)
-
-    def at(q: float) -> float:
-        return round(times[min(len(times) - 1, round(q * (len(times) - 1)))], 2) if times else 0.0
-
-    p95 = at(0.95)
+    p95 = percentile(times, 0.95)
     return {"lanes": lanes, "turns_per_lane": turns, "think_s": think, "turns": load.total, "acknowledged": len(acked),
             "seconds": round(elapsed, 2), "turns_per_second": round(len(acked) / elapsed, 1) if elapsed else 0.0,
-            "p50": at(0.5), "p95": p95, "p99": at(0.99), "max": at(1.0), "errors": len(load.errors),
+            "p50": percentile(times, 0.5), "p95": p95, "p99": percentile(times, 0.99), "max": percentile(times, 1.0),
+            "errors": len(load.errors),
             "error_samples": sorted(set(load.errors))[:5], "lost": sum(1 for t in acked if kept[t] == 0),
             "doubled": sum(1 for t in acked if kept[t] > 1), "manager_saves": load.saves,
             "menu_version": versions.get("latest"), "target_p95": SERVED_TARGET_P95,
@@ -703,68 +714,79 @@ def chain_run(stores: int = 20, lanes: int = 4, turns: int = 30, kb: Path | None
     missing from the store's sessions), and cross-store leaks: a refusal for that ingredient in a
     store that never ran out of it."""
     menu = Menu.load(paths.kb_files(kb))
-    lines, dish = customer_lines(menu), menu.example_dish
-    scarce = sorted(menu.included(dish))[0]
-    other = next(d for d in sorted(menu.names("dish")) if d != dish)
-    times: list[float] = []
-    acked: dict[str, list[str]] = {}
-    refused: Counter[str] = Counter()  # store -> refusals naming the scarce ingredient
-    lock = threading.Lock()
-    third = threading.Barrier(stores * lanes + stores)  # every lane a third of the way in, and the managers
-    told = threading.Barrier(stores * lanes + stores)  # the runouts and store prices said
     with tempfile.TemporaryDirectory() as tmp:
-        homes = {f"s{n:03d}": Home(Path(tmp) / f"s{n:03d}", kb, store=f"s{n:03d}") for n in range(stores)}
-        for home in homes.values():
-            home.set_stock(scarce, False)  # each store's database rows are made before the clock starts
-        out = {store for n, store in enumerate(homes) if n % 2 == 0}
-
-        def lane(store: str, k: int) -> None:
-            home, chat = homes[store], CustomerChat(homes[store])
-            for i in range(turns):
-                if i == turns // 3:
-                    third.wait(600)
-                    told.wait(600)
-                if chat.ended:
-                    chat = CustomerChat(home)
-                start = time.perf_counter()
-                text = lines[1] if i == turns // 3 else lines[(k + i) % len(lines)]  # the dish again after the runout
-                turn = chat.turn(text, turn_id=f"{store}l{k}t{i}")
-                ms = (time.perf_counter() - start) * 1000
-                said = {row[2] for row in turn.actions.get("confirm", []) if row[0] in ("unavailable", "ran_out")}
-                with lock:
-                    times.append(ms)
-                    acked.setdefault(store, []).append(f"{store}l{k}t{i}")
-                    refused[store] += scarce in said
-
-        def manager(store: str) -> None:
-            chat = ManagerChat(homes[store])
-            third.wait(600)
-            if store in out:
-                chat.turn(f"we're out of {scarce}")
-                if chat.state.all(LastAsk):  # a runout that takes many dishes off is read back first
-                    chat.turn("yes")
-            chat.turn(f"here the {other} costs ${2 + int(store[1:]) % 3}.49")
-            told.wait(600)
-
+        chain = ChainLoad(menu, Path(tmp), stores, lanes, turns, kb)
         began = time.perf_counter()
         with ThreadPoolExecutor(stores * lanes + stores) as pool:
-            jobs = [pool.submit(manager, store) for store in homes]
-            jobs += [pool.submit(lane, store, k) for store in homes for k in range(lanes)]
+            jobs = [pool.submit(chain.manager, store) for store in chain.homes]
+            jobs += [pool.submit(chain.lane, store, k) for store in chain.homes for k in range(lanes)]
             for job in jobs:
                 job.result()
         elapsed = time.perf_counter() - began
         kept = {store: Counter(turn.get("id") for _, data in home.sessions_of("customer") for turn in data["turns"])
-                for store, home in homes.items()}
-    times.sort()
-
-    def at(q: float) -> float:
-        return round(times[min(len(times) - 1, round(q * (len(times) - 1)))], 2) if times else 0.0
-
+                for store, home in chain.homes.items()}
+    times, acked, refused, out = sorted(chain.times), chain.acked, chain.refused, chain.out
     return {"stores": stores, "lanes_per_store": lanes, "turns_per_lane": turns, "turns": len(times),
             "seconds": round(elapsed, 2), "turns_per_second": round(len(times) / elapsed, 1) if elapsed else 0.0,
-            "p50": at(0.5), "p95": at(0.95), "p99": at(0.99), "max": at(1.0),
+            "p50": percentile(times, 0.5), "p95": percentile(times, 0.95), "p99": percentile(times, 0.99),
+            "max": percentile(times, 1.0),
             "lost": sum(1 for store, ids in acked.items() for i in ids if kept[store][i] == 0),
             "doubled": sum(1 for store, ids in acked.items() for i in ids if kept[store][i] > 1),
             "stores_out": len(out), "refusals_where_out": sum(refused[s] for s in out),
-            "cross_store_leaks": sum(refused[s] for s in homes if s not in out),
+            "cross_store_leaks": sum(refused[s] for s in chain.homes if s not in out),
             "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]}}
+
+
+def percentile(ordered: list[float], q: float) -> float:
+    """The q-quantile (0..1) of sorted latencies, rounded to 0.01 ms; 0 when there are none."""
+    return round(ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))], 2) if ordered else 0.0
+
+
+class ChainLoad:
+    """What the chain bench's lanes and managers share: each store's state dir, the stores that run
+    out (the even ones), the two moments every thread meets at (a third of the way in; the runouts
+    and store prices said), and the turns, latencies and refusals of the scarce ingredient."""
+
+    def __init__(self, menu: Menu, tmp: Path, stores: int, lanes: int, turns: int, kb: Path | None):
+        self.lines, self.turns = customer_lines(menu), turns
+        dish = menu.example_dish
+        self.scarce = sorted(menu.included(dish))[0]
+        self.other = next(d for d in sorted(menu.names("dish")) if d != dish)
+        self.times: list[float] = []
+        self.acked: dict[str, list[str]] = {}
+        self.refused: Counter[str] = Counter()  # store -> refusals naming the scarce ingredient
+        self.lock = threading.Lock()
+        self.third = threading.Barrier(stores * lanes + stores)  # every lane a third of the way in, and the managers
+        self.told = threading.Barrier(stores * lanes + stores)  # the runouts and store prices said
+        self.homes = {f"s{n:03d}": Home(tmp / f"s{n:03d}", kb, store=f"s{n:03d}") for n in range(stores)}
+        for home in self.homes.values():
+            home.set_stock(self.scarce, False)  # each store's database rows are made before the clock starts
+        self.out = {store for n, store in enumerate(self.homes) if n % 2 == 0}
+
+    def lane(self, store: str, k: int) -> None:
+        home, chat = self.homes[store], CustomerChat(self.homes[store])
+        for i in range(self.turns):
+            if i == self.turns // 3:
+                self.third.wait(600)
+                self.told.wait(600)
+            if chat.ended:
+                chat = CustomerChat(home)
+            start = time.perf_counter()
+            text = self.lines[1] if i == self.turns // 3 else self.lines[(k + i) % len(self.lines)]  # the dish again
+            turn = chat.turn(text, turn_id=f"{store}l{k}t{i}")
+            ms = (time.perf_counter() - start) * 1000
+            said = {row[2] for row in turn.actions.get("confirm", []) if row[0] in ("unavailable", "ran_out")}
+            with self.lock:
+                self.times.append(ms)
+                self.acked.setdefault(store, []).append(f"{store}l{k}t{i}")
+                self.refused[store] += self.scarce in said
+
+    def manager(self, store: str) -> None:
+        chat = ManagerChat(self.homes[store])
+        self.third.wait(600)
+        if store in self.out:
+            chat.turn(f"we're out of {self.scarce}")
+            if chat.state.all(LastAsk):  # a runout that takes many dishes off is read back first
+                chat.turn("yes")
+        chat.turn(f"here the {self.other} costs ${2 + int(store[1:]) % 3}.49")
+        self.told.wait(600)
