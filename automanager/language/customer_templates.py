@@ -142,6 +142,17 @@ class CustomerTemplates:
         text = REPLIES["confirm"]
         out = [text[f"greeting_{g.kind}"] for g in said.pop("greeting", [])]
         heard = [c for cls in HEARD for c in said.pop(cls.tag or "", [])]
+        out += self.orders_said(said, unknown, bool(heard))
+        out += self.changes_said(said)
+        out += self.questions_said(said, actions)
+        if heard:
+            out.append(self.heard_question(heard))
+        return out
+
+    def orders_said(self, said: dict[str, list[Any]], unknown: list[str], heard: bool) -> list[str]:
+        """What was ordered, and what was refused of it (out, too many, not served now, over a rule)."""
+        text = REPLIES["confirm"]
+        out: list[str] = []
         key = "unknown_heard" if heard else "unknown"
         out += [text[key].format(word=unknown[u.index]) if u.index < len(unknown) else ""
                 for u in said.pop("unknown", [])]
@@ -169,6 +180,12 @@ class CustomerTemplates:
                      + ("_one" if c.most == 1 and c.scope == "category" and c.target == "combo" else "")].format(
             **fields(c)) for c in dict.fromkeys(said.pop("over_rule", []))]
         out += [self.deal_text(c) for c in said.pop("deal_price", []) + said.pop("deal_free", [])]
+        return out
+
+    def changes_said(self, said: dict[str, list[Any]]) -> list[str]:
+        """What was changed, chosen, removed, replaced, copied or called off."""
+        text = REPLIES["confirm"]
+        out: list[str] = []
         out += [self.update_text(c) for c in said.pop("update", [])]
         out += [text["restored"].format(topping=c.topping, dishes=plural(c.dish, self.counts.get(c.dish, 1)))
                 for c in said.pop("restored", [])]
@@ -195,6 +212,12 @@ class CustomerTemplates:
             changed = "copied_changed" if said.pop("copied_changed", []) else "copied"  # "another one but medium"
             out.append(text[changed].format(amounts=join([self.more(c.food, c.quantity) for c in copies])))
         out += [text[kind] for kind in ("cancelled", "stopped", "irrelevant", "empty_order") if said.pop(kind, [])]
+        return out
+
+    def questions_said(self, said: dict[str, list[Any]], actions: Atoms) -> list[str]:
+        """What the bot asks back: which of two, which unit, did you mean, an offer, which kind."""
+        text = REPLIES["confirm"]
+        out: list[str] = []
         out += [text["either"].format(**fields(c)) for c in said.pop("either", [])]
         units = self.units_told_apart(actions, {c.unit for c in said.pop("which_unit", [])})
         out += [text["which_unit"].format(units=" or ".join(units)) if c.first == c.second and units else
@@ -214,8 +237,6 @@ class CustomerTemplates:
         out += [text["which_kind"].format(kind=kind, foods=join(foods, "or")) if len(foods) > 1 else
                 text["how_many_kind"].format(foods=plural(foods[0], 2)) if foods else
                 text["which_kind_none"].format(kinds=kind + "s") for kind, foods in kinds.items()]
-        if heard:
-            out.append(self.heard_question(heard))
         return out
 
     def heard_question(self, heard: list[Any]) -> str:
