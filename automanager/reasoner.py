@@ -502,75 +502,50 @@ class TurnReasoner:
         """Rules that depend on the KB only go to `base` (grounded once); the others get a part
         `r<i>(t)` each (`step(t)` when they need nothing a call brings), their call-dependent
         predicates taking t as one more argument."""
-        statements, rules = program.statements, program.rules
-        where = statements[0].location
-        step = ast.Function(where, STEP, [], False)
+        rules = program.rules
         static = static_predicates(list(rules.values()), kb, self.inputs)
         never = never_true(list(rules.values()), static, kb)
-
-        def stepped(symbol: ast.AST) -> ast.AST:
-            if symbol.ast_type == ast.ASTType.Pool:  # p(a;b) is the pool p(a);p(b)
-                return symbol.update(arguments=[stepped(s) for s in symbol.arguments])
-            if symbol.ast_type == ast.ASTType.Function and symbol.name and \
-                    (symbol.name, len(symbol.arguments)) not in static:
-                return symbol.update(arguments=[*symbol.arguments, step])
-            return symbol
-
-        class AddStep(ast.Transformer):
-            def visit_SymbolicAtom(self, node: ast.AST) -> ast.AST:
-                return node.update(symbol=stepped(node.symbol))
-
-        def dynamic(patterns: list[Pattern]) -> list[Pattern]:
-            return [p for p in patterns if (p[0], len(p) - 1) not in static]
-
-        def text(at: int, statement: ast.AST) -> str:
-            """The statement with t on its call-dependent atoms, kept per statement and which of
-            its predicates are the call's (another KB mostly changes none of them)."""
-            key = (at, frozenset(program.names[at] - static))
-            if key not in program.texts:
-                program.texts[key] = str(AddStep()(statement) if key[1] else statement)
-            return program.texts[key]
-
+        stepper = Stepper(program, static)
         base = ["#program base."]
         # "#show." hides every atom; only the show terms below are shown, and only while the
         # call's external `call_open(t)` is true (it is made false at the next call, so the model
         # stays as small as one call's answer however many calls the Control has seen)
         parts = {EVERY_CALL: [f"#program {EVERY_CALL}({STEP}).", "#show.", f"#external {OPEN}({STEP})."]}
         relevance = Relevance()
-        for at, statement in enumerate(statements):
+        for at, statement in enumerate(program.statements):
             if statement.ast_type in (ast.ASTType.Program, ast.ASTType.Comment, ast.ASTType.Defined):
                 continue  # (every call-dependent predicate is declared below)
             needs: list[Pattern] = []
             if statement.ast_type == ast.ASTType.ShowSignature:
-                # #show p/n.  ->  #show (t, p(X1..Xn)) : p(X1..Xn[, t]).
-                args = [ast.Variable(where, f"X{i}") for i in range(statement.arity)]
-                term = ast.Function(where, "", [step, ast.Function(where, statement.name, args, False)], False)
-                body = ast.Literal(where, ast.Sign.NoSign, ast.SymbolicAtom(
-                    stepped(ast.Function(where, statement.name, args, False))))
-                is_open = ast.Literal(where, ast.Sign.NoSign, ast.SymbolicAtom(ast.Function(where, OPEN, [step], False)))
-                needs = dynamic([(statement.name, *[None] * statement.arity)])
-                said = str(ast.ShowTerm(where, term, [body, is_open]))  # already stepped
+                needs, said = stepper.dynamic([(statement.name, *[None] * statement.arity)]), stepper.shown(statement)
             elif (rule := rules.get(at)) and any((p[0], len(p) - 1) in never for p in rule.needs):
                 continue  # it needs what no fact or rule makes true: it never fires
             elif rule and rule.heads | rule.body <= static:
-                base.append(text(at, statement))
+                base.append(stepper.text(at, statement))
                 continue
             else:
-                needs = dynamic(rule.needs) if rule else []
-                said = text(at, statement)
+                needs = stepper.dynamic(rule.needs) if rule else []
+                said = stepper.text(at, statement)
             gives = rule.gives if rule else []
             part = relevance.add(needs, gives) if needs else EVERY_CALL
             if not needs:
                 relevance.always.extend(gives)
             parts.setdefault(part, [f"#program {part}({STEP})."]).append(said)
-        # a call's facts come in with the grounding of the rules (a backend costs a step of its
-        # own): p(X1..Xn, t) for each fact p(X1..Xn) of the call, from `Given`. Each such
-        # predicate is declared: a call grounds only some parts, so clingo would warn about atoms
-        # the other parts define (a misspelling shows when the rules are one program)
-        mentioned = program.mentioned
-        base += [f"#defined {name}/{arity}." for name, arity in sorted((mentioned & static) - kb)]
+        base += self._declare(program.mentioned, static, kb, parts, relevance)
+        return Rewrite("".join(f"{line}\n" for line in base), {part: "".join(f"{line}\n" for line in lines)
+                                                                for part, lines in parts.items()},
+                       relevance, {name for name, _arity in program.mentioned} | {OPEN})
+
+    def _declare(self, mentioned: set[tuple[str, int]], static: set[tuple[str, int]], kb: set[tuple[str, int]],
+                 parts: dict[str, list[str]], relevance: Relevance) -> list[str]:
+        """The base's declarations, and a part per input a call may bring. A call's facts come in
+        with the grounding of the rules (a backend costs a step of its own): p(X1..Xn, t) for each
+        fact p(X1..Xn) of the call, from `Given`. Each such predicate is declared: a call grounds
+        only some parts, so clingo would warn about atoms the other parts define (a misspelling
+        shows when the rules are one program)."""
+        declared = [f"#defined {name}/{arity}." for name, arity in sorted((mentioned & static) - kb)]
         for name, arity in sorted(mentioned - static - {(OPEN, 1)}):
-            base.append(f"#defined {name}/{arity + 1}.")
+            declared.append(f"#defined {name}/{arity + 1}.")
             if self.inputs is not None and name not in self.inputs:
                 continue  # derived: no call brings it
             variables = [f"X{i}" for i in range(arity)]
@@ -579,9 +554,7 @@ class TurnReasoner:
                 f"#program {given_part(name, arity)}({STEP}).",
                 f"{name}({', '.join([*variables, STEP])}) :- {fact} = @given({name}, {arity}, {STEP})."]
             relevance.inputs.add((name, arity))
-        return Rewrite("".join(f"{line}\n" for line in base), {part: "".join(f"{line}\n" for line in lines)
-                                                                for part, lines in parts.items()},
-                       relevance, {name for name, _arity in mentioned} | {OPEN})
+        return declared
 
     def solve(self, facts: Iterable[clingo.Symbol] = ()) -> Atoms:
         facts = list(facts)
@@ -632,6 +605,51 @@ class TurnReasoner:
             name, row = decoded(sym.arguments[1])
             atoms[name].append(row)
         return {name: sorted(args, key=repr) for name, args in atoms.items()}
+
+
+class Stepper:
+    """Rule statements with the call's step t as one more argument of each call-dependent atom
+    (those whose predicate is not static), kept per statement and which of its predicates are the
+    call's (another KB mostly changes none of them)."""
+
+    def __init__(self, program: Analysed, static: set[tuple[str, int]]):
+        self.program, self.static = program, static
+        self.where = program.statements[0].location
+        self.step = ast.Function(self.where, STEP, [], False)
+        stepped = self.stepped
+
+        class AddStep(ast.Transformer):
+            def visit_SymbolicAtom(self, node: ast.AST) -> ast.AST:
+                return node.update(symbol=stepped(node.symbol))
+
+        self.add_step = AddStep()
+
+    def stepped(self, symbol: ast.AST) -> ast.AST:
+        if symbol.ast_type == ast.ASTType.Pool:  # p(a;b) is the pool p(a);p(b)
+            return symbol.update(arguments=[self.stepped(s) for s in symbol.arguments])
+        if symbol.ast_type == ast.ASTType.Function and symbol.name and \
+                (symbol.name, len(symbol.arguments)) not in self.static:
+            return symbol.update(arguments=[*symbol.arguments, self.step])
+        return symbol
+
+    def dynamic(self, patterns: list[Pattern]) -> list[Pattern]:
+        return [p for p in patterns if (p[0], len(p) - 1) not in self.static]
+
+    def text(self, at: int, statement: ast.AST) -> str:
+        key = (at, frozenset(self.program.names[at] - self.static))
+        if key not in self.program.texts:
+            self.program.texts[key] = str(self.add_step(statement) if key[1] else statement)
+        return self.program.texts[key]
+
+    def shown(self, statement: ast.AST) -> str:
+        """#show p/n.  ->  #show (t, p(X1..Xn)) : p(X1..Xn[, t]), call_open(t)."""
+        where, step = self.where, self.step
+        args = [ast.Variable(where, f"X{i}") for i in range(statement.arity)]
+        term = ast.Function(where, "", [step, ast.Function(where, statement.name, args, False)], False)
+        body = ast.Literal(where, ast.Sign.NoSign, ast.SymbolicAtom(
+            self.stepped(ast.Function(where, statement.name, args, False))))
+        is_open = ast.Literal(where, ast.Sign.NoSign, ast.SymbolicAtom(ast.Function(where, OPEN, [step], False)))
+        return str(ast.ShowTerm(where, term, [body, is_open]))  # already stepped
 
 
 @dataclass(frozen=True)
