@@ -85,84 +85,109 @@ class CustomerReader:
         return name
 
     def pred(self, name: str, f: dict[str, Any], result: Parse, lines: dict[str, int]) -> Pred | None:
+        """The predicate of one form, its names checked; None when a name is not on the menu (said
+        back instead). `lines`: each food's order line so far, for the changes said with it."""
         if not f:
             return Pred(name)
-        if name == "order":
-            food = self.item(f["food"], result)
+        readers = {"order": self.ordered,
+                   "specify": self.specified,
+                   "update": self.update,
+                   "need_recommend": self.recommend,
+                   "query": self.query,
+                   "remove": self.removed,
+                   "set_quantity": self.quantity_set,
+                   "refer": self.refer,
+                   "copy": self.copied,
+                   "replace": self.replaced,
+                   "either": self.either,
+                   "greet": self.greet,
+                   "vague": self.vague}
+        if name not in readers:
+            raise VocabError(f"{name} takes no fields")
+        return readers[name](f, result, lines)
+
+    def ordered(self, f: dict[str, Any], result: Parse, lines: dict[str, int]) -> Pred | None:
+        food = self.item(f["food"], result)
+        if food is None:
+            return None
+        lines[food] = next_line(lines)  # a food ordered again: its newest line
+        return Pred("order", (food, f["quantity"]), lines[food])
+
+    def specified(self, f: dict[str, Any], result: Parse, lines: dict[str, int]) -> Pred | None:
+        combo, dish = self.item(f["combo"], result), self.item(f["dish"], result)
+        if not (combo and dish):
+            return None
+        lines[f"{combo} / {dish}"] = next_line(lines)  # each choice its own line: one combo unit each
+        return Pred("specify", (combo, dish), lines[f"{combo} / {dish}"])
+
+    def recommend(self, f: dict[str, Any], result: Parse, lines: dict[str, int]) -> Pred | None:
+        content = normalize(f["content"])
+        if f["type"] == "upgrade":
+            dish = self.item(f["content"], result)
+            return Pred("need_recommend", (dish, Const("upgrade"))) if dish else None
+        if content not in SPECIAL_CONTENT and content.rstrip("s") in self.menu.categories:
+            content = content.rstrip("s")
+        if content not in SPECIAL_CONTENT | self.menu.categories | self.menu.labels:
+            raise VocabError(f"need_recommend content {f['content']!r} is not a category, a label "
+                             f"({', '.join(sorted(self.menu.labels)) or 'none'}), all or combo")
+        return Pred("need_recommend", (content, Const("category")))
+
+    def query(self, f: dict[str, Any], result: Parse, lines: dict[str, int]) -> Pred | None:
+        said = normalize(f["food"])
+        food: str | None = said
+        if said == "all" or f["kind"] == "menu" and said in SPECIAL_CONTENT | self.menu.labels:
+            pass  # "what meals do you have", "what vegetarian stuff": combos, a label
+        elif f["kind"] == "menu" and said.rstrip("s") in self.menu.categories:
+            food = said.rstrip("s")
+        else:
+            food = self.name(f["food"], "item", result, "topping")  # "is the guac out?" asks of an ingredient
             if food is None:
                 return None
-            lines[food] = next_line(lines)  # a food ordered again: its newest line
-            return Pred("order", (food, f["quantity"]), lines[food])
-        if name == "specify":
-            combo, dish = self.item(f["combo"], result), self.item(f["dish"], result)
-            if not (combo and dish):
-                return None
-            lines[f"{combo} / {dish}"] = next_line(lines)  # each choice its own line: one combo unit each
-            return Pred("specify", (combo, dish), lines[f"{combo} / {dish}"])
-        if name == "update":
-            return self.update(f, result, lines)
-        if name == "need_recommend":
-            content = normalize(f["content"])
-            if f["type"] == "upgrade":
-                dish = self.item(f["content"], result)
-                return Pred("need_recommend", (dish, Const("upgrade"))) if dish else None
-            if content not in SPECIAL_CONTENT and content.rstrip("s") in self.menu.categories:
-                content = content.rstrip("s")
-            if content not in SPECIAL_CONTENT | self.menu.categories | self.menu.labels:
-                raise VocabError(f"need_recommend content {f['content']!r} is not a category, a label "
-                                 f"({', '.join(sorted(self.menu.labels)) or 'none'}), all or combo")
-            return Pred("need_recommend", (content, Const("category")))
-        if name == "query":
-            food = normalize(f["food"])
-            if food == "all" or f["kind"] == "menu" and food in SPECIAL_CONTENT | self.menu.labels:
-                pass  # "what meals do you have", "what vegetarian stuff": combos, a label
-            elif f["kind"] == "menu" and food.rstrip("s") in self.menu.categories:
-                food = food.rstrip("s")
-            else:
-                food = self.name(f["food"], "item", result, "topping")  # "is the guac out?" asks of an ingredient
-                if food is None:
-                    return None
-            quantity = f.get("quantity") if isinstance(f.get("quantity"), int) and f["quantity"] > 0 else 1
-            option = self.menu.option_words.get(normalize(f.get("size") or ""), ("", ""))[1]  # a size, or any option
-            return Pred("query", (Const(f["kind"]), food, quantity, option or Const("none")))
-        if name == "remove":
-            food = "" if f["food"] == "" else self.item(f["food"], result)  # "": the units referred to
-            quantity = f["quantity"] if f["quantity"] is not None else Const("all")
-            return Pred("remove", (food, quantity)) if food is not None else None
-        if name == "set_quantity":
-            food = self.item(f["food"], result)
-            return Pred("set_quantity", (food, f["quantity"]), lines.get(food or "", 0)) if food else None
-        if name == "refer":
-            return self.refer(f, result, lines)
-        if name == "copy":
-            food = "all" if normalize(f["food"]) == "all" else self.item(f["food"], result)
-            quantity = f["quantity"] if isinstance(f["quantity"], int) and f["quantity"] > 0 else \
-                Const("all") if f["quantity"] is None and food != "all" else 1
-            if not food:
-                return None
-            lines[food] = next_line(lines)  # a change said with a copy is the copy's ("the same again but small")
-            return Pred("copy", (food, quantity), lines[food])
-        if name == "replace":
-            old, new = self.item(f["old"], result), self.item(f["new"], result)
-            if not (old and new):
-                return None
-            lines[new] = next_line(lines)  # and one said with a replacement is the new unit's
-            return Pred("replace", (old, new), lines[new])
-        if name == "either":  # two dishes or drinks, two toppings, or two values of an option ("medium or large")
-            first, second = (self.menu.option_words.get(normalize(said), ("", ""))[1] or
-                             self.name(said, "item", result, "topping") for said in (f["first"], f["second"]))
-            return Pred("either", (first, second)) if first and second else None
-        if name == "greet":
-            return Pred("greet", (Const(f["kind"]),))
-        if name == "vague":  # "some tacos": a kind of food, asked about
-            word = normalize(f["kind"])
-            kind = next((k for k in (word, word.removesuffix("s"), word.removesuffix("es")) if k in self.menu.categories),
-                        None)
-            if kind is None:
-                raise VocabError(f"vague kind {f['kind']!r} is not a category")
-            quantity = f["quantity"] if isinstance(f.get("quantity"), int) and f["quantity"] > 0 else 0
-            return Pred("vague", (kind, quantity))
-        raise VocabError(f"{name} takes no fields")
+        quantity = f.get("quantity") if isinstance(f.get("quantity"), int) and f["quantity"] > 0 else 1
+        option = self.menu.option_words.get(normalize(f.get("size") or ""), ("", ""))[1]  # a size, or any option
+        return Pred("query", (Const(f["kind"]), food, quantity, option or Const("none")))
+
+    def removed(self, f: dict[str, Any], result: Parse, lines: dict[str, int]) -> Pred | None:
+        food = "" if f["food"] == "" else self.item(f["food"], result)  # "": the units referred to
+        quantity = f["quantity"] if f["quantity"] is not None else Const("all")
+        return Pred("remove", (food, quantity)) if food is not None else None
+
+    def quantity_set(self, f: dict[str, Any], result: Parse, lines: dict[str, int]) -> Pred | None:
+        food = self.item(f["food"], result)
+        return Pred("set_quantity", (food, f["quantity"]), lines.get(food or "", 0)) if food else None
+
+    def copied(self, f: dict[str, Any], result: Parse, lines: dict[str, int]) -> Pred | None:
+        food = "all" if normalize(f["food"]) == "all" else self.item(f["food"], result)
+        quantity = f["quantity"] if isinstance(f["quantity"], int) and f["quantity"] > 0 else \
+            Const("all") if f["quantity"] is None and food != "all" else 1
+        if not food:
+            return None
+        lines[food] = next_line(lines)  # a change said with a copy is the copy's ("the same again but small")
+        return Pred("copy", (food, quantity), lines[food])
+
+    def replaced(self, f: dict[str, Any], result: Parse, lines: dict[str, int]) -> Pred | None:
+        old, new = self.item(f["old"], result), self.item(f["new"], result)
+        if not (old and new):
+            return None
+        lines[new] = next_line(lines)  # and one said with a replacement is the new unit's
+        return Pred("replace", (old, new), lines[new])
+
+    def either(self, f: dict[str, Any], result: Parse, lines: dict[str, int]) -> Pred | None:  # two dishes or drinks, two toppings, or two values of an option ("medium or large")
+        first, second = (self.menu.option_words.get(normalize(said), ("", ""))[1] or
+                         self.name(said, "item", result, "topping") for said in (f["first"], f["second"]))
+        return Pred("either", (first, second)) if first and second else None
+
+    def greet(self, f: dict[str, Any], result: Parse, lines: dict[str, int]) -> Pred | None:
+        return Pred("greet", (Const(f["kind"]),))
+
+    def vague(self, f: dict[str, Any], result: Parse, lines: dict[str, int]) -> Pred | None:  # "some tacos": a kind of food, asked about
+        word = normalize(f["kind"])
+        kind = next((k for k in (word, word.removesuffix("s"), word.removesuffix("es")) if k in self.menu.categories),
+                    None)
+        if kind is None:
+            raise VocabError(f"vague kind {f['kind']!r} is not a category")
+        quantity = f["quantity"] if isinstance(f.get("quantity"), int) and f["quantity"] > 0 else 0
+        return Pred("vague", (kind, quantity))
 
     def refer(self, f: dict[str, Any], result: Parse, lines: dict[str, int]) -> Pred | None:
         """Which ordered units a change of dish "" is about: its own line, shared by that change."""
