@@ -429,72 +429,65 @@ class CustomerTemplates:
         facts: dict[tuple, list] = defaultdict(list)
         for f, prop, v in actions.get("answer", []):
             facts[(f, prop)].append(v)
-        out = []
-        for (f, prop), values in facts.items():
-            if prop == "price":
-                out.append(f"The {f} is {dollars(values[0])}.")
-            elif prop == "calories":
-                out.append(f"The {f} has {values[0]} calories.")
-            elif isinstance(prop, tuple) and prop[0] in ("price_for", "calories_for"):
-                n, size = prop[1], prop[2]
-                what = count(f"{size} {f}" if size != "none" else f, n)
-                verb = "are" if n > 1 else "is"
-                amount = dollars(values[0]) if prop[0] == "price_for" else f"{values[0]} calories"
-                out.append(f"{what[0].upper()}{what[1:]} {verb} {amount}." if prop[0] == "price_for"
-                           else f"{what[0].upper()}{what[1:]} {'have' if n > 1 else 'has'} {amount}.")
-            elif isinstance(prop, tuple) and prop[0] == "deal_today":
-                out.append(REPLIES["confirm"]["deal_price_asked"].format(
-                    day=REPLIES["confirm"]["deal_day"].get(prop[1], ""), price=dollars(values[0])))
-            elif isinstance(prop, tuple) and prop[0] == "extra_for":
-                said = self.option_said(self.group_of(f, prop[1]), prop[1])
-                out.append(f"{said[0].upper()}{said[1:]} is {dollars(values[0])} extra on the {f}." if values[0] > 0
-                           else f"{said[0].upper()}{said[1:]} is no extra charge on the {f}." if values[0] == 0
-                           else f"{said[0].upper()}{said[1:]} takes {dollars(-values[0])} off the {f}.")
-            elif isinstance(prop, tuple) and prop[0] == "price_with":
-                said = self.option_said(self.group_of(f, prop[1]), prop[1])
-                out.append(f"With {said}, your {f} would be {dollars(values[0])}.")
-            elif isinstance(prop, tuple) and prop[0] == "option_values":
-                kinds = list(dict.fromkeys(self.option_said(prop[1], o) for o, _ in sorted(values, key=lambda v: (v[1], v[0]))))
-                out.append(f"For the {f} we have {join(kinds)}.")
-            elif prop in ("ingredient", "contains"):
-                out.append(f"The {f} comes with {join(sorted(values))}.")
-            elif prop == "topping":
-                out.append(f"On the {f} you can add {join(sorted(values))}.")
-            elif prop == "option":
-                out.append(f"For your {f} you can choose {join(sorted(values)).replace(' and ', ' or ')}.")
-            elif prop == "item":
-                out.append(f"Our {plural(f, 2)}: {join(sorted(values))}.")
-            elif prop == "size" and values == ["one"]:
-                out.append(f"The {f} comes in one size.")
-            elif prop == "size":
-                sizes = list(dict.fromkeys(self.option_said("size", o) for o, _ in sorted(values, key=lambda v: (v[1], v[0]))))
-                out.append(f"Our {plural(f, 2)} come in {join(sizes)}." if f in self.menu.categories
-                           else f"The {f} comes in {join(sizes)}.")
-            elif prop == "not_served" and f == "all":
-                out.append(REPLIES["confirm"]["not_served_all"].format(foods=join(sorted(values))))
-            elif prop == "not_served":
-                out.append(REPLIES["confirm"]["not_served_answer"].format(**served_hours(values)))
-            elif prop == "available" and f == "all":
-                out.append("Everything on the menu is available right now.")
-            elif prop == "available":
-                out.append(f"Yes, we have {f} right now.")
-            elif prop == "unavailable" and f == "all":
-                out.append(f"Not available right now: {join(sorted(values))}.")
-            elif prop == "unavailable":
-                out.append(f"The {f} is not available right now: we're out of {values[0]}.")
-            elif prop == "total":
-                out.append(f"Your order comes to {dollars(values[0])} so far{self.discount_text(actions)}.")
-            elif prop == "deal":
-                deals = [rule_text(rule) for v in values if (rule := read_rule(v))]
-                out.append(REPLIES["confirm"]["deals"].format(deals=join(deals)) if deals
-                           else REPLIES["confirm"]["no_deals"])
+        out = [self.answered(f, prop, values, actions) for (f, prop), values in facts.items()]
         out += self.explanation(actions)
         if actions.get("explain") and ("order", "total") not in facts and actions.get("discount"):
             out.append(self.discount_text(actions, "deal_why_off"))  # the order's discount too
-        for kind, f in actions.get("answer_none", []):
-            out.append("Which item do you mean? Tell me its name and I'll look it up." if f == "all"
-                       else f"Sorry, I don't have the {kind} of the {f}.")
+        said = REPLIES["answer"]
+        out += [said["none_all"] if f == "all" else said["none"].format(kind=kind, food=f)
+                for kind, f in actions.get("answer_none", [])]
         return " ".join(o for o in out if o)
+
+    def answered(self, f: str, prop: Any, values: list, actions: Atoms) -> str:
+        """One answer/3 group (an item, what was asked of it, its values) as the replies file words it."""
+        if isinstance(prop, tuple):
+            return self.answered_of(f, prop, values)
+        said, everything = REPLIES["answer"], f == "all"
+        items = join(sorted(str(v) for v in values))
+        if prop == "not_served":
+            confirm = REPLIES["confirm"]
+            return confirm["not_served_all"].format(foods=items) if everything else \
+                confirm["not_served_answer"].format(**served_hours(values))
+        if prop == "deal":
+            deals = [rule_text(rule) for v in values if (rule := read_rule(v))]
+            return REPLIES["confirm"]["deals"].format(deals=join(deals)) if deals else REPLIES["confirm"]["no_deals"]
+        if prop == "size" and values != ["one"]:
+            sizes = join(list(dict.fromkeys(self.option_said("size", o)
+                                            for o, _ in sorted(values, key=lambda v: (v[1], v[0])))))
+            return said["size_kind" if f in self.menu.categories else "size"].format(food=f, foods=plural(f, 2),
+                                                                                       sizes=sizes)
+        key = {"size": "size_one", "available": "available_all" if everything else "available",
+               "unavailable": "unavailable_all" if everything else "unavailable"}.get(prop, prop)
+        if key not in said:
+            return ""
+        return said[key].format(food=f, foods=plural(f, 2), items=items, choices=items.replace(" and ", " or "),
+                                price=dollars(values[0]) if isinstance(values[0], int) else "",
+                                calories=values[0], ingredient=values[0], total=dollars(values[0])
+                                if prop == "total" else "", discount=self.discount_text(actions)
+                                if prop == "total" else "")
+
+    def answered_of(self, f: str, prop: tuple, values: list) -> str:
+        """An answer about a number of an item, a size, an option or a deal day (a tuple property)."""
+        said, kind = REPLIES["answer"], prop[0]
+        if kind in ("price_for", "calories_for"):
+            n, size = prop[1], prop[2]
+            what = count(f"{size} {f}" if size != "none" else f, n)
+            text = said[f"{kind}_{'many' if n > 1 else 'one'}"].format(what=what, price=dollars(values[0]),
+                                                                         calories=values[0])
+        elif kind == "deal_today":
+            text = REPLIES["confirm"]["deal_price_asked"].format(day=REPLIES["confirm"]["deal_day"].get(prop[1], ""),
+                                                                 price=dollars(values[0]))
+        elif kind in ("extra_for", "price_with"):
+            option = self.option_said(self.group_of(f, prop[1]), prop[1])
+            key = kind if kind == "price_with" or values[0] > 0 else "extra_for_free" if values[0] == 0 \
+                else "extra_for_less"
+            text = said[key].format(option=option, food=f, price=dollars(abs(values[0])))
+        elif kind == "option_values":
+            options = list(dict.fromkeys(self.option_said(prop[1], o) for o, _ in sorted(values, key=lambda v: (v[1], v[0]))))
+            text = said["option_values"].format(food=f, options=join(options))
+        else:
+            return ""
+        return text[0].upper() + text[1:]
 
     def check(self, actions: Atoms) -> str:
         """The priced summary: equal units grouped, in the order they were said."""
