@@ -150,6 +150,18 @@ class CustomerParser:
             if not self.talk.opened(flat):  # "we're in a hurry", "sorry, the baby's fussy": heard, and nothing to do
                 return Parse(deals or [Pred("greet", (Const("hello" if talk and not ctx.ordered else "noted"),))], [], [])
         tokens, mentions, choices = self.either_or(tokens, mentions, flat)
+        complete = bool(acts["complete"].search(flat)) or \
+            ctx.ask_topic in (None, "else", "more") and acts["complete_alone"].whole(self.p.without_polite(flat))
+        if (answer := self.whole_line_answer(tokens, mentions, flat, said, ctx, complete)) is not None:
+            return answer
+        return self.read_clauses(tokens, mentions, flat, ctx, talk, complete,
+                                 [Pred("either", choice) for choice in choices] + deals)
+
+    def whole_line_answer(self, tokens: list[str], mentions: list[Mention], flat: str, said: str, ctx: Context,
+                          complete: bool) -> Parse | None:
+        """A line that is one answer as a whole (yes, no, that's all, cancel, stop, "whatever" to a
+        choice, "both" to "which one?", small talk), or None: its clauses are read."""
+        acts = self.p.acts
         if ctx.ask_topic == "more" and acts["one_more"].search(said) and not any(m.kind == "item" for m in mentions):
             return Parse([Pred("accept")], [], [])  # "one more thing": the summary's order reopens
         if not flat:
@@ -158,8 +170,6 @@ class CustomerParser:
             return Parse([Pred("cancel")], [], [])
         if acts["stop"].starts(self.opened(flat)) and len(flat.split()) <= 5:
             return Parse([Pred("stop")], [], [])
-        complete = bool(acts["complete"].search(flat)) or \
-            ctx.ask_topic in (None, "else", "more") and acts["complete_alone"].whole(self.p.without_polite(flat))
         if ctx.ask_topic and ctx.ask_topic.startswith("choice") and not mentions and \
                 self.p.any.whole(self.p.without_polite(self.opened(flat))):
             return Parse([Pred("accept")], [], [])  # "whatever": the bot makes the choice
@@ -180,11 +190,46 @@ class CustomerParser:
         small_talk = self.small_talk(flat) if not mentions else None
         if small_talk and small_talk[1]:
             return Parse([Pred("greet", (Const(small_talk[0]),))], [], [])
+        return None
 
+    def read_clauses(self, tokens: list[str], mentions: list[Mention], flat: str, ctx: Context,
+                     talk: tuple[str, bool] | None, complete: bool, extra: list[Pred]) -> Parse:
+        """The line read clause by clause: each clause's act, names and references, then what the
+        line as a whole adds (`extra`: choices left open, deals asked about)."""
         result = Parse([], [], [])
         clauses = self.with_references(self.clauses(tokens, mentions), ctx)
+        self.mark_requests(clauses, flat, ctx)
+        half_heard = self.read_each(clauses, result, ctx)
+        self.give_acts(clauses, ctx)
+        # "the chicken one, make it two": a reference no change or removal of the line acts on is half heard
+        half_heard += [c for c in clauses if c.referred and c.act not in ("change", "remove")]
+        self.count_of_a_list(clauses)
+        self.units_of_a_list(clauses, result)
+        state = {"line": 0, "last": ctx.ordered[-1] if flat.startswith("with ") and ctx.ordered else None,
+                 "label": next((self.menu.label_words[w] for w in flat.split() if w in self.menu.label_words), None)}
+        for clause in clauses:
+            self.clause(clause, ctx, result, state)
+        result.preds += extra
+        result.unknown = [said for said in result.unknown if self.talk.leftover(said.split())]  # talk is no name
+        if any(clause.act in CHANGING for clause in half_heard):
+            result.preds.append(Pred("unsure"))
+        if complete:
+            result.preds.append(Pred("complete"))
+        asked_not_taken(result)
+        if not result.preds and not result.unknown and state["label"]:
+            # "I'm vegetarian", "what's meatless?": nothing else said, the foods of that kind are the answer
+            result.preds.append(Pred("query", (Const("menu"), state["label"], 1, Const("none"))))
+        if talk and not ctx.ordered:  # "hi, can I get a taco": hello back, then the order
+            result.preds.insert(0, Pred("greet", (Const(talk[0]),)))
+        if all(p.name == "unsure" for p in result.preds) and not result.unknown:  # nothing read but doubt
+            result.preds = [Pred("irrelevant")]
+        return result
+
+    def mark_requests(self, clauses: list[Clause], flat: str, ctx: Context) -> None:
+        """A sentence said as a request ("can I get a X and a Y?") asks nothing: the question mark
+        ends a request, not a question ("hi, it's me. can I get a X?")."""
         sentence: list[Clause] = []
-        for clause in clauses:  # "hi, it's me. can I get a X and a Y?": the mark ends a request, not a question
+        for clause in clauses:
             sentence.append(clause)
             if clause.ends or clause is clauses[-1]:
                 opened = self.opened(" ".join(c.text for c in sentence))
@@ -193,8 +238,12 @@ class CustomerParser:
                     for part in sentence:
                         part.asks = False
                 sentence = []
+
+    def read_each(self, clauses: list[Clause], result: Parse, ctx: Context) -> list[Clause]:
+        """Each clause's names, kinds and unknown words; the clauses read with words left over (half
+        heard: their changes are asked about)."""
         counted: dict[str, int] = {}  # how many of each item the clauses so far ordered
-        half_heard = []  # clauses whose reading stands with words left over: their changes are asked about
+        half_heard = []
         for before, clause in zip([None, *clauses], clauses):
             self.kind_with_ingredient(clause, result)
             self.variant_named(clause)
@@ -210,30 +259,7 @@ class CustomerParser:
                 half_heard.append(before)
             for m in clause.items():
                 counted[m.name] = counted.get(m.name, 0) + self.quantity_before(clause.tokens, m.start, clause.mentions, 1)
-        self.give_acts(clauses, ctx)
-        # "the chicken one, make it two": a reference no change or removal of the line acts on is half heard
-        half_heard += [c for c in clauses if c.referred and c.act not in ("change", "remove")]
-        self.count_of_a_list(clauses)
-        self.units_of_a_list(clauses, result)
-        state = {"line": 0, "last": ctx.ordered[-1] if flat.startswith("with ") and ctx.ordered else None,
-                 "label": next((self.menu.label_words[w] for w in flat.split() if w in self.menu.label_words), None)}
-        for clause in clauses:
-            self.clause(clause, ctx, result, state)
-        result.preds += [Pred("either", choice) for choice in choices] + deals
-        result.unknown = [said for said in result.unknown if self.talk.leftover(said.split())]  # talk is no name
-        if any(clause.act in CHANGING for clause in half_heard):
-            result.preds.append(Pred("unsure"))
-        if complete:
-            result.preds.append(Pred("complete"))
-        asked_not_taken(result)
-        if not result.preds and not result.unknown and state["label"]:
-            # "I'm vegetarian", "what's meatless?": nothing else said, the foods of that kind are the answer
-            result.preds.append(Pred("query", (Const("menu"), state["label"], 1, Const("none"))))
-        if talk and not ctx.ordered:  # "hi, can I get a taco": hello back, then the order
-            result.preds.insert(0, Pred("greet", (Const(talk[0]),)))
-        if all(p.name == "unsure" for p in result.preds) and not result.unknown:  # nothing read but doubt
-            result.preds = [Pred("irrelevant")]
-        return result
+        return half_heard
 
     def not_quantities(self, tokens: list[str]) -> list[str]:
         """The tokens without numbers that count people or years ("a family of four", "for my 2
@@ -1331,7 +1357,7 @@ class CustomerParser:
         return True
 
     def order(self, clause: Clause, items: list[Mention], ctx: Context, result: Parse, state: dict) -> None:
-        toks, text = clause.tokens, clause.text
+        toks = clause.tokens
         one = any(t in ("one", "ones") and not any(m.start <= i < m.end for m in clause.items())
                   for i, t in enumerate(toks))  # "gimme a large one": of the food talked about
         if not clause.items() and (state.get("asked") and one or not state["line"] and (
@@ -1352,6 +1378,18 @@ class CustomerParser:
                 self.order(tail, [], ctx, result, state)
                 return
         one = self.one_of_them(clause, items)
+        placed = self.place_items(clause, items, ctx, result, state, one)
+        if len(placed) > 1:  # "two medium ham pizzas with a large pepsi": each item its own modifiers
+            for (m, line), (after, _) in zip(placed, placed[1:] + [(None, 0)]):
+                self.updates(self.item_span(clause, m, after), m.name, line, ctx, result.preds)
+            return
+        self.changes_said(clause, items, ctx, result, state, one)
+
+    def place_items(self, clause: Clause, items: list[Mention], ctx: Context, result: Parse, state: dict,
+                    one: bool) -> list[tuple[Mention, int]]:
+        """Each item the clause names, ordered on a line of its own (or as a combo's choice, or
+        asked about when said vaguely); the items ordered, with their lines."""
+        toks, preds = clause.tokens, result.preds
         placed: list[tuple[Mention, int]] = []  # the items ordered here, with their lines
         discussed = ctx.discussed if ctx.discussed in self.menu.combos else None
         if discussed and not state["line"] and items and self.number_in(clause) is not None and \
@@ -1396,10 +1434,13 @@ class CustomerParser:
             placed.append((m, state["line"]))
             state["last"] = m.name
             state.setdefault("placed", {})[m.name] = state["line"]
-        if len(placed) > 1:  # "two medium ham pizzas with a large pepsi": each item its own modifiers
-            for (m, line), (after, _) in zip(placed, placed[1:] + [(None, 0)]):
-                self.updates(self.item_span(clause, m, after), m.name, line, ctx, result.preds)
-            return
+        return placed
+
+    def changes_said(self, clause: Clause, items: list[Mention], ctx: Context, result: Parse, state: dict,
+                     one: bool) -> None:
+        """The changes of a clause that ordered at most one item: on that item, on a unit this line
+        ordered named again, on each unit the sentence ordered, or on units ordered before."""
+        toks, text, preds = clause.tokens, clause.text, result.preds
         if not items and (picked := self.placed_ref(clause, result.preds)):
             (food, at), used = picked  # "a ham pizza and a bacon one, thin crust on the bacon one"
             rest = Clause(toks, [m for m in clause.mentions if m not in used], clause.act, clause.asks)
@@ -1834,8 +1875,34 @@ class CustomerParser:
         toks = clause.tokens
         if not ctx.ordered:
             return [], []
+        refs, used = self.mention_refs(clause, ctx)
+        refs = self.word_refs(clause) + refs
+        if not refs and not clause.items() and (clause.toppings() or clause.options()) and any(
+                t in self.p.plural_refs and (toks[i - 1:i] != ["of"] or toks[i - 2:i - 1] == ["one"])
+                for i, t in enumerate(toks)):
+            refs.append(("recent", 1))  # "make them large", "jalapenos on one of those": the units just ordered
+        if not refs and set(toks) & self.p.person_unit and (clause.toppings() or clause.options()):
+            refs.append(("one", 1))  # "he wants his with no tomatoes": one unit, the person's
+        if not refs and (self.p.diet.search(clause.text) or self.p.every_unit.search(clause.text)) and \
+                clause.toppings() and not clause.items():
+            refs.append(("all", 1))  # "I can't eat onions", "no onions on anything": every unit that comes with them
+        if not refs:
+            return [], []
+        for m in clause.items():  # "the second pizza": of that food
+            food = self.ordered_named(m, ctx)
+            if food and m not in used:
+                refs.append(("food", food))
+                used.append(m)
+        singular = any(t in self.p.unit_nouns for t in toks) and not set(toks) & self.p.unit_all
+        if singular and not any(kind in ("nth", "one", "alike") for kind, _ in refs):
+            refs.append(("one", 1))
+        return refs, used
+
+    def word_refs(self, clause: Clause) -> list[tuple[str, str | int]]:
+        """What picks units by its words alone: "the second one", "the drink", "the other taco",
+        "that one", "the meat one", "both"."""
+        toks = clause.tokens
         refs: list[tuple[str, str | int]] = []
-        used: list[Mention] = []
         for i, tok in enumerate(toks):
             before = toks[max(0, i - 2):i]
             definite = bool(set(before) & (self.p.definite | self.p.unit_all))
@@ -1856,6 +1923,13 @@ class CustomerParser:
             elif tok == "both" and (toks[i + 1:i + 2] in ([], ["of"], ["the"], [","], ["."], ["?"]) or any(
                     m.start == i + 1 and m.kind in ("option", "topping") for m in clause.mentions)):
                 refs.append(("last", 2))  # "on both", "make those both large": the last two units
+        return refs
+
+    def mention_refs(self, clause: Clause, ctx: Context) -> tuple[list[tuple[str, str | int]], list[Mention]]:
+        """What picks units by a name it says: "the small one", "the guac one", "the one with
+        chicken", "the taco" of two made differently; with the mentions it uses."""
+        refs: list[tuple[str, str | int]] = []
+        used: list[Mention] = []
         for m in clause.mentions:
             before = clause.tokens[max(0, m.start - 2):m.start]
             after = clause.tokens[m.end:m.end + 1]
@@ -1886,25 +1960,6 @@ class CustomerParser:
                 some = self.some_of_them(clause)  # "two of the tacos": the last two of them
                 refs += [("last", some)] if some else [] if m.said.endswith("s") else [("alike", 1)]
                 used.append(m)
-        if not refs and not clause.items() and (clause.toppings() or clause.options()) and any(
-                t in self.p.plural_refs and (toks[i - 1:i] != ["of"] or toks[i - 2:i - 1] == ["one"])
-                for i, t in enumerate(toks)):
-            refs.append(("recent", 1))  # "make them large", "jalapenos on one of those": the units just ordered
-        if not refs and set(toks) & self.p.person_unit and (clause.toppings() or clause.options()):
-            refs.append(("one", 1))  # "he wants his with no tomatoes": one unit, the person's
-        if not refs and (self.p.diet.search(clause.text) or self.p.every_unit.search(clause.text)) and \
-                clause.toppings() and not clause.items():
-            refs.append(("all", 1))  # "I can't eat onions", "no onions on anything": every unit that comes with them
-        if not refs:
-            return [], []
-        for m in clause.items():  # "the second pizza": of that food
-            food = self.ordered_named(m, ctx)
-            if food and m not in used:
-                refs.append(("food", food))
-                used.append(m)
-        singular = any(t in self.p.unit_nouns for t in toks) and not set(toks) & self.p.unit_all
-        if singular and not any(kind in ("nth", "one", "alike") for kind, _ in refs):
-            refs.append(("one", 1))
         return refs, used
 
     def the_one_with(self, clause: Clause, m: Mention) -> str | None:

@@ -1112,8 +1112,6 @@ class ManagerParser:
         mentions = find_mentions(self.menu, tokenize(clause))
         items = [m.name for m in mentions if m.kind == "item"]
         kitchen = [m.alternatives["topping"] for m in mentions if "topping" in m.alternatives]
-        toks = tokenize(clause)
-        dishes = [m.name for m in mentions if m.kind == "item" and not self.names_a_kind(toks, m)]
 
         if ctx.ask_topic == "type" and ctx.ask_target and not items:
             kind = next((CUES.type_words[w] for w in flat.split() if CUES.type_words.get(w)), None)
@@ -1140,6 +1138,16 @@ class ManagerParser:
             names = said if said else stock_names
             preds += [Pred("runout", self.stock_said(name, result)) for name in names]
             return target
+        return self.menu_change(clause, flat, mentions, ctx, target, result)
+
+    def menu_change(self, clause: str, flat: str, mentions: list[Mention], ctx: ManagerContext, target: str | None,
+                    result: ManagerParse) -> str | None:
+        """A clause that is no stock news: a price moved, an ingredient taken off, a delete, a swap,
+        or an item's price, calories or category edited."""
+        preds, toks = result.preds, tokenize(clause)
+        items = [m.name for m in mentions if m.kind == "item"]
+        kitchen = [m.alternatives["topping"] for m in mentions if "topping" in m.alternatives]
+        dishes = [m.name for m in mentions if m.kind == "item" and not self.names_a_kind(toks, m)]
         if three_decimals(clause):
             result.hint = "A price has at most two decimals (like $3.49); nothing changed."
             return target
@@ -1182,6 +1190,14 @@ class ManagerParser:
                     if named and price is None and not self.category(named.group(1), False):
                         result.preds.append(Pred("edit", (item, Const("category"), named.group(1).strip())))
                 return target
+        return self.addition(clause, flat, mentions, items, kitchen, ctx, target, result)
+
+    def addition(self, clause: str, flat: str, mentions: list[Mention], items: list[str], kitchen: list[str],
+                 ctx: ManagerContext, target: str | None, result: ManagerParse) -> str | None:
+        """What is added to an item ("add onions to the X", "X: 3 tacos and a drink"), a new item's
+        price, or the answer to what the bot asked of the item it is adding. `items`: the items the
+        clause is about (those it names, or the one a price edit of "it" meant)."""
+        preds = result.preds
         as_kind = P.as_kind.search(flat)
         m = P.add_to_owner.search(P.as_kind.sub(" ", flat).strip())
         if m and (items or kitchen):
