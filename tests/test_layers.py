@@ -150,3 +150,18 @@ def test_no_import_cycle():
 ])
 def test_the_import_reader_on_examples(source, found):
     assert imports("bots.admin", source) == found
+
+
+LONGEST = 59  # lines a function may take, its docstring included: a longer one does several things
+
+
+def test_no_function_is_longer_than_it_can_be_read():
+    """Each function reads top to bottom on one screen; a longer one is split by what its parts do."""
+    long = []
+    for name, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.end_lineno is not None:
+                lines = node.end_lineno - node.lineno + 1
+                if lines > LONGEST:
+                    long.append(f"{name}.{node.name}: {lines} lines")
+    assert not long, f"over {LONGEST} lines: {long}"

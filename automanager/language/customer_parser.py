@@ -855,30 +855,14 @@ class CustomerParser:
 
         They never vanish and never swallow the next item: each clause is read on its own."""
         toks = clause.tokens
-        covered = {i for m in clause.mentions for i in range(m.start, m.end)}
-        numbers: set[int] = set()
-        for i in range(len(toks)):
-            got = number_at(toks, i)
-            if got and toks[i] not in ("a", "an"):
-                numbers.update(range(i, i + got[1]))
-        content = [i for i, t in enumerate(toks) if i not in covered and i not in numbers and not self.plain_word(t)
-                   and not (t in self.p.bare_words and i - 1 in numbers)]  # "one plain cheese": that one as it comes
+        content, numbers = self.unnamed_words(clause)
         if not content or self.p.acts["recommend"].search(clause.text):
             return
         if clause.items():
             self.words_around_a_name(clause, content, numbers, result, ctx)
             return
         question = self.p.is_question(self.opened(clause.text)) or clause.asks
-        first = content[0]  # the name may start with words that are not names alone ("big", "spicy")
-        while first > 0 and first - 1 not in numbers and is_letters(toks[first - 1]) and \
-                toks[first - 1] not in self.p.filler and toks[first - 1] not in OPENERS:
-            first -= 1
-        last = content[-1]  # and may end in words that are not names alone ("... combo", "... supreme")
-        while last + 1 < len(toks) and is_letters(toks[last + 1]) and last + 1 not in numbers and \
-                toks[last + 1] not in self.p.filler and toks[last + 1] not in self.p.operator_words and \
-                (toks[last + 1] in self.category_words or toks[last + 1] in self.option_tokens):
-            last += 1
-        content = content + list(range(content[-1] + 1, last + 1))
+        first, content = self.name_span(toks, content, numbers)
         span = [t for i, t in enumerate(toks[first:content[-1] + 1], start=first)
                 if is_word(t) and (t not in self.p.filler or i in numbers)]
         phrase = " ".join(span)
@@ -889,7 +873,41 @@ class CustomerParser:
                 len([f for f in named if covers(words, f)]) == 1:
             return
         said = " ".join(t for t in span if self.menu.option_words.get(t, ("",))[0] != "size") or phrase
-        end = content[-1] + 1
+        self.name_or_said_back(clause, result, ctx, first, content[0], content[-1] + 1, span, phrase, said)
+
+    def unnamed_words(self, clause: Clause) -> tuple[list[int], set[int]]:
+        """The places of the clause's words no name, number or plain word covers, and those of its numbers."""
+        toks = clause.tokens
+        covered = {i for m in clause.mentions for i in range(m.start, m.end)}
+        numbers: set[int] = set()
+        for i in range(len(toks)):
+            got = number_at(toks, i)
+            if got and toks[i] not in ("a", "an"):
+                numbers.update(range(i, i + got[1]))
+        content = [i for i, t in enumerate(toks) if i not in covered and i not in numbers and not self.plain_word(t)
+                   and not (t in self.p.bare_words and i - 1 in numbers)]  # "one plain cheese": that one as it comes
+        return content, numbers
+
+    def name_span(self, toks: list[str], content: list[int], numbers: set[int]) -> tuple[int, list[int]]:
+        """Where a name of unknown words may start and the places it covers: it may start with
+        words that are no names alone ("big", "spicy") and end in a kind or an option word."""
+        first = content[0]  # the name may start with words that are not names alone ("big", "spicy")
+        while first > 0 and first - 1 not in numbers and is_letters(toks[first - 1]) and \
+                toks[first - 1] not in self.p.filler and toks[first - 1] not in OPENERS:
+            first -= 1
+        last = content[-1]  # and may end in words that are not names alone ("... combo", "... supreme")
+        while last + 1 < len(toks) and is_letters(toks[last + 1]) and last + 1 not in numbers and \
+                toks[last + 1] not in self.p.filler and toks[last + 1] not in self.p.operator_words and \
+                (toks[last + 1] in self.category_words or toks[last + 1] in self.option_tokens):
+            last += 1
+        return first, content + list(range(content[-1] + 1, last + 1))
+
+    def name_or_said_back(self, clause: Clause, result: Parse, ctx: Context, first: int, unnamed: int, end: int,
+                          span: list[str], phrase: str, said: str) -> None:
+        """The unknown words (from `first`, the first one no name covers at `unnamed`, to `end`) as a
+        name corrected to the menu's (with a topping after it, or without an option word before
+        it), a kind asked about, or said back."""
+        toks = clause.tokens
         trailing = next((m for m in clause.toppings() if m.start == end), None)  # "... burrito steak"
         longer = self.names.match(f"{said} {trailing.said}", "item") if trailing else None
         name: str | None
@@ -905,7 +923,7 @@ class CustomerParser:
             said = " ".join(t for t in toks[first:end] if is_word(t) and t not in self.p.filler)
             name = self.names.lookup(said, "item", result.corrected) if said else None
         if name:  # the option values said around the name stay ("a medium mango brisk")
-            start = max([m.end for m in options if m.end <= content[0]], default=first)
+            start = max([m.end for m in options if m.end <= unnamed], default=first)
             kept = [m for m in clause.mentions if m.end <= first or m.start >= end or m in options]
             kept = [m for m in kept if not (start <= m.start < end)]
             clause.mentions = sorted(kept + [Mention(start, end, "item", name, {"item": name}, phrase)],
@@ -1288,17 +1306,7 @@ class CustomerParser:
         if act == "recommend":
             preds.append(self.recommendation(text, items + targets, dish, state["label"]))
         elif act == "question":
-            query = self.query(clause, items + targets, dish, ctx)
-            if query and query.args[:2] == (Const("available"), "all") and state["label"]:
-                query = Pred("query", (Const("menu"), state["label"], 1, Const("none")))  # "I'm vegan, what do you have?"
-            off_menu = self.off_menu_words(clause) if query and query.args[:2] == (Const("available"), "all") else []
-            if off_menu:  # "do you have root beer?": not on the menu, never "everything is available"
-                result.unknown += off_menu
-            elif query:
-                preds.append(query)
-                kind, food, n, size = query.args
-                if str(kind) not in ("menu", "total", "with") and food in self.menu.items:
-                    state["asked"] = (food, n, None if size == Const("none") else size)  # "...? I'll take one"
+            self.question(clause, items + targets, dish, ctx, result, state)
         elif act == "remove" and self.unit_refs(clause, ctx)[0]:  # "take off the last thing"
             self.refer(clause, ctx, result, state)
             preds.append(Pred("remove", ("", Const("all"))))
@@ -1307,29 +1315,11 @@ class CustomerParser:
             rest = Clause(clause.tokens, [m for m in clause.mentions if m not in used], clause.act, clause.asks)
             self.updates(rest, "", state["line"], ctx, preds)
         elif act == "remove":
-            foods = [self.ordered_named(m, ctx) or m.name for m in items] or \
-                ([ctx.ordered[-1]] if ctx.ordered else [])
-            units: list[Mention | None] = list(items) or [None]
-            for m, food in zip(units, foods):
-                n = self.quantity_before(toks, m.start, clause.mentions) if m else None
-                if m and self.unsaid(m.name, n, placed, preds):
-                    continue
-                preds.append(Pred("remove", (food, n if n else Const("all"))))
+            self.removal(clause, items, ctx, preds, placed)
         elif act == "replace":
             self.replacement(clause, items, ctx, result, state)
         elif act == "resize":
-            named = self.ordered_named((items or targets)[0], ctx) if items or targets else None
-            asked = ctx.ask_group if ctx.ask_topic == "pick(size)" and not named else []
-            every = not named and not asked and bool(self.p.every_unit.search(text))
-            if every:  # "make all of those large": each food sized (the rules refuse a size one lacks)
-                asked = [f for f in ctx.ordered if "size" in {g for g, _ in self.menu.options_of(f)}]
-            resized: list[str | None] = list(asked) or [named or self.context_sized(ctx) or dish]
-            for target in resized:
-                size = self.size_for(target, clause) if target else None
-                size = size or next(iter(self.sizes_in(clause)[-1:]), None) if every else size
-                if size:  # "another of those, make it a medium": the copy just placed, not the one copied
-                    line = state.get("placed", {}).get(target, 0) if state.get("copied") else 0
-                    preds.append(Pred("update", (target, Const("option"), option_value("size", size, True)), line))
+            self.resize(clause, items or targets, ctx, preds, state, dish)
         elif act == "set":
             for m in items:
                 n = self.quantity_before(toks, m.start, clause.mentions)
@@ -1341,6 +1331,53 @@ class CustomerParser:
             self.copy(clause, ctx, result, state)
         else:
             self.order(clause, items, ctx, result, state)
+
+    def question(self, clause: Clause, named: list[Mention], dish: str | None, ctx: Context, result: Parse,
+                 state: dict) -> None:
+        """A question's query; words of a food the menu lacks said back instead of "everything is
+        available"; the item asked about remembered ("...? I'll take one")."""
+        preds = result.preds
+        query = self.query(clause, named, dish, ctx)
+        if query and query.args[:2] == (Const("available"), "all") and state["label"]:
+            query = Pred("query", (Const("menu"), state["label"], 1, Const("none")))  # "I'm vegan, what do you have?"
+        off_menu = self.off_menu_words(clause) if query and query.args[:2] == (Const("available"), "all") else []
+        if off_menu:  # "do you have root beer?": not on the menu, never "everything is available"
+            result.unknown += off_menu
+        elif query:
+            preds.append(query)
+            kind, food, n, size = query.args
+            if str(kind) not in ("menu", "total", "with") and food in self.menu.items:
+                state["asked"] = (food, n, None if size == Const("none") else size)  # "...? I'll take one"
+
+    def removal(self, clause: Clause, items: list[Mention], ctx: Context, preds: list[Pred], placed: dict) -> None:
+        """Each food named taken off (that many of it, or all), or the last one ordered."""
+        toks = clause.tokens
+        foods = [self.ordered_named(m, ctx) or m.name for m in items] or \
+            ([ctx.ordered[-1]] if ctx.ordered else [])
+        units: list[Mention | None] = list(items) or [None]
+        for m, food in zip(units, foods):
+            n = self.quantity_before(toks, m.start, clause.mentions) if m else None
+            if m and self.unsaid(m.name, n, placed, preds):
+                continue
+            preds.append(Pred("remove", (food, n if n else Const("all"))))
+
+    def resize(self, clause: Clause, named_items: list[Mention], ctx: Context, preds: list[Pred], state: dict,
+               dish: str | None) -> None:
+        """A size for the food named, the foods asked about, every food ("all of those large"), or
+        the one in context."""
+        text = clause.text
+        named = self.ordered_named(named_items[0], ctx) if named_items else None
+        asked = ctx.ask_group if ctx.ask_topic == "pick(size)" and not named else []
+        every = not named and not asked and bool(self.p.every_unit.search(text))
+        if every:  # "make all of those large": each food sized (the rules refuse a size one lacks)
+            asked = [f for f in ctx.ordered if "size" in {g for g, _ in self.menu.options_of(f)}]
+        resized: list[str | None] = list(asked) or [named or self.context_sized(ctx) or dish]
+        for target in resized:
+            size = self.size_for(target, clause) if target else None
+            size = size or next(iter(self.sizes_in(clause)[-1:]), None) if every else size
+            if size:  # "another of those, make it a medium": the copy just placed, not the one copied
+                line = state.get("placed", {}).get(target, 0) if state.get("copied") else 0
+                preds.append(Pred("update", (target, Const("option"), option_value("size", size, True)), line))
 
     @staticmethod
     def unsaid(food: str, n: int | None, placed: dict[str, int], preds: list[Pred]) -> bool:
@@ -1776,33 +1813,10 @@ class CustomerParser:
         state["last"] = ctx.discussed
 
     def replacement(self, clause: Clause, items: list[Mention], ctx: Context, result: Parse, state: dict) -> None:
-        text = clause.text
-        kind = None
-        if len(items) >= 2:
-            first, second = items[0], items[1]
-            cue = self.p.inside["new_first"].search(text)
-            at = first_word_at(text, clause, first)
-            old_first = cue is not None and cue.end() <= at and len(text[cue.end():at].split()) <= 2
-            new, old = (first, second) if cue and not old_first else (second, first)
-            old_name: str | None = self.ordered_named(old, ctx) or old.name
-            new_name = new.name
-        elif self.said_again(clause, items, ctx):
-            old_name = new_name = self.ordered_named(items[0], ctx) or items[0].name
-        elif not items and (renamed := self.renaming(clause, ctx)):
-            old_name, new_name = renamed  # "I meant bean": the food with that word, nothing added
-            kind = new_name
-        else:
-            named = clause.items()
-            old_name = self.ordered_named(named[0], ctx) if len(named) == 1 else \
-                ctx.ordered[-1] if not named and ctx.ordered and self.refers_back(text) else None
-            kind = self.kind_one(clause, old_name) if old_name else None
-            if kind:  # "change the quesadilla to a chicken one": the same kind of food, with that word
-                new_name = kind
-            elif new_ones := items or [m for m in named if not self.ordered_named(m, ctx)]:  # "... them to a Y"
-                new_name = new_ones[0].name
-                old_name = self.ordered_like(new_name, ctx, exact=False)
-            else:
-                return
+        names = self.replaced_names(clause, items, ctx)
+        if names is None:
+            return
+        old_name, new_name, kind = names
         toks = clause.tokens
         n = next((got[0] for i in range(1, len(toks)) if toks[i] == "of" and (got := number_at(toks, i - 1))), None)
         if old_name and new_name != old_name and n:  # "change two of them to crunchy": those units only
@@ -1843,6 +1857,39 @@ class CustomerParser:
         elif old_name and not any(m.said for m in items):  # "change it to a vegetarian": the food it is, restyled
             state["last"] = old_name
             self.updates(clause, old_name, 0, ctx, result.preds)
+
+    def replaced_names(self, clause: Clause, items: list[Mention],
+                       ctx: Context) -> tuple[str | None, str, str | None] | None:
+        """What a replacement takes out and puts in, and the kind's word when the new food is named by
+        one ("a chicken one"); None when it names nothing to put in."""
+        text = clause.text
+        kind = None
+        if len(items) >= 2:
+            first, second = items[0], items[1]
+            cue = self.p.inside["new_first"].search(text)
+            at = first_word_at(text, clause, first)
+            old_first = cue is not None and cue.end() <= at and len(text[cue.end():at].split()) <= 2
+            new, old = (first, second) if cue and not old_first else (second, first)
+            old_name: str | None = self.ordered_named(old, ctx) or old.name
+            new_name = new.name
+        elif self.said_again(clause, items, ctx):
+            old_name = new_name = self.ordered_named(items[0], ctx) or items[0].name
+        elif not items and (renamed := self.renaming(clause, ctx)):
+            old_name, new_name = renamed  # "I meant bean": the food with that word, nothing added
+            kind = new_name
+        else:
+            named = clause.items()
+            old_name = self.ordered_named(named[0], ctx) if len(named) == 1 else \
+                ctx.ordered[-1] if not named and ctx.ordered and self.refers_back(text) else None
+            kind = self.kind_one(clause, old_name) if old_name else None
+            if kind:  # "change the quesadilla to a chicken one": the same kind of food, with that word
+                new_name = kind
+            elif new_ones := items or [m for m in named if not self.ordered_named(m, ctx)]:  # "... them to a Y"
+                new_name = new_ones[0].name
+                old_name = self.ordered_like(new_name, ctx, exact=False)
+            else:
+                return None
+        return old_name, new_name, kind
 
     def kind_of_ordered(self, said: str, clause: Clause, ctx: Context) -> str | None:
         """'change two of them to crunchy': in a change, words that name no food alone name the

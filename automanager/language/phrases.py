@@ -121,6 +121,17 @@ class Phrases:
         self.any = Cue(tuple(data["replies"]["any"]))
         self.polite = Cue(tuple(data["replies"]["polite"]))
         words = data["words"]
+        self.read_words(words)
+        synonyms = data["synonyms"]
+        self.category_words = _single_words(synonyms["category"])
+        self.cue_words = frozenset(w for table in (self.acts, self.questions) for cue in table.values()
+                                   for phrase in cue.phrases for w in phrase.split()) | \
+            frozenset(w for table in ("repair_strong", "repair_drop") for phrase in words[table] for w in phrase.split())
+        self.examples = [(e["said"], e["means"]) for e in data.get("examples", [])]
+
+    def read_words(self, words: dict) -> None:
+        """The [words] table: splitters, fillers, operators, references, repair cues, numbers said
+        as homophones, and the other word lists the parser reads."""
         self.splitters = frozenset(words["splitters"])
         self.filler = frozenset(words["filler"])
         self.pronouns = Cue(tuple(words["pronouns"]))
@@ -160,12 +171,6 @@ class Phrases:
         self.person_unit = frozenset(words["person_unit"])
         self.plural_refs = frozenset(words["plural_refs"])
         self.diet = Cue(tuple(words["diet"]))
-        synonyms = data["synonyms"]
-        self.category_words = _single_words(synonyms["category"])
-        self.cue_words = frozenset(w for table in (self.acts, self.questions) for cue in table.values()
-                                   for phrase in cue.phrases for w in phrase.split()) | \
-            frozenset(w for table in ("repair_strong", "repair_drop") for phrase in words[table] for w in phrase.split())
-        self.examples = [(e["said"], e["means"]) for e in data.get("examples", [])]
 
     def without_polite(self, flat: str) -> str:
         return " ".join(self.polite.sub(" ", flat).split())

@@ -123,23 +123,7 @@ class Repairs:
                 (dropped := self.dropped(tokens, mentions, items, new_items, cue, end)) is not None:
             return dropped  # else "a pepsi, scratch that, a diet pepsi": the new food in its place
         if new_items:  # "a bowl, actually make it a burrito": the food said last, with its count
-            old = next((m for m in reversed(items) if self.menu.category_of.get(m.name) ==
-                        self.menu.category_of.get(new_items[0].name)), last)
-            unit = self.unit_start(tokens, mentions, old)
-            begin = max([j + 1 for j in range(unit) if tokens[j] in self.p.splitters], default=0)
-            lead = tokens[begin:unit]
-            taken_off = self.p.acts["remove"].search(" ".join(lead)) or lead[:1] and lead[0] in self.p.negation
-            if taken_off and not set(tokens[cue + n:start + 1]) & self.p.definite:  # "..., sorry, the X": X goes
-                # "scratch the pepsi, I meant a diet pepsi": the one taken off is what the correction replaces
-                return tokens[:begin] + tokens[start:end] + ["instead", "of"] + tokens[unit:old.end] + rest
-            count = [] if number is not None or (start < new_items[0].start and tokens[new_items[0].start - 1] in
-                                                  ("a", "an") and new_items[0].start - 1 >= start) else \
-                self.count_of(tokens, unit, old.start)
-            kept = [t for m in before if m.kind == "option" and unit <= m.start < old.start and
-                    m.alternatives["option"] not in {o.alternatives["option"] for o in options} and
-                    any(g == m.alternatives["option"] for g, _ in self.menu.options_of(new_items[0].name))
-                    for t in tokens[m.start:m.end]]
-            return tokens[:unit] + count + kept + tokens[start:end] + tokens[old.end:cue] + rest
+            return self.food_corrected(tokens, mentions, items, before, new_items, options, number, cue, n, start, end)
         if drops and not said and not words and number is None:  # "two tacos and a pepsi, scratch that"
             clause = max([j + 1 for j in range(unit) if tokens[j] in self.p.splitters], default=0)
             return tokens[:clause] + rest
@@ -154,17 +138,50 @@ class Repairs:
         if options and not toppings and not words:  # "a large coke, no, a medium"
             return self.new_options(tokens, mentions, items, options, cue, rest)
         if (toppings or words) and number is None and not options:
-            names = words + [w for m in toppings for w in m.said.split()]
-            other = self.renamed(last.name, names)
-            if other:  # "three soft tacos, I mean crunchy": the name with the word put right
-                return tokens[:last.start] + normalize(other).split() + tokens[last.end:cue] + rest
-            if toppings and not words and old_toppings:  # "a sausage pizza, I mean italian sausage"
-                old_topping = old_toppings[-1]
-                return tokens[:old_topping.start] + tokens[toppings[0].start:end] + tokens[old_topping.end:cue] + rest
-            swapped = self.swapped(last.name, [m.name for m in toppings]) if toppings and not words else None
-            if swapped:  # "a chicken <dish>, no, make it steak": the one ingredient steak can take the place of
-                return tokens[:last.end] + ["with"] + tokens[start:end] + ["instead", "of"] + \
-                    normalize(swapped).split() + tokens[last.end:cue] + rest
+            return self.name_corrected(tokens, last, toppings, words, old_toppings, cue, start, end)
+        return None
+
+    def food_corrected(self, tokens: list[str], mentions: list[Mention], items: list[Mention], before: list[Mention],
+                       new_items: list[Mention], options: list[Mention], number: int | None, cue: int, n: int,
+                       start: int, end: int) -> list[str]:
+        """The food said last put in the place of the one of its kind said before, with its count
+        and the options of it that the new one takes too; or, when that one was taken off, said
+        instead of it."""
+        rest = tokens[end:]
+        old = next((m for m in reversed(items) if self.menu.category_of.get(m.name) ==
+                    self.menu.category_of.get(new_items[0].name)), items[-1])
+        unit = self.unit_start(tokens, mentions, old)
+        begin = max([j + 1 for j in range(unit) if tokens[j] in self.p.splitters], default=0)
+        lead = tokens[begin:unit]
+        taken_off = self.p.acts["remove"].search(" ".join(lead)) or lead[:1] and lead[0] in self.p.negation
+        if taken_off and not set(tokens[cue + n:start + 1]) & self.p.definite:  # "..., sorry, the X": X goes
+            # "scratch the pepsi, I meant a diet pepsi": the one taken off is what the correction replaces
+            return tokens[:begin] + tokens[start:end] + ["instead", "of"] + tokens[unit:old.end] + rest
+        count = [] if number is not None or (start < new_items[0].start and tokens[new_items[0].start - 1] in
+                                              ("a", "an") and new_items[0].start - 1 >= start) else \
+            self.count_of(tokens, unit, old.start)
+        kept = [t for m in before if m.kind == "option" and unit <= m.start < old.start and
+                m.alternatives["option"] not in {o.alternatives["option"] for o in options} and
+                any(g == m.alternatives["option"] for g, _ in self.menu.options_of(new_items[0].name))
+                for t in tokens[m.start:m.end]]
+        return tokens[:unit] + count + kept + tokens[start:end] + tokens[old.end:cue] + rest
+
+    def name_corrected(self, tokens: list[str], last: Mention, toppings: list[Mention], words: list[str],
+                       old_toppings: list[Mention], cue: int, start: int, end: int) -> list[str] | None:
+        """A word of the last name put right ("three soft tacos, I mean crunchy"), a topping said
+        again ("I mean italian sausage"), or an ingredient swapped ("no, make it steak")."""
+        rest = tokens[end:]
+        names = words + [w for m in toppings for w in m.said.split()]
+        other = self.renamed(last.name, names)
+        if other:  # "three soft tacos, I mean crunchy": the name with the word put right
+            return tokens[:last.start] + normalize(other).split() + tokens[last.end:cue] + rest
+        if toppings and not words and old_toppings:  # "a sausage pizza, I mean italian sausage"
+            old_topping = old_toppings[-1]
+            return tokens[:old_topping.start] + tokens[toppings[0].start:end] + tokens[old_topping.end:cue] + rest
+        swapped = self.swapped(last.name, [m.name for m in toppings]) if toppings and not words else None
+        if swapped:  # "a chicken <dish>, no, make it steak": the one ingredient steak can take the place of
+            return tokens[:last.end] + ["with"] + tokens[start:end] + ["instead", "of"] + \
+                normalize(swapped).split() + tokens[last.end:cue] + rest
         return None
 
     def operator(self, tokens: list[str], start: int, at: int) -> str | None:
