@@ -24,9 +24,9 @@ from typing import TYPE_CHECKING
 from rapidfuzz import fuzz, process
 from rapidfuzz.distance import Levenshtein
 
+from .files import drop_entry, read_entry, write_entry
 from .menu.model import NUMBER_NAMES, Menu
 from .normalize import latin, normalize
-from .reasoner import drop_entry, read_entry, write_entry
 
 if TYPE_CHECKING:
     import numpy as np

@@ -38,7 +38,8 @@ from typing import Any, NamedTuple, TypeVar
 
 from . import paths
 from .database import Database, DatabaseError, StoreUnavailable, Transaction, open_database
-from .reasoner import fsync_dir, program_text, remove_stale_temporary, replace_durably, write_temporary
+from .files import fsync_dir, remove_stale_temporary, replace_durably, write_temporary
+from .reasoner import program_text
 from .settings import fixed_now
 
 Result = TypeVar("Result")  # what a write transaction's work returns

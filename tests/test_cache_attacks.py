@@ -15,8 +15,9 @@ import numpy as np
 import pytest
 
 from automanager import names as names_module
+from automanager.files import read_cache, read_entry, write_cache, write_entry
 from automanager.menu import commit, model
-from automanager.reasoner import TurnReasoner, caches_written, read_cache, read_entry, write_cache, write_entry
+from automanager.reasoner import TurnReasoner, caches_written
 from automanager.star import CustomerChat, ManagerChat
 from automanager.store import Home
 

@@ -29,6 +29,7 @@ LAYERS = [
     ["store", "state", "vocab", "rules"],  # the state on disk; the session state as typed facts; the vocabularies
     ["terms"],  # the typed predicates: the one encoder and decoder
     ["reasoner", "normalize", "paths", "settings", "database"],  # clingo; text folding; where files are; numbers set
+    ["files"],  # files written durably; cache entries with their digests
     ["automanager"],  # the package itself (empty)
 ]
 

@@ -245,7 +245,8 @@ def test_a_damaged_cache_is_rebuilt_and_the_answers_stay_the_same(tmp_path, monk
     """A cache file cut short, changed or made of junk is not used (its digest does not match);
     one whose digest matches but clingo cannot read is not used either. Either is written anew."""
     from automanager import paths
-    from automanager.reasoner import TurnReasoner, read_cache, write_cache
+    from automanager.files import read_cache, write_cache
+    from automanager.reasoner import TurnReasoner
 
     calls, cache = conversation_facts()[:2], tmp_path / "cache"
     fresh = Reasoner([*paths.kb_files(), *assistant_rules()])

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import clingo
 
-from ..reasoner import ReasonerError, TurnReasoner, digest, facts_aspif, logged, program_text
+from ..files import digest
+from ..reasoner import ReasonerError, TurnReasoner, facts_aspif, logged, program_text
 from ..state import State
 from ..terms import parse
 from .check import check_kb, checked_predicates, violations

@@ -12,17 +12,9 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
+from ..files import digest, read_cache, write_cache
 from ..normalize import normalize
-from ..reasoner import (
-    REWRITER,
-    LazyAtoms,
-    Reasoner,
-    digest,
-    ground_within_budget,
-    program_text,
-    read_cache,
-    write_cache,
-)
+from ..reasoner import REWRITER, LazyAtoms, Reasoner, ground_within_budget, program_text
 from .check import WHOLE_NUMBERS, refuse_not_whole
 from .commit import known_facts
 
