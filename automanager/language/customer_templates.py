@@ -37,6 +37,7 @@ from .outputs import (
 from .rule_words import days_text, rule_text, when_text
 
 REPLIES = tomllib.loads(Path(__file__).with_name("customer_replies.toml").read_text(encoding="utf-8"))
+SPEAK = REPLIES["speak"]
 
 ENGLISH = inflect.engine()
 ENGLISH.defnoun("(.*(?<!tat|mat))o", "$1os")  # burritos, combos (inflect says "burritoes"); potatoes stay
@@ -118,14 +119,13 @@ class CustomerTemplates:
         return count(name, n, name in self.by_the_order)
 
     def greeting(self) -> str:
-        return f"Welcome to {self.menu.restaurant}! What can I get for you today?"
+        return SPEAK["greeting"].format(restaurant=self.menu.restaurant)
 
     def welcome_back(self, priced: Atoms) -> str:
         lines = self.lines(priced)
         if not lines:
-            return "Welcome back! Your order is empty so far. What can I get for you?"
-        return (f"Welcome back! So far you have {join(lines)}, {dollars(priced['total'][0][0])} in all. "
-                "What else can I get for you?")
+            return SPEAK["welcome_back_empty"]
+        return SPEAK["welcome_back"].format(lines=join(lines), total=dollars(priced["total"][0][0]))
 
     def render(self, actions: Atoms, unknown: list[str], counts: dict[str, int] | None = None) -> str:
         """counts: units of each dish in the order after the turn ("your taco" or "your tacos")."""
@@ -364,13 +364,13 @@ class CustomerTemplates:
     def action(self, actions: Atoms) -> str:
         mode = actions["mode"][0][0]
         if mode == "quit" and not actions.get("total"):
-            return f"Thank you for choosing {self.menu.restaurant}. Have a great day! Goodbye!"
+            return SPEAK["goodbye"].format(restaurant=self.menu.restaurant)
         if mode == "parting":
-            return "Please pull forward to the window. Have a great day!"
+            return SPEAK["parting"]
         if mode in ("close", "quit"):
-            return (f"That's {dollars(actions['total'][0][0])} in total{self.discount_text(actions)}. "
-                    "Please pull forward to the window. "
-                    f"Thank you for choosing {self.menu.restaurant}!" + (" Goodbye!" if mode == "quit" else ""))
+            return SPEAK["closed_goodbye" if mode == "quit" else "closed"].format(
+                total=dollars(actions["total"][0][0]), discount=self.discount_text(actions),
+                restaurant=self.menu.restaurant)
         if mode == "ask":
             return self.question(actions)
         if mode == "recommend":
@@ -381,9 +381,7 @@ class CustomerTemplates:
             return self.check(actions)
         if actions.get("which_first"):
             return ""  # the confirmation asked which of two
-        if actions.get("nothing_ordered"):
-            return "What can I get for you today?"
-        return "What else can I get for you?"
+        return SPEAK["what_first" if actions.get("nothing_ordered") else "what_else"]
 
     def question(self, actions: Atoms) -> str:
         """The question of the moment; one about a kind of dish names the dishes it is about."""
@@ -395,35 +393,36 @@ class CustomerTemplates:
         style = styles[0] if styles else ""
         if topic == "options":
             wanted = " or ".join(w for w in ("toppings" if actions.get("ask_toppings") else "", style) if w)
-            return f"Any {wanted} on your {dishes}?"
+            return SPEAK["ask_options"].format(wanted=wanted, dishes=dishes)
         if topic == "which":
             toppings = sorted(t for (t,) in actions.get("ask_topping", []))
             offer = [f"add {join(toppings).replace(' and ', ' or ')}" if toppings else "",
                      f"have {'them' if len(about) > 1 or self.counts.get(about[0], 1) > 1 else 'it'} {style}"
                      if style else ""]
-            return f"What would you like on your {dishes}? You can {' or '.join(o for o in offer if o)}."
+            return SPEAK["ask_which"].format(dishes=dishes, offer=" or ".join(o for o in offer if o))
         if topic.startswith("pick("):
             values = dict.fromkeys(self.option_said(g, o) for g, o, _ in sorted(actions.get("ask_value", []),
                                                                             key=lambda row: row[2]))
-            return f"What {topic[5:-1]} would you like for your {dishes}: {join(list(values)).replace(' and ', ' or ')}?"
+            return SPEAK["ask_pick"].format(group=topic[5:-1], dishes=dishes,
+                                            values=join(list(values)).replace(" and ", " or "))
         group = topic.split(",")[1].strip('"') if "," in topic else "choice"
         options = [d for d, _ in sorted(actions.get("ask_option", []), key=lambda option: option[1])]
-        more = ", or ask me for the whole list" if actions.get("more_options") else ""
-        return (f"Which {group.lower()} would you like with your {target}? Popular picks are "
-                f"{join(options).replace(' and ', ' or ')}{more}.")
+        return SPEAK["ask_choice"].format(group=group.lower(), target=target,
+                                          options=join(options).replace(" and ", " or "),
+                                          more=SPEAK["ask_choice_more"] if actions.get("more_options") else "")
 
     @staticmethod
     def recommendation(actions: Atoms) -> str:
         dishes = [f for t, f in actions.get("recommend", []) if t == "category"]
         if dishes:
-            return f"I'd suggest our {dishes[0]}."
+            return SPEAK["suggest_dish"].format(dish=dishes[0])
         toppings = defaultdict(list)
         for t, f in actions.get("recommend", []):
             toppings[t].append(f)
         for target, names in toppings.items():
             dish = target[len('upgrade("'):-2]
-            return f"People usually add {join(names)} to the {dish}."
-        return "Sorry, I have nothing more to suggest there."
+            return SPEAK["suggest_toppings"].format(toppings=join(names), dish=dish)
+        return SPEAK["suggest_nothing"]
 
     def answer(self, actions: Atoms) -> str:
         facts: dict[tuple, list] = defaultdict(list)
@@ -491,8 +490,8 @@ class CustomerTemplates:
 
     def check(self, actions: Atoms) -> str:
         """The priced summary: equal units grouped, in the order they were said."""
-        return f"Here's your order: {join(self.lines(actions))}. The total comes to " \
-               f"{dollars(actions['total'][0][0])}{self.discount_text(actions)}. Is there anything else?"
+        return SPEAK["summary"].format(lines=join(self.lines(actions)), total=dollars(actions["total"][0][0]),
+                                       discount=self.discount_text(actions))
 
     def lines(self, actions: Atoms) -> list[str]:
         return [f"{self.count(line.name, line.quantity)}" + (f" ({line.modifiers})" if line.modifiers else "") +
@@ -541,14 +540,13 @@ class CustomerTemplates:
         plain = [key for key, rows in parts.items() if len(rows) == 1]
         if len(parts) > 1 and plain:  # the whole order: what was added is what needs saying
             parts = {key: rows for key, rows in parts.items() if key not in plain}
-            out.append("Everything else is at its menu price." if parts else
-                       "Everything is at its menu price.")
+            out.append(SPEAK["menu_price_rest" if parts else "menu_price_all"])
         for (_unit, food), rows in parts.items():
             words = [REPLIES["confirm"]["deal_part_off"].format(amount=dollars(-c), what=self.part_name(food, k, w)) if c < 0
-                     else f"{dollars(c)} for {self.part_name(food, k, w)}" for k, w, c in
+                     else SPEAK["part_price"].format(price=dollars(c), what=self.part_name(food, k, w)) for k, w, c in
                      sorted(rows, key=lambda r: r[0] != "base")]
-            sentence = f"A {food} like yours is {dollars(sum(c for _, _, c in rows))}: {join(words)}." \
-                if len(rows) > 1 else f"Your {food} is {dollars(rows[0][2])}, its menu price."
+            sentence = SPEAK["why_parts"].format(food=food, price=dollars(sum(c for _, _, c in rows)), parts=join(words)) \
+                if len(rows) > 1 else SPEAK["why_plain"].format(food=food, price=dollars(rows[0][2]))
             if sentence not in said:
                 said.add(sentence)
                 out.insert(len(said) - 1, sentence)
