@@ -159,6 +159,8 @@ LINE_BREAKS = {ord(c): f"\\u{ord(c):04x}" for c in "\u2028\u2029\u0085"}
 def command(text: str, chat: Chat) -> dict:
     """What a slash command shows, as data: its --json object without session and role."""
     name = text.split()[0].lower()
+    if isinstance(chat, ManagerChat):
+        chat.ready()  # the menu a save is loading in the background
     if isinstance(chat, CustomerChat) and name == "/order":
         return {"command": name, "order": chat.order(), **chat.board()}
     if isinstance(chat, CustomerChat) and name == "/menu":

@@ -39,7 +39,7 @@ class Service:
 
     def dishes_out(self, stock: list[str]) -> dict[str, list[str]]:
         """For each food out, the menu items it takes off (crs.lp decides, as for customers)."""
-        menu = self.manager.menu
+        menu = self.manager.ready()
         reasoner = TurnReasoner.shared(menu.files, [paths.data_dir("crs") / "crs.lp", HERE / "board.lp"],
                                        self.home.root / "cache")
         atoms = reasoner.solve([clingo.Function("runout", [clingo.String(food)]) for food in stock])
@@ -51,7 +51,7 @@ class Service:
     def stock(self) -> dict[str, Any]:
         """What is out (first) and every other food, each with the group a board files it under:
         ingredients and sauces, then dishes by category, then combos."""
-        menu = self.manager.menu
+        menu = self.manager.ready()
         listed = self.home.stock_list()
         off = self.dishes_out([name for name, _ in listed])
         out = {name for name, _ in listed}
@@ -98,8 +98,9 @@ class Service:
         (POST /api/manager/answer) stages it, and the manager's save publishes it. Nothing else
         pending is touched; the phrase is marked taught when a published version has it."""
         with self.manager_lock:
+            menu = self.manager.ready()  # (waits for a menu a save is loading)
             named = self.manager.names.spelled(item, "item")
-            if named is None or named.name not in self.manager.menu.items:  # (waits for a menu a save is loading)
+            if named is None or named.name not in menu.items:
                 raise LaneError(404, f"'{item}' is not an item on the menu")
         answer = self.manager_turn(f'"{phrase}" means {named.name}', [Pred("add", (named.name, Const("alias"), phrase))])
         if not answer["asking"]:

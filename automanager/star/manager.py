@@ -43,24 +43,17 @@ class ManagerChat(Chat):
             # the process stopped after publishing these changes but before saving the session
             self.state = self.state.without(PENDING)
 
-    @property
-    def menu(self) -> Menu:
-        self.settle()
-        return self._menu
-
-    @menu.setter
-    def menu(self, menu: Menu) -> None:
-        self._menu = menu
-
-    def settle(self) -> None:
-        """Wait for the menu a commit is loading in the background; its error, if any, is this turn's."""
+    def ready(self) -> Menu:
+        """The menu of the newest version this chat published, once the background load a commit
+        started is done (its error, if any, is raised here: the caller's turn says it). Read the
+        menu, names or parser from another thread only through this."""
         reloading = self._reloading
-        if reloading is None or reloading is threading.current_thread():
-            return
-        reloading.join()
-        self._reloading, error, self._reload_error = None, self._reload_error, None
-        if error:
-            raise error
+        if reloading is not None and reloading is not threading.current_thread():
+            reloading.join()
+            self._reloading, error, self._reload_error = None, self._reload_error, None
+            if error:
+                raise error
+        return self.menu
 
     def reload_in_background(self) -> None:
         """Load the new version's menu and ground its reasoner while the manager reads the reply
@@ -79,7 +72,7 @@ class ManagerChat(Chat):
         """Also ground this version for the next commit, in a thread of its own: the turn after a
         commit waits for the bot's warm-up only, and a save comes turns later."""
         super().warm()
-        threading.Thread(target=warm_committer, args=(self._menu.files, self.home.root / "cache"),
+        threading.Thread(target=warm_committer, args=(self.menu.files, self.home.root / "cache"),
                          name=WRITER + "commit-warm-up", daemon=True).start()
 
     def load_menu(self) -> None:
@@ -158,7 +151,7 @@ class ManagerChat(Chat):
         return [staged.row() for staged in sorted(self.state.all(Staged), key=encode)]
 
     def step(self, text: str, said: list[Pred] | None = None) -> Turn:
-        self.settle()
+        self.ready()
         before = self.state
         for _attempt in range(MAX_COMMIT_ATTEMPTS):
             self.sync_menu()
@@ -188,7 +181,7 @@ class ManagerChat(Chat):
 
     def apply_store_prices(self, actions: dict) -> None:
         """This store's own prices, set or dropped at once (like stock): the chain menu is not changed."""
-        chain = dict(self._menu.facts.get("original_price", []))
+        chain = dict(self.menu.facts.get("original_price", []))
         for item, cents in actions.get("set_store_price", []):
             self.home.set_store_price(item, cents, chain.get(item), self.session_id)
         for (item,) in actions.get("drop_store_price", []):

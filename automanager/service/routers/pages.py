@@ -19,13 +19,13 @@ router = APIRouter(include_in_schema=False)
 
 @router.get("/", response_class=HTMLResponse)
 def index(request: Request, service: Shared) -> HTMLResponse:
-    return PAGES.TemplateResponse(request, "index.html", {"restaurant": service.manager.menu.restaurant,
+    return PAGES.TemplateResponse(request, "index.html", {"restaurant": service.manager.ready().restaurant,
                                                             "store": service.home.store})
 
 
 @router.get("/lane", response_class=HTMLResponse)
 def lane_page(request: Request, service: Shared) -> HTMLResponse:
-    return PAGES.TemplateResponse(request, "lane.html", {"restaurant": service.manager.menu.restaurant,
+    return PAGES.TemplateResponse(request, "lane.html", {"restaurant": service.manager.ready().restaurant,
                                                            "store": service.home.store})
 
 
@@ -41,7 +41,7 @@ def dashboard(request: Request, service: Shared, token: str | None = None) -> HT
         return response
     if not auth.same(request.cookies.get(COOKIE), service.token):
         return PAGES.TemplateResponse(request, "login.html", {"wrong": False}, status_code=401)
-    return PAGES.TemplateResponse(request, "dashboard.html", {"restaurant": service.manager.menu.restaurant,
+    return PAGES.TemplateResponse(request, "dashboard.html", {"restaurant": service.manager.ready().restaurant,
                                                                 "store": service.home.store,
                                                                 "page_token": auth.page_token(service.token)},
                                   headers={"Cache-Control": "no-store"})
