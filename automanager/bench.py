@@ -53,7 +53,7 @@ from .bots.assistant import Assistant
 from .language.customer_templates import plural
 from .language.phrases import menu_examples
 from .menu.check import check_kb
-from .menu.commit import HEADER, facts_by_text, kb_facts, known_problems
+from .menu.commit import HEADER, facts_by_text, kb_symbols, known_problems
 from .menu.model import Menu
 from .reasoner import Const, caches_written, term
 from .service.lanes import MAX_LANES, PER_CLIENT_SETTING
@@ -133,7 +133,7 @@ def order_state(assistant: Assistant, menu: Menu, n: int) -> State:
 
 def scaled_kb(factor: int, folder: Path) -> list[Path]:
     """The shipped KB with every dish and combo also under `factor - 1` new names."""
-    facts = kb_facts(paths.kb_files())
+    facts = kb_symbols(paths.kb_files())
     items = {name for s in facts if s.name in ("dish", "combo") for name in s.arguments}  # dish(Name), combo(Name)
     lines = [f"{s}." for s in facts]
     for copy in range(2, factor + 1):

@@ -211,7 +211,7 @@ class Suggested(Term):
 
 # -- the administrator -----------------------------------------------------------------------
 @predicate("turn")
-class Turn(Term):
+class TurnNumber(Term):
     number: int
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from automanager.menu.build import BuildError, build_kb
-from automanager.menu.schema import MAX_DEPTH, Menu
+from automanager.menu.schema import MAX_DEPTH, MenuSchema
 
 REPO = Path(__file__).resolve().parents[1]
 PACK = REPO / "kb" / "packs" / "pizza"
@@ -109,7 +109,7 @@ def test_the_readmes_example_is_a_menu_of_the_schema():
     readme = (REPO / "kb" / "packs" / "README.md").read_text(encoding="utf-8")
     example = re.search(r"```toml\n(.*?)```", readme, re.S)
     assert example is not None
-    menu = Menu.model_validate(tomllib.loads(example.group(1)))
+    menu = MenuSchema.model_validate(tomllib.loads(example.group(1)))
     assert menu.item[0].name == "Pizza" and menu.categories["pizza"].toppings == "all"
 
 

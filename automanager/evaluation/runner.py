@@ -32,12 +32,11 @@ from ..names import NameMatcher
 from ..normalize import normalize
 from ..reasoner import Const, caches_written
 from ..star import CustomerChat, ManagerChat, Turn
-from ..state import Has, State
-from ..state import Unit as StateUnit
+from ..state import Has, State, Unit
 from ..store import Home
 from ..terms import Term
 from ..vocab import Pred
-from .scenario import Scenario, Unit
+from .scenario import ExpectedUnit, Scenario
 
 CRITERIA = ("understanding", "truthfulness", "coherency", "fluency", "task_ease", "expected_behavior",
             "total_satisfaction")
@@ -92,7 +91,7 @@ def run_scenario(scenario: Scenario, llm: LLMConfig | None = None, judge: OpenAI
                 result.error = f"step at line {step.line} ({step.role}: {step.text!r}) crashed: " \
                                f"{type(exc).__name__}: {exc}"
                 break
-            result.turns.append(record(step.role, step.session, turn))
+            result.turns.append(turn_record(step.role, step.session, turn))
             seen.note(home, last if step.role == "customer" else None)
         checker = Checker(home, scenario, result.turns, last, seen)
         if result.error is None:
@@ -105,7 +104,7 @@ def run_scenario(scenario: Scenario, llm: LLMConfig | None = None, judge: OpenAI
     return result
 
 
-def record(role: str, session: int, turn: Turn) -> dict:
+def turn_record(role: str, session: int, turn: Turn) -> dict:
     return {"role": role, "session": session, "text": turn.text, "reply": turn.reply, "parsed": turn.parsed,
             "actions": turn.actions, "timings": turn.timings, "llm": turn.llm}
 
@@ -286,7 +285,7 @@ class Checker:
     # -- units ---------------------------------------------------------------------------------
     @staticmethod
     def state_units(state: State) -> list[tuple]:
-        units: dict[int, dict] = {unit.number: {"item": unit.food} for unit in state.all(StateUnit)}
+        units: dict[int, dict] = {unit.number: {"item": unit.food} for unit in state.all(Unit)}
         for has in state.all(Has):
             if has.unit not in units:
                 continue
@@ -307,7 +306,7 @@ class Checker:
                 unit.setdefault("choices", []).append(dish)
         return [canonical(u) for u in units.values()]
 
-    def canonical_units(self, expected: list[Unit]) -> list[tuple]:
+    def canonical_units(self, expected: list[ExpectedUnit]) -> list[tuple]:
         out = []
         for unit in expected:
             data = {"item": self.name(unit.item, "item"), "size": unit.size, "style": unit.style,
@@ -323,7 +322,7 @@ class Checker:
         state: list[Term] = []
         for number, unit in enumerate(self.canonical_units(self.expect.get("order", [])), start=1):
             item = unit[0]
-            state.append(StateUnit(number, item))
+            state.append(Unit(number, item))
             fields = dict(unit[1:])
             for kind in ("add", "no", "less", "extra"):
                 state += [Has(number, Const(kind), t) for t in fields.get(kind, ())]

@@ -44,7 +44,7 @@ class Step:
 
 
 @dataclass
-class Unit:
+class ExpectedUnit:
     """One expected unit of the final order; names as a person would write them."""
 
     item: str
@@ -225,9 +225,9 @@ class Reader:
             raise self.fail(node, f"'{text}' is not an ASP fact such as original_price(\"Name\",189)")
         return symbol
 
-    def unit(self, node: yaml.Node) -> Unit:
+    def unit(self, node: yaml.Node) -> ExpectedUnit:
         keys = self.mapping(node, "an order unit", UNIT_KEYS, ("item",))
-        unit = Unit(item=self.text(keys["item"], "item"))
+        unit = ExpectedUnit(item=self.text(keys["item"], "item"))
         if "quantity" in keys:
             unit.quantity = self.integer(keys["quantity"], "quantity")
         if "size" in keys:

@@ -86,7 +86,7 @@ def plural(name: str, n: int) -> str:
     return f"{before} " * bool(before) + many + last[len(word):] + (rest or "")
 
 
-def number_words(n: int) -> str:
+def said_number(n: int) -> str:
     return str(ENGLISH.number_to_words(n)) if n <= 20 else f"{n:,}"
 
 
@@ -95,8 +95,8 @@ def count(name: str, n: int, by_the_order: bool = False) -> str:
     """n of a menu item in words: "a <Burrito>", "three <Cups of Tea>", "an order of <Twists>"
     (an item sold by the portion, whose name is already plural)."""
     if by_the_order:
-        return f"an order of {name}" if n == 1 else f"{number_words(n)} orders of {name}"
-    return ENGLISH.a(name) if n == 1 else f"{number_words(n)} {plural(name, n)}"
+        return f"an order of {name}" if n == 1 else f"{said_number(n)} orders of {name}"
+    return ENGLISH.a(name) if n == 1 else f"{said_number(n)} {plural(name, n)}"
 
 
 @dataclass
@@ -323,7 +323,7 @@ class CustomerTemplates:
         """What an update did, and on how many of the dish: "your <tacos>" or "one of your <tacos>"."""
         text, ordered, opt = REPLIES["update"], self.counts.get(c.dish, 1), c.option
         where = text["where_all" if c.units >= ordered else "where_some"].format(
-            dishes=plural(c.dish, ordered), units=number_words(c.units))
+            dishes=plural(c.dish, ordered), units=said_number(c.units))
         if c.operation == "add" and opt in self.menu.included(c.dish):
             return str(text["included"].format(option=opt, where=where))
         if c.operation in OP_WORDS or c.operation == "unsay":

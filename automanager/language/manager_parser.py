@@ -34,7 +34,7 @@ from .reading import (
     new_name,
     three_decimals,
 )
-from .text import Mention, find_mentions, fold, is_word, number_at, number_words, tokenize
+from .text import Mention, find_mentions, folded_line, is_word, number_at, number_words, tokenize
 
 CUES = manager_phrases()  # the cue patterns and words of phrases_manager.toml
 P = CUES.patterns
@@ -70,12 +70,12 @@ def spoken_prices(text: str, whole: bool = False) -> str:
     out, at, i = [], 0, 0
     while i < len(found):
         j = i
-        while j < len(found) and (number_words([fold(found[j].group())], 0) is not None or
-                                  (j > i and fold(found[j].group()) in CUES.zero_cents)) and \
+        while j < len(found) and (number_words([folded_line(found[j].group())], 0) is not None or
+                                  (j > i and folded_line(found[j].group()) in CUES.zero_cents)) and \
                 (j == i or re.fullmatch(r"[\s-]+", text[found[j - 1].end():found[j].start()])):
             j += 1
-        run = [fold(m.group()) for m in found[i:j]]
-        after = fold(found[j].group()) if j < len(found) else ""
+        run = [folded_line(m.group()) for m in found[i:j]]
+        after = folded_line(found[j].group()) if j < len(found) else ""
         said = spoken_amount(run, after, whole) if run else None
         if said is not None:
             out += [text[at:found[i].start()], said]
@@ -107,7 +107,7 @@ def spoken_amount(run: list[str], after: str, whole: bool) -> str | None:
     return None
 
 
-def words(text: str) -> str:
+def plain_words(text: str) -> str:
     """The words and numbers of a text, folded, without punctuation."""
     return " ".join(t for t in tokenize(text) if t not in ",.;!?")
 
@@ -296,7 +296,7 @@ class ManagerParser:
     def parse(self, text: str, ctx: ManagerContext | None = None) -> ManagerParse:
         ctx = ctx or ManagerContext()
         text = self.without_context(self.days_spelled(spoken_prices(text, whole=ctx.ask_topic == "calories")))
-        flat = words(text)
+        flat = plain_words(text)
         if not flat:
             return ManagerParse([Pred("irrelevant")])
         for reads in self.line_readings:  # a whole-line act, in the order the phrase file declares
@@ -312,7 +312,7 @@ class ManagerParser:
             for part in self.stock_parts(clause, result):
                 said = len(result.preds)
                 target = self.clause(part, ctx, target, result)
-                if len(result.preds) == said and stock and P.said_too.search(words(part)):  # "black beans too"
+                if len(result.preds) == said and stock and P.said_too.search(plain_words(part)):  # "black beans too"
                     result.preds += [Pred(stock, self.stock_said(name, result)) for name in self.stock_list(part, result)]
                 stock = next((p.name for p in reversed(result.preds) if p.name in ("runout", "restore")), stock)
         result.preds = list(dict.fromkeys(result.preds)) or [Pred("irrelevant")]  # said twice is meant once
@@ -390,7 +390,7 @@ class ManagerParser:
         """The parse of a line about this store's own prices or its rules (limits), else None."""
         ctx = ctx or ManagerContext()
         text = self.without_context(self.days_spelled(spoken_prices(text)))
-        flat = words(text)
+        flat = plain_words(text)
         if not flat:
             return None
         return self.line_rule_query(flat, text, ctx) or self.line_rule_drop(flat, text, ctx) or \
@@ -402,7 +402,7 @@ class ManagerParser:
     def hints_rule(self, text: str) -> bool:
         """Might the line state a store rule the rule readings did not take? (the LLM then reads it
         with the rules prompt, which says irrelevant when it is none)"""
-        return bool(P.rule_hint.search(words(spoken_prices(text))))
+        return bool(P.rule_hint.search(plain_words(spoken_prices(text))))
 
     # -- rules: dayparts ('breakfast until 10:30am', 'the party pack only after 5pm on fridays')
     def line_rule_hours(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
@@ -413,10 +413,10 @@ class ManagerParser:
         understood (rule_unclear): never a guessed rule. Lines of other acts (stock, prices, deals,
         limits per order, questions) are left to them."""
         if ctx.building or text.rstrip().endswith("?") or P.hours_not.search(flat) or P.rule_per.search(flat) \
-                or P.hours_money.sub("", P.hours_money_as_time.sub(" ", fold(text))) != \
-                P.hours_money_as_time.sub(" ", fold(text)):
+                or P.hours_money.sub("", P.hours_money_as_time.sub(" ", folded_line(text))) != \
+                P.hours_money_as_time.sub(" ", folded_line(text)):
             return None
-        said = hours_numbers(words(P.hours_dash.sub(" to ", fold(text))))
+        said = hours_numbers(plain_words(P.hours_dash.sub(" to ", folded_line(text))))
         times = hours_times(said)
         if times is None:
             return ManagerParse([Pred("rule_unclear")])  # a time's cue with no time of day understood
@@ -464,8 +464,8 @@ class ManagerParser:
         an unclear rule (rule_unclear): none is guessed."""
         if P.deal_not.search(flat):
             return None  # a new item ("add a new special called ...") is the older reading's
-        folded = digits_said(fold(text), P.number_run, P.deal_number_before, P.deal_number_after)
-        flat = words(folded)
+        folded = digits_said(folded_line(text), P.number_run, P.deal_number_before, P.deal_number_after)
+        flat = plain_words(folded)
         for reading in (self.deal_free_said, self.deal_off_said, self.deal_price_said):
             preds = reading(flat, folded)
             if preds is not None:
@@ -533,7 +533,7 @@ class ManagerParser:
         if P.deal_move.search(MONEY.sub(" ", folded)) or len(MONEY.findall(folded)) > 1 or \
                 (P.deal_time.search(flat) and not word):
             return []  # a price moved by an amount, two prices, a time of day: no one deal price said
-        said = words(NUMBER_ONLY.sub(" ", MONEY.sub(" ", P.weekday.sub(" ", folded)))).split()
+        said = plain_words(NUMBER_ONLY.sub(" ", MONEY.sub(" ", P.weekday.sub(" ", folded)))).split()
         talk = len(list(takewhile(lambda w: w not in self.menu_words, said)))  # "marketing promo, tuesdays, <item>
         item = next((found for k in range(min(talk, 3) + 1)  # are 1.49": words of no menu name before the deal
                      if (found := self.whole_item(" ".join(said[k:]), P.deal_filler))), None)
@@ -742,7 +742,7 @@ class ManagerParser:
     def line_store_price(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
         """'here the X costs $1.79', 'set our store's price of X to $1.79': store_price(X, 179),
         this store's own price; the rest of the line must read as prices of menu items."""
-        folded = fold(text)
+        folded = folded_line(text)
         if not P.store_scope.search(folded) or not P.price_like.search(folded):
             return None
         rest = self.parse(P.store_scope.sub(" ", folded), ctx)
@@ -799,11 +799,11 @@ class ManagerParser:
         undo = P.undo.match(flat)
         if not undo or ctx.building:
             return None
-        tail = P.correct_not.sub(" , ", after_words(fold(text), flat[:undo.end()].split())).strip(" ,")
+        tail = P.correct_not.sub(" , ", after_words(folded_line(text), flat[:undo.end()].split())).strip(" ,")
         meant = self.meant(tail)
         if meant:
             return ManagerParse([Pred("correct", (name,)) for name in meant])
-        tail = words(tail)
+        tail = plain_words(tail)
         rest = [p for p in (self.parse(tail, ctx).preds if tail else []) if p.name != "irrelevant"]
         price = cents(tail, bare_is_price=True) if tail and not rest and ctx.last_item else None
         if price is not None:  # "scratch that, I meant 3.79": the same item, the price meant
@@ -813,8 +813,8 @@ class ManagerParser:
     def line_correct(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
         """'I meant the soft tacos', 'not lettuce, cheese', 'pico, not onions': a line that is only
         the food meant (and the wrong one said with 'not') corrects the last change (correct)."""
-        folded = fold(text)
-        lead = P.correct_lead.match(words(folded))
+        folded = folded_line(text)
+        lead = P.correct_lead.match(plain_words(folded))
         rest = after_words(folded, lead.group().split()) if lead else folded
         said = P.correct_not.sub(" , ", rest)
         if ctx.building or (not lead and said == rest):  # neither "I meant ..." nor "not <the wrong one>"
@@ -824,7 +824,7 @@ class ManagerParser:
         meant = self.meant(said.strip(" ,"), stock=bool(lead) and said != rest)
         if meant:
             return ManagerParse([Pred("correct", (name,)) for name in meant])
-        price = cents(said, bare_is_price=True) if lead and ctx.last_item and NUMBER_ONLY.fullmatch(words(said)) else None
+        price = cents(said, bare_is_price=True) if lead and ctx.last_item and NUMBER_ONLY.fullmatch(plain_words(said)) else None
         if price is not None:  # "sorry, 14.99": the last price change, at the price meant
             return ManagerParse([Pred("undo"), Pred("edit", (ctx.last_item, Const("price"), price))])
         return None
@@ -833,8 +833,8 @@ class ManagerParser:
         """The food a correction's words name, when one name is all they say (stock: with the
         stock words of the change it corrects, "no wait, corn's back, not ham")."""
         if stock:
-            said = P.runout.sub(" ", P.restore.sub(" ", fold(said)))
-        said = words(P.correct_filler.sub(" ", words(said)))
+            said = P.runout.sub(" ", P.restore.sub(" ", folded_line(said)))
+        said = plain_words(P.correct_filler.sub(" ", plain_words(said)))
         phrase = " ".join(w for w in said.split() if w not in CUES.filler)
         if not phrase:
             return []
@@ -883,12 +883,12 @@ class ManagerParser:
     def suggestion(self, text: str) -> str:
         """What to say when a line was not understood: the nearest command (the one whose cue
         words the line shares most), with the names the line mentioned, and where to see more."""
-        said = {w.rstrip("s") for w in words(text).split()} | set(words(text).split())
+        said = {w.rstrip("s") for w in plain_words(text).split()} | set(plain_words(text).split())
         mentions = find_mentions(self.menu, tokenize(text))
         dish = next((m.name for m in mentions if m.kind == "item"), self.menu.example_dish)
         ingredient = next((m.alternatives["topping"] for m in mentions if "topping" in m.alternatives), None) or \
             next(iter(sorted(self.menu.included(dish))), dish)
-        if P.greeting.fullmatch(words(text)):
+        if P.greeting.fullmatch(plain_words(text)):
             return ("Hi! Tell me what ran out or came back, or what to add, change or remove on the menu; "
                     "type /help for examples.")
         commands = CUES.commands
@@ -932,7 +932,7 @@ class ManagerParser:
         changes nothing (its words were heard); next to news of it back ("X is fine, found a case"),
         the clause stays whole."""
         pieces = [p for p in re.split(r",", clause) if p.strip()]
-        cued = [bool(P.stock_cue.search(words(p))) for p in pieces]
+        cued = [bool(P.stock_cue.search(plain_words(p))) for p in pieces]
         if len(pieces) < 2 or sum(cued) < 2:
             return [clause] if clause.strip() else []
         parts, current = [], []
@@ -943,10 +943,10 @@ class ManagerParser:
                 current = []
         if current:
             parts[-1:] = [",".join(parts[-1:] + current)]
-        if not P.runout.search(words(clause)):
+        if not P.runout.search(plain_words(clause)):
             return [clause]  # "black beans are fine, found a case": no runout, the food is back
-        result.heard.update(word for p in parts if P.fine.search(words(p)) for word in words(p).split())
-        return [p for p in parts if not P.fine.search(words(p))]
+        result.heard.update(word for p in parts if P.fine.search(plain_words(p)) for word in plain_words(p).split())
+        return [p for p in parts if not P.fine.search(plain_words(p))]
 
     def moves(self, text: str) -> list[str]:
         """'raise X by 20 cents and Y by a dime' as two clauses; an "and" inside a name
@@ -954,7 +954,7 @@ class ManagerParser:
         inside = [m.said for m in find_mentions(self.menu, tokenize(text)) if " and " in m.said]
         parts, start = [], 0
         for m in P.next_move.finditer(text):
-            before, after = fold(text[:m.start()]).split()[-1:], fold(text[m.end():]).split()[:1]
+            before, after = folded_line(text[:m.start()]).split()[-1:], folded_line(text[m.end():]).split()[:1]
             if any(f"{' '.join(before)} and {' '.join(after)}" in name for name in inside):
                 continue
             parts.append(text[start:m.start()])
@@ -974,7 +974,7 @@ class ManagerParser:
     def found_in(self, text: str, result: ManagerParse, kind: str) -> list[str | list[str]]:
         """The names of a list found by their words: a name, or [phrase] still to look up."""
         found: list[str | list[str]] = []
-        chunks = [" ".join(w for w in chunk.split() if fold(w) not in ("a", "an", "the", "some", "extra", "with", "of"))
+        chunks = [" ".join(w for w in chunk.split() if folded_line(w) not in ("a", "an", "the", "some", "extra", "with", "of"))
                   for chunk in P.contents_split.split(text)]
         phrases = [phrase for phrase in chunks if normalize(phrase)]
         if len(phrases) > MAX_LIST:  # a turn reads a bounded list, and says so
@@ -1064,27 +1064,27 @@ class ManagerParser:
         if kind_item and self.category(kind_item.group("cat"), False):  # "a new <category> item: X", "a <category> called X"
             said_category = self.category(kind_item.group("cat"), False)
             clause = f"{clause[:kind_item.start('cat')]}dish{clause[kind_item.end():]}"
-        if not P.add.search(words(clause)) or P.add_negated.search(words(clause)):
+        if not P.add.search(plain_words(clause)) or P.add_negated.search(plain_words(clause)):
             return False  # "people don't add anything": no add
         m = P.name_then_type.search(clause) or P.new_name.search(clause)
         if not m:
             return False
         tail = clause[m.end():]
         part = P.parts.search(tail)
-        head = words(clause[m.start():m.end() + (part.start() if part else len(tail))])
+        head = plain_words(clause[m.start():m.end() + (part.start() if part else len(tail))])
         head_items = [x for x in find_mentions(self.menu, tokenize(head)) if x.kind == "item"]
         if head_items and not m.group("type") and P.add_target.search(head):
             return False  # "add guac to the bean burrito": an ingredient for a dish on the menu
         name = new_name(m.group("name"))
         typed = CUES.type_words.get((m.group("type") or "").lower())
         described = clause[m.end():]
-        if name and (fold(name) in CUES.type_words or fold(name) in CUES.generic_names):
-            kind = CUES.type_words.get(fold(name)) or typed or "dish"
+        if name and (folded_line(name) in CUES.type_words or folded_line(name) in CUES.generic_names):
+            kind = CUES.type_words.get(folded_line(name)) or typed or "dish"
             after = re.match(r"\s*[,:;-]\s*([^,;:$\d]+)", described)  # "add a new ingredient, <name>"
             if not after or not new_name(after.group(1)) or re.search(r"\d|\$", after.group(1)):
                 result.hint = f"What is the new {kind} called? Say \"add a new {kind} called ...\"."
                 return True
-            typed = CUES.type_words.get(fold(name)) or typed
+            typed = CUES.type_words.get(folded_line(name)) or typed
             name, described = new_name(after.group(1)), described[after.end():]
         as_type = P.as_type.match(described)  # "add Diablo Dressing as a sauce"
         if as_type:
@@ -1107,7 +1107,7 @@ class ManagerParser:
     def clause(self, clause: str, ctx: ManagerContext, target: str | None, result: ManagerParse) -> str | None:
         clause = P.none_left.sub(r"out of \1", P.places.sub(" ", clause))  # "no X left in the back": out of X
         clause = P.equipment.sub(" ", clause)  # "the fryer's down, so ...": about a machine, not a food
-        flat = words(clause)
+        flat = plain_words(clause)
         preds = result.preds
         mentions = find_mentions(self.menu, tokenize(clause))
         items = [m.name for m in mentions if m.kind == "item"]
@@ -1243,7 +1243,7 @@ class ManagerParser:
             count = number_at([coin.group(1)], 0) if coin.group(1) else None
             amount = p.coins[coin.group(2)] * (count[0] if count else 1)
         elif not P.to_value.search(flat):
-            amount = cents(fold(clause))
+            amount = cents(folded_line(clause))
         if amount is None or amount <= 0:
             return None
         relative = P.relative_move.search(flat) and not P.to_value.search(flat)
@@ -1258,7 +1258,7 @@ class ManagerParser:
     def stock_list(self, clause: str, result: ManagerParse) -> list[str]:
         """Every name of a stock list: 'lettuce, tomatoes and onions are out', 'no more sour cream
         or pico tonight'; the cue words, time words and filler around the names are dropped."""
-        text = fold(clause)
+        text = folded_line(clause)
         text = P.eighty_six.sub(" ", text)
         text = P.runout.sub(" ", P.restore.sub(" ", P.back_again.sub(" ", P.time_words.sub(" ", text))))
         text = P.correct_not.sub(" , ", P.stock_filler.sub(" ", text))  # "lettuce is back, not the tomatoes"
@@ -1452,7 +1452,7 @@ class ManagerParser:
     def properties(self, text: str, name: str, ctx: ManagerContext, result: ManagerParse, asked: str | None,
                    edit: bool = False) -> None:
         """The price, calories and category told for an item on the menu (an edit)."""
-        folded = fold(text)
+        folded = folded_line(text)
         folded = self.numbers(folded, name, "edit", asked, result)
         category = self.category(P.describe_split.split(folded)[0], asked == "category")
         if category and (asked == "category" or P.category_cue.search(folded)):
@@ -1492,7 +1492,7 @@ class ManagerParser:
         description (`bare_list`); in a short answer only the list that was asked for is read."""
         combo = combo or ctx.build_type == "combo" or asked == "contains"
         mode = "contains" if combo else {"ingredient": "ingredient", "popular": "popular"}.get(asked or "")
-        parts = P.parts.split(fold(text))
+        parts = P.parts.split(folded_line(text))
         if len(parts) > MAX_LIST:  # a turn reads a bounded list, and says so
             result.skipped += len(parts) - MAX_LIST
             parts = parts[:MAX_LIST]

@@ -34,7 +34,7 @@ CLAUSE_MARKS = str.maketrans({"、": ",", "。": ".", "،": ",", "؛": ";", "؟"
 
 
 @lru_cache(maxsize=4096)  # a parse folds its line a dozen times (each reading tokenizes it)
-def fold(text: str) -> str:
+def folded_line(text: str) -> str:
     text = letters_folded(text).translate(CLAUSE_MARKS)
     text = re.sub(r"(?<=\d),(?=\d{3})", "", text)
     text = re.sub(r"\b(she|he|it|they)['’`]ll\b", r"\1 will", text)  # "she'll" is no "shell"
@@ -52,7 +52,7 @@ def _token() -> re.Pattern[str]:
 def tokenize(text: str) -> list[str]:
     """Numbers, words of letters of any script ('ピザ' is a word, as a name may be one) and the
     punctuation that ends a clause (a colon is the pause a comma is)."""
-    text = re.sub(r":(?!\d)", ",", fold(text))  # "three burritos: bean, beef": the pause a comma is
+    text = re.sub(r":(?!\d)", ",", folded_line(text))  # "three burritos: bean, beef": the pause a comma is
     return (ASCII_TOKEN if text.isascii() else _token()).findall(text)
 
 

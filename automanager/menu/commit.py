@@ -33,7 +33,7 @@ class CommitError(Exception):
     """The staged changes would break the menu; they stay pending."""
 
 
-def kb_facts(files: list[Path]) -> list[clingo.Symbol]:
+def kb_symbols(files: list[Path]) -> list[clingo.Symbol]:
     """Every fact of a KB, as symbols."""
     return list(facts_by_text(files).values())
 

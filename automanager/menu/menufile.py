@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .facts import HEADER, BuildError, ask_facts, constant, fact, offer_facts, option_group_facts
-from .schema import MAX_FILE, Category, Item, Loc, Menu, MenuText
+from .schema import MAX_FILE, Category, Item, Loc, MenuSchema, MenuText
 
 MENU_FILE = "menu.toml"
 
@@ -42,7 +42,7 @@ class MenuFile:
     """The facts of a menu the schema accepted. What the schema cannot see, a name that must be
     declared elsewhere in the file, is checked here; each mistake carries its place (BuildError.loc)."""
 
-    def __init__(self, menu: Menu):
+    def __init__(self, menu: MenuSchema):
         self.menu = menu
         self.groups = {name: group.model_dump(exclude_none=True) for name, group in menu.options.items()}
 

@@ -131,7 +131,7 @@ class Item(Table):
     includes: Words = []
 
 
-class Menu(Table):
+class MenuSchema(Table):
     restaurant: Restaurant
     policy: PolicyTable = PolicyTable()
     options: Annotated[dict[GroupName, OptionGroup], Field(max_length=MAX_LIST)] = {}
@@ -274,7 +274,7 @@ def shown(value: object) -> str:
 
 def fields_at(path: Loc) -> list[str]:
     """The fields the table at path may have (to say what a misspelled field should be)."""
-    kind: Any = Menu
+    kind: Any = MenuSchema
     for part in path:
         while get_origin(kind) is Annotated:
             kind = get_args(kind)[0]
@@ -320,14 +320,14 @@ def explain(error: ErrorDetails, path: Loc) -> str:
 
 
 class MenuText:
-    """A menu file's text and what it reads as: validated into a Menu, every mistake named by
+    """A menu file's text and what it reads as: validated into a MenuSchema, every mistake named by
     file, line and field."""
 
     def __init__(self, name: str, text: str):
         self.name, self.text = name, text
         self.data: dict[str, Any] = {}
 
-    def read(self) -> Menu:
+    def read(self) -> MenuSchema:
         if deep := too_deep(self.text):
             raise BuildError(f"{self.name}, line {deep[0]}: {deep[1]} nested more than {MAX_DEPTH} deep; a menu "
                              "needs a few levels of tables at most")
@@ -338,7 +338,7 @@ class MenuText:
         except tomllib.TOMLDecodeError as exc:
             raise BuildError(f"{self.name}: {exc}") from exc
         try:
-            return Menu.model_validate(self.data)
+            return MenuSchema.model_validate(self.data)
         except ValidationError as exc:
             errors = exc.errors(include_url=False)
             path = walk(self.data, errors[0])

@@ -34,10 +34,10 @@ def manager_token(root: Path) -> str:
 def new_lane_token() -> tuple[str, str]:
     """(token, the digest kept of it): the store never holds a lane's token itself."""
     token = secrets.token_urlsafe(24)
-    return token, digest(token)
+    return token, token_digest(token)
 
 
-def digest(token: str) -> str:
+def token_digest(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()
 
 

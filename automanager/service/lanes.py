@@ -169,7 +169,7 @@ class Lanes:
         lane = self.open.get(lane_id)
         if lane is None:
             raise LaneError(404, f"no open lane '{lane_id[:40]}'; open one with POST /api/lanes")
-        if not auth.same(auth.digest(token) if token else None, lane.token_hash):
+        if not auth.same(auth.token_digest(token) if token else None, lane.token_hash):
             raise LaneError(403, "this lane's token is needed (the one POST /api/lanes gave), as 'Authorization: "
                                  "Bearer <token>'")
         lane.heard = time.monotonic()  # its page is here

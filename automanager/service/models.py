@@ -121,11 +121,11 @@ class Stock(BaseModel):
     items: list[str] = Field(description="The menu items (what a phrase can be taught as).")
 
 
-class Pending(BaseModel):
+class PendingChanges(BaseModel):
     pending: list[str]
 
 
-class Change(BaseModel):
+class AppliedChange(BaseModel):
     at: str
     session: str
     version: int | None
@@ -140,7 +140,7 @@ class Change(BaseModel):
 
 class Version(BaseModel):
     version: int
-    changes: list[Change]
+    changes: list[AppliedChange]
 
 
 class Versions(BaseModel):

@@ -15,12 +15,12 @@ from ...vocab import Pred
 from ..access import ManagerOnly
 from ..models import (
     Answer,
+    AppliedChange,
     Car,
-    Change,
     Closed,
     Line,
     ManagerTurn,
-    Pending,
+    PendingChanges,
     Stock,
     StockChange,
     Taught,
@@ -74,7 +74,7 @@ def change_stock(change: StockChange, service: Shared) -> dict[str, Any]:
     return service.manager_turn(said, [Pred("runout" if change.out else "restore", (change.name,))])
 
 
-@router.get("/api/pending", response_model=Pending)
+@router.get("/api/pending", response_model=PendingChanges)
 def pending(service: Shared) -> dict[str, Any]:
     """The manager's staged menu changes, not applied yet."""
     with service.manager_lock:
@@ -98,7 +98,7 @@ def versions(service: Shared) -> dict[str, Any]:
             "versions": [{"version": v, "changes": rows} for v, rows in sorted(applied.items(), reverse=True)]}
 
 
-@router.get("/api/history", response_model=list[Change])
+@router.get("/api/history", response_model=list[AppliedChange])
 def history(service: Shared, limit: int = 50) -> list[dict[str, Any]]:
     """The newest applied changes first: stock and menu, with old and new values, and in words."""
     if not 1 <= limit <= 1000:
