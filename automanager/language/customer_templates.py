@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import tomllib
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -26,13 +27,31 @@ from .english import dollars, join
 from .outputs import (
     CUSTOMER,
     HEARD,
+    Answer,
+    Ask,
+    AskAbout,
+    AskOption,
+    AskStyle,
+    AskTopping,
+    AskValue,
+    BoardDetail,
+    BoardUnit,
     DealFreeWith,
     DealPriceOn,
+    Detail,
+    Discount,
     HeardCopy,
     HeardOrder,
     HeardQuantity,
+    Mode,
+    NoAnswer,
+    Priced,
+    PricePart,
+    Recommend,
     RejectedUpdate,
+    Total,
     Updated,
+    rows_of,
 )
 from .rule_words import days_text, rule_text, when_text
 
@@ -125,7 +144,7 @@ class CustomerTemplates:
         lines = self.lines(priced)
         if not lines:
             return SPEAK["welcome_back_empty"]
-        return SPEAK["welcome_back"].format(lines=join(lines), total=dollars(priced["total"][0][0]))
+        return SPEAK["welcome_back"].format(lines=join(lines), total=dollars(rows_of(priced, Total)[0].cents))
 
     def render(self, actions: Atoms, unknown: list[str], counts: dict[str, int] | None = None) -> str:
         """counts: units of each dish in the order after the turn ("your taco" or "your tacos")."""
@@ -285,9 +304,10 @@ class CustomerTemplates:
     def discount_text(self, actions: Atoms, key: str = "deal_off") -> str:
         """The order's discount (discount/2) after its total: ', after $2.00 off (10% off orders of
         $20.00 or more)'; '' for none."""
-        for said, cents in actions.get("discount", [])[:1]:
-            rule = read_rule(said)
-            return str(REPLIES["confirm"][key].format(rule=rule_text(rule) if rule else "", amount=dollars(cents)))
+        for discount in rows_of(actions, Discount)[:1]:
+            rule = read_rule(discount.said)
+            return str(REPLIES["confirm"][key].format(rule=rule_text(rule) if rule else "",
+                                                      amount=dollars(discount.cents)))
         return ""
 
     def more(self, food: str, n: int) -> str:
@@ -362,14 +382,14 @@ class CustomerTemplates:
 
     # -- the action ----------------------------------------------------------------------
     def action(self, actions: Atoms) -> str:
-        mode = actions["mode"][0][0]
+        mode = rows_of(actions, Mode)[0].mode
         if mode == "quit" and not actions.get("total"):
             return SPEAK["goodbye"].format(restaurant=self.menu.restaurant)
         if mode == "parting":
             return SPEAK["parting"]
         if mode in ("close", "quit"):
             return SPEAK["closed_goodbye" if mode == "quit" else "closed"].format(
-                total=dollars(actions["total"][0][0]), discount=self.discount_text(actions),
+                total=dollars(rows_of(actions, Total)[0].cents), discount=self.discount_text(actions),
                 restaurant=self.menu.restaurant)
         if mode == "ask":
             return self.question(actions)
@@ -385,40 +405,41 @@ class CustomerTemplates:
 
     def question(self, actions: Atoms) -> str:
         """The question of the moment; one about a kind of dish names the dishes it is about."""
-        target, topic = actions["ask"][0]
-        about = [d for (d,) in actions.get("ask_about", [])]
+        ask = rows_of(actions, Ask)[0]
+        target, topic = ask.target, ask.topic
+        about = [a.food for a in rows_of(actions, AskAbout)]
         about.sort(key=lambda d: list(self.counts).index(d) if d in self.counts else len(self.counts))
         dishes = join([plural(d, self.counts.get(d, 1)) for d in about])
-        styles = [self.option_said(group, value) for group, value in actions.get("ask_style", [])]
+        styles = [self.option_said(s.group, s.value) for s in rows_of(actions, AskStyle)]
         style = styles[0] if styles else ""
         if topic == "options":
             wanted = " or ".join(w for w in ("toppings" if actions.get("ask_toppings") else "", style) if w)
             return SPEAK["ask_options"].format(wanted=wanted, dishes=dishes)
         if topic == "which":
-            toppings = sorted(t for (t,) in actions.get("ask_topping", []))
+            toppings = sorted(t.topping for t in rows_of(actions, AskTopping))
             offer = [f"add {join(toppings).replace(' and ', ' or ')}" if toppings else "",
                      f"have {'them' if len(about) > 1 or self.counts.get(about[0], 1) > 1 else 'it'} {style}"
                      if style else ""]
             return SPEAK["ask_which"].format(dishes=dishes, offer=" or ".join(o for o in offer if o))
         if topic.startswith("pick("):
-            values = dict.fromkeys(self.option_said(g, o) for g, o, _ in sorted(actions.get("ask_value", []),
-                                                                            key=lambda row: row[2]))
+            values = dict.fromkeys(self.option_said(v.group, v.option)
+                                   for v in sorted(rows_of(actions, AskValue), key=lambda v: v.rank))
             return SPEAK["ask_pick"].format(group=topic[5:-1], dishes=dishes,
                                             values=join(list(values)).replace(" and ", " or "))
         group = topic.split(",")[1].strip('"') if "," in topic else "choice"
-        options = [d for d, _ in sorted(actions.get("ask_option", []), key=lambda option: option[1])]
+        options = [o.food for o in sorted(rows_of(actions, AskOption), key=lambda o: o.rank)]
         return SPEAK["ask_choice"].format(group=group.lower(), target=target,
                                           options=join(options).replace(" and ", " or "),
                                           more=SPEAK["ask_choice_more"] if actions.get("more_options") else "")
 
     @staticmethod
     def recommendation(actions: Atoms) -> str:
-        dishes = [f for t, f in actions.get("recommend", []) if t == "category"]
+        dishes = [r.food for r in rows_of(actions, Recommend) if r.kind == "category"]
         if dishes:
             return SPEAK["suggest_dish"].format(dish=dishes[0])
         toppings = defaultdict(list)
-        for t, f in actions.get("recommend", []):
-            toppings[t].append(f)
+        for r in rows_of(actions, Recommend):
+            toppings[r.kind].append(r.food)
         for target, names in toppings.items():
             dish = target[len('upgrade("'):-2]
             return SPEAK["suggest_toppings"].format(toppings=join(names), dish=dish)
@@ -426,15 +447,15 @@ class CustomerTemplates:
 
     def answer(self, actions: Atoms) -> str:
         facts: dict[tuple, list] = defaultdict(list)
-        for f, prop, v in actions.get("answer", []):
-            facts[(f, prop)].append(v)
+        for a in rows_of(actions, Answer):
+            facts[(a.food, a.about)].append(a.value)
         out = [self.answered(f, prop, values, actions) for (f, prop), values in facts.items()]
         out += self.explanation(actions)
         if actions.get("explain") and ("order", "total") not in facts and actions.get("discount"):
             out.append(self.discount_text(actions, "deal_why_off"))  # the order's discount too
         said = REPLIES["answer"]
-        out += [said["none_all"] if f == "all" else said["none"].format(kind=kind, food=f)
-                for kind, f in actions.get("answer_none", [])]
+        out += [said["none_all"] if n.food == "all" else said["none"].format(kind=n.kind, food=n.food)
+                for n in rows_of(actions, NoAnswer)]
         return " ".join(o for o in out if o)
 
     def answered(self, f: str, prop: Any, values: list, actions: Atoms) -> str:
@@ -490,20 +511,22 @@ class CustomerTemplates:
 
     def check(self, actions: Atoms) -> str:
         """The priced summary: equal units grouped, in the order they were said."""
-        return SPEAK["summary"].format(lines=join(self.lines(actions)), total=dollars(actions["total"][0][0]),
+        return SPEAK["summary"].format(lines=join(self.lines(actions)), total=dollars(rows_of(actions, Total)[0].cents),
                                        discount=self.discount_text(actions))
 
     def lines(self, actions: Atoms) -> list[str]:
         return [f"{self.count(line.name, line.quantity)}" + (f" ({line.modifiers})" if line.modifiers else "") +
-                f" at {dollars(line.unit_price)}" + (" each" if line.quantity > 1 else "") for line in self.groups(actions)]
+                f" at {dollars(line.unit_price)}" + (" each" if line.quantity > 1 else "")
+                for line in self.groups(rows_of(actions, Priced), rows_of(actions, Detail))]
 
-    def groups(self, actions: Atoms) -> list[OrderLine]:
-        """The priced units (check/3, detail/3) as lines of equal units, in the order said.
-        Options said before the name come first ("a large <drink>"); an item's default is not said."""
+    def groups(self, priced: Sequence[Priced | BoardUnit], changes: Sequence[Detail | BoardDetail]) -> list[OrderLine]:
+        """The priced units (check/3 and detail/3, or board/3 and board_detail/3) as lines of equal
+        units, in the order said. Options said before the name come first ("a large <drink>"); an
+        item's default is not said."""
         details: dict[int, list[str]] = defaultdict(list)
         before: dict[int, list[str]] = defaultdict(list)
-        food_of = {unit: food for unit, food, _ in actions.get("check", [])}
-        for unit, kind, value in sorted(actions.get("detail", [])):
+        food_of = {p.unit: p.food for p in priced}
+        for unit, kind, value in sorted((d.unit, d.kind, d.value) for d in changes):
             if kind == "option" and value[2] == "yes" and self.worth_saying(food_of.get(unit), *value[:2]):
                 text = self.option_said(value[0], value[1])
                 (before if value[0] in self.menu.said_before_name else details)[unit].append(text)
@@ -515,7 +538,7 @@ class CustomerTemplates:
                 details[unit].append(REPLIES["confirm"]["deal_detail_" + kind].format(
                     days=days_text(value) if kind == "deal" else "", combo=value))
         lines: dict[tuple, OrderLine] = {}
-        for unit, food, price in sorted(actions.get("check", [])):
+        for unit, food, price in sorted((p.unit, p.food, p.cents) for p in priced):
             key = (" ".join([*before[unit], food]), ", ".join(sorted(details[unit])), price)
             line = lines.setdefault(key, OrderLine(key[0], food, key[1], price))
             line.quantity += 1
@@ -524,8 +547,8 @@ class CustomerTemplates:
     def units_told_apart(self, actions: Atoms, units: set[int]) -> list[str]:
         """'the large X with Y', 'the small X with Z': the units of the order
         (board/3, board_detail/3) a question is about, each as it differs; [] if they read alike."""
-        lines = self.groups({"check": [row for row in actions.get("board", []) if row[0] in units],
-                             "detail": [row for row in actions.get("board_detail", []) if row[0] in units]})
+        lines = self.groups([b for b in rows_of(actions, BoardUnit) if b.unit in units],
+                            [d for d in rows_of(actions, BoardDetail) if d.unit in units])
         said = [f"the {line.name}" + (f" {line.modifiers}" if line.modifiers.startswith("with") else
                                       f" ({line.modifiers})" if line.modifiers else "") for line in lines]
         return said if len(set(said)) > 1 else []
@@ -533,7 +556,8 @@ class CustomerTemplates:
     def explanation(self, actions: Atoms) -> list[str]:
         """Why a unit costs what it does, from the pricing rules' parts (explain/5)."""
         parts: dict[tuple, list[tuple]] = defaultdict(list)
-        for unit, food, kind, what, cents in sorted(actions.get("explain", [])):
+        for unit, food, kind, what, cents in sorted((p.unit, p.food, p.kind, p.what, p.cents)
+                                                    for p in rows_of(actions, PricePart)):
             if cents or kind == "base":  # what costs nothing does not explain a price
                 parts[(unit, food)].append((kind, what, cents))
         said, out = set(), []

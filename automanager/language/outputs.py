@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..reasoner import Const, Value
 from ..rules import Rule
-from ..terms import Term, predicate
+from ..terms import T, Term, predicate, read_all
 
 # ---- the assistant: confirm(kind, ...) --------------------------------------------------------
 
@@ -357,6 +358,127 @@ CUSTOMER = {cls.tag: cls for cls in (*HEARD, HeardDropped, WhichKind,
 
 
 # ---- the administrator: confirm(K, kind, ...) --------------------------------------------------
+
+
+# ---- the assistant's other outputs: the reply's mode, its question, answers, suggestions, the
+# priced order (check/detail/total), the board and the parts of a price (explain) -------------
+
+
+@predicate("mode")
+class Mode(Term):
+    mode: Const  # else, ask, answer, recommend, check, close, quit, parting
+
+
+@predicate("ask")
+class Ask(Term):
+    target: Value  # a dish, a combo, or the kind of dish asked about
+    topic: str  # options, which, pick(<group>), or the combo question's "choice,<group>"
+
+
+@predicate("ask_about")
+class AskAbout(Term):
+    food: str  # a dish the question is about
+
+
+@predicate("ask_style")
+class AskStyle(Term):
+    group: str
+    value: str  # a style the question offers
+
+
+@predicate("ask_topping")
+class AskTopping(Term):
+    topping: str  # a topping the question offers
+
+
+@predicate("ask_value")
+class AskValue(Term):
+    group: str
+    option: str
+    rank: int  # the order it is said in
+
+
+@predicate("ask_option")
+class AskOption(Term):
+    food: str  # a choice of the combo question
+    rank: int  # how popular: the most popular first
+
+
+@predicate("recommend")
+class Recommend(Term):
+    kind: str  # category, or upgrade("<dish>") for the toppings people add to it
+    food: str
+
+
+@predicate("answer")
+class Answer(Term):
+    food: str  # an item, a category, or "all"
+    about: Value  # price, calories, ingredient, ..., or (price_for, N, Size) and the like
+    value: Value
+
+
+@predicate("answer_none")
+class NoAnswer(Term):
+    kind: str  # what was asked
+    food: str  # of what ("all": no item named)
+
+
+@predicate("check")
+class Priced(Term):
+    unit: int
+    food: str
+    cents: int  # the unit's price
+
+
+@predicate("detail")
+class Detail(Term):
+    unit: int
+    kind: str  # add, no, change, option, choice, deal, free, ...
+    value: Any  # by kind: a topping, (old, new), (group, value, yes), (combo, slot, dish), the days, a combo
+
+
+@predicate("board")
+class BoardUnit(Term):
+    unit: int
+    food: str
+    cents: int
+
+
+@predicate("board_detail")
+class BoardDetail(Term):
+    unit: int
+    kind: str
+    value: Any  # as Detail's
+
+
+@predicate("total")
+class Total(Term):
+    cents: int
+
+
+@predicate("board_total")
+class BoardTotal(Term):
+    cents: int
+
+
+@predicate("discount")
+class Discount(Term):
+    said: Value  # the order discount rule that gives it
+    cents: int
+
+
+@predicate("explain")
+class PricePart(Term):
+    unit: int
+    food: str
+    kind: str  # base, add, change, option, deal, free, ...
+    what: Value
+    cents: int
+
+
+def rows_of(actions: Any, kind: type[T]) -> list[T]:
+    """The rows of one output of a decision, typed."""
+    return read_all(kind, actions.get(kind.name, []))
 
 
 def admin(kind: str) -> Any:

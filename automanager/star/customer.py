@@ -9,6 +9,7 @@ from typing import TypeVar
 from ..bots.assistant import Assistant, context
 from ..language.customer_parser import Context, CustomerParser
 from ..language.customer_templates import CustomerTemplates
+from ..language.outputs import BoardDetail, BoardTotal, BoardUnit, rows_of
 from ..language.reading import Parse
 from ..llm.structured import CustomerReader
 from ..state import Has, Unit
@@ -81,11 +82,10 @@ class CustomerChat(Chat):
         prices, and the total (cents), priced by the ASP: as a turn's decision left it
         (board/3, board_detail/3, board_total/1), else priced now."""
         actions = self.review() if actions is None else actions
-        units = {"check": actions.get("board", []), "detail": actions.get("board_detail", [])}
         lines = [{"quantity": line.quantity, "item": line.name, "modifiers": line.modifiers,
                   "unit_price": line.unit_price, "line_price": line.quantity * line.unit_price}
-                 for line in self.templates.groups(units)]
-        return {"lines": lines, "total": actions["board_total"][0][0]}
+                 for line in self.templates.groups(rows_of(actions, BoardUnit), rows_of(actions, BoardDetail))]
+        return {"lines": lines, "total": rows_of(actions, BoardTotal)[0].cents}
 
     def catch_up(self) -> None:
         """Before anything is ordered, the newest menu version is the one to order from; once an
