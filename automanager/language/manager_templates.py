@@ -77,25 +77,27 @@ class ManagerTemplates:
                 f"{PROPERTY_NAMES[prop] if len(values) > 1 or prop == 'calories' else NOTED_NAMES[prop]} "
                 f"{join(values)}" for prop, values in noted.items())))
         parts.append(note)
-        for name, question in actions.get("ask", []):
+        for ask in outputs.rows_of(actions, outputs.Ask):
+            name, question = str(ask.target), ask.topic  # the item the question is about
             if question == "stale":
-                parts.append(self.stale_question(*actions["stale"][0]))
+                parts.append(self.stale_question(outputs.rows_of(actions, outputs.Stale)[0]))
             elif question == "stale_delete":
-                parts.append(self.stale_delete_question(name, actions.get("since", [])))
+                parts.append(self.stale_delete_question(name, outputs.rows_of(actions, outputs.Since)))
             elif question in ("confirm_price", "confirm_runout", "confirm_store_price", "confirm_rule",
                               "confirm_unrule", "confirm_alias", "confirm_giveaway"):
-                parts += [self.readback(*args) for args in actions.get("readback", []) if args[0] == name]
+                parts += [self.readback(r) for r in outputs.rows_of(actions, outputs.Readback) if r.item == name]
             else:
                 parts.append(REPLIES["question"][question].format(name, **self.limits))
-        if ("quit",) in actions.get("mode", []):
+        if any(m.mode == "quit" for m in outputs.rows_of(actions, outputs.Mode)):
             parts.append(REPLIES["goodbye"])
         elif not any(parts):
             parts.append(REPLIES["anything_else"])
         return " ".join(p for p in parts if p)
 
     @staticmethod
-    def readback(name: str, what: str, a: Any, b: Any) -> str:
+    def readback(said: outputs.Readback) -> str:
         """The question before a surprising change: exactly what would change, and how to answer."""
+        name, what, a, b = said.item, said.what, said.old, said.new
         asked = REPLIES["question"]
         if what in ("price", "store_price"):
             move = asked["readback_price_move"].format(round(abs(b - a) * 100 / a), "cut" if b < a else "rise") \
@@ -113,16 +115,17 @@ class ManagerTemplates:
         return str(REPLIES["unheard"].format(words=join([f'"{w}"' for w in dict.fromkeys(words)])))
 
     @staticmethod
-    def stale_question(name: str, prop: str, now: Any, new: Any) -> str:
-        return str(REPLIES["question"]["stale"].format(name, PROPERTY_NAMES[prop], show_value(prop, now),
-                                                       show_value(prop, new)))
+    def stale_question(stale: outputs.Stale) -> str:
+        return str(REPLIES["question"]["stale"].format(stale.item, PROPERTY_NAMES[stale.property],
+                                                       show_value(stale.property, stale.now),
+                                                       show_value(stale.property, stale.new)))
 
     @staticmethod
-    def stale_delete_question(name: str, since: list[tuple[Any, ...]]) -> str:
+    def stale_delete_question(name: str, since: list[outputs.Since]) -> str:
         """Asked before deleting an item another manager changed since; names what moved."""
         asked = REPLIES["question"]
-        moved = join([asked["stale_delete_value"].format(PROPERTY_NAMES[prop], show_value(prop, now))
-                      for item, prop, now in since if item == name])
+        moved = join([asked["stale_delete_value"].format(PROPERTY_NAMES[s.property], show_value(s.property, s.now))
+                      for s in since if s.item == name])
         return str(asked["stale_delete"].format(name, asked["stale_delete_what"].format(moved) if moved else ""))
 
     def rejection(self, reason: str, args: list[Any]) -> str:

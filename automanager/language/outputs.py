@@ -1,7 +1,9 @@
 """What the bots' rules say back, as typed predicates: each `confirm` kind that `assistant.lp`
-and `admin.lp` can derive, declared once with the meaning of each argument (before, only the
-rules' comments said it). The reply templates read these, never a row's positions; the test in
-tests/test_replies.py keeps this list equal to the rules' heads.
+and `admin.lp` can derive, and their other outputs (the question, answers, the priced order,
+read-backs, the stock and store prices a manager's turn sets), declared once with the meaning of
+each argument. The replies and the chats read these by field (`rows_of`), never a row's
+positions (only the administrator's `reject(K, reason, ...)` is still read by position); the
+test in tests/test_replies.py keeps the confirm kinds equal to the rules' heads.
 
 The assistant's are `confirm(kind, ...)`; the administrator's `confirm(K, kind, ...)`, K the
 place in the manager's sentence the confirmation answers (`at`).
@@ -474,6 +476,54 @@ class PricePart(Term):
     kind: str  # base, add, change, option, deal, free, ...
     what: Value
     cents: int
+
+
+# the administrator's: ask/2 (Ask: the item, the question), mode/1 (Mode), and what its read-backs
+# and questions about another manager's changes name
+
+
+@predicate("readback")
+class Readback(Term):
+    item: str
+    what: str  # price, store_price, runout, rule, unrule, giveaway, alias
+    old: Any  # by what: the price now, the dishes a runout takes off, the rule, the alias
+    new: Any  # the price asked for, or none
+
+
+@predicate("stale")
+class Stale(Term):
+    item: str  # changed by another manager since this one asked
+    property: str
+    now: Any  # its value now
+    new: Any  # the value this manager asked for
+
+
+@predicate("since")
+class Since(Term):
+    item: str  # another manager changed it since this one asked to delete it
+    property: str
+    now: Any
+
+
+# what a manager's turn does at once, beside the confirmations: the shared stock list and the
+# store's own prices
+
+
+@predicate("stock")
+class StockMove(Term):
+    change: Const  # out or back
+    food: str
+
+
+@predicate("set_store_price")
+class StorePriceOf(Term):
+    item: str
+    cents: int
+
+
+@predicate("drop_store_price")
+class StorePriceDropped(Term):
+    item: str
 
 
 def rows_of(actions: Any, kind: type[T]) -> list[T]:

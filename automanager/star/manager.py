@@ -11,6 +11,7 @@ import threading
 from ..bots.admin import Administrator
 from ..language.manager_parser import MAX_LIST, ManagerContext, ManagerParser
 from ..language.manager_templates import ManagerTemplates, describe
+from ..language.outputs import StockMove, StorePriceDropped, StorePriceOf, rows_of
 from ..language.reading import ManagerParse
 from ..llm.openai_backend import LLMConfig, Usage
 from ..llm.structured import ManagerReader
@@ -158,8 +159,8 @@ class ManagerChat(Chat):
             ctx = self.context()
             parse, decision, usage, timings = self.think(text, ctx, lambda parse: self.admin.decide(
                 parse.preds, self.state, self.home.stock_out(), self.home.store_prices(), self.home.now()), said)
-            for change, name in decision.actions.get("stock", []):
-                self.home.set_stock(name, change == "out", self.session_id)
+            for move in rows_of(decision.actions, StockMove):
+                self.home.set_stock(move.food, move.change == "out", self.session_id)
             self.apply_store_prices(decision.actions)
             try:
                 note = self.commit(batch(before)) if "commit" in decision.actions else ""
@@ -182,10 +183,10 @@ class ManagerChat(Chat):
     def apply_store_prices(self, actions: dict) -> None:
         """This store's own prices, set or dropped at once (like stock): the chain menu is not changed."""
         chain = dict(self.menu.facts.get("original_price", []))
-        for item, cents in actions.get("set_store_price", []):
-            self.home.set_store_price(item, cents, chain.get(item), self.session_id)
-        for (item,) in actions.get("drop_store_price", []):
-            self.home.set_store_price(item, None, chain.get(item), self.session_id)
+        for price in rows_of(actions, StorePriceOf):
+            self.home.set_store_price(price.item, price.cents, chain.get(price.item), self.session_id)
+        for dropped in rows_of(actions, StorePriceDropped):
+            self.home.set_store_price(dropped.item, None, chain.get(dropped.item), self.session_id)
 
     def sync_menu(self) -> None:
         """Work on the newest menu version (another manager may have published one)."""
