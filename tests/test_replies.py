@@ -27,16 +27,18 @@ def constant(node: ast.AST) -> str | None:
     return None
 
 
-def confirm_heads(program: Path, tag_at: int) -> set[tuple[str, int]]:
-    """(kind, fields after the kind) of every rule head confirm(...) with a constant kind."""
+def confirm_heads(program: Path, tag_at: int, name: str = "confirm") -> set[tuple[str, int]]:
+    """(kind, fields after the kind) of every rule head confirm(...) (or `name`) with a constant kind."""
     found: set[tuple[str, int]] = set()
 
     def visit(statement: ast.AST) -> None:
         if statement.ast_type != ast.ASTType.Rule or statement.head.ast_type != ast.ASTType.Literal:
             return
         symbol = statement.head.atom.symbol
-        if symbol.ast_type == ast.ASTType.Function and symbol.name == "confirm":
+        if symbol.ast_type == ast.ASTType.Function and symbol.name == name:
             kind = constant(symbol.arguments[tag_at])
+            if kind is None and name == "reject":
+                return  # reject(K, R, V) :- bad_value(K, R, V): its reasons are bad_value's
             assert kind, f"{program}: {symbol} has no constant kind"
             found.add((kind, len(symbol.arguments) - 1))
 
@@ -54,6 +56,17 @@ def test_every_assistant_confirmation_has_a_typed_class_and_a_reply():
                  "update": replies["update"], "rejected_update": replies["rejected_update"]}  # tables of their own
     for kind, _ in heads:  # a kind's text, or its variants (kind_variant)
         assert kind in texts or any(key.startswith(kind + "_") for key in texts) or said_with.get(kind), kind
+
+
+def test_every_administrator_refusal_has_a_typed_class_and_a_reply():
+    """reject(K, reason, ...) heads, and the reasons bad_value/3 passes on, each a class of
+    outputs.REFUSALS with as many fields and a text of the [reject] table (or [rule_refused]'s)."""
+    heads = confirm_heads(BOTS / "admin.lp", 1, "reject") | {(reason, 2) for reason, _ in
+                                                             confirm_heads(BOTS / "admin.lp", 1, "bad_value")}
+    declared = {(reason, len(cls.fields)) for reason, cls in outputs.REFUSALS.items()}
+    assert heads == declared
+    for reason, _ in heads:
+        assert reason in manager_templates.REPLIES["reject"] or reason == "rule_refused", reason
 
 
 def test_every_administrator_confirmation_has_a_typed_class_and_a_reply():

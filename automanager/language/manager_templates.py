@@ -49,15 +49,16 @@ class ManagerTemplates:
         """Confirmations and rejections in sentence order, then `note` (what was applied), then
         the question or the goodbye."""
         confirmed = [read(outputs.MANAGER[(kind, len(rest) + 1)], (at, *rest)) for at, kind, *rest in actions.get("confirm", [])]
-        said: list[tuple[int, int, Term | tuple[Any, ...]]] = sorted(
-            [(row[0], len(row), typed) for row, typed in zip(actions.get("confirm", []), confirmed)]
-            + [(row[0], len(row), row[1:]) for row in actions.get("reject", [])], key=lambda r: r[:2])
+        refused = [read(outputs.REFUSALS[reason], (at, *rest)) for at, reason, *rest in actions.get("reject", [])]
+        said: list[tuple[int, int, Term, bool]] = sorted(
+            [(typed.field_values()[0], len(typed.fields) + 1, typed, False) for typed in confirmed]
+            + [(typed.field_values()[0], len(typed.fields) + 1, typed, True) for typed in refused], key=lambda r: r[:2])
         parts: list[str] = []
         noted: dict[str, list[str]] = {}
         at = 0
-        for _, _, output in said:
-            if isinstance(output, tuple):
-                parts.append(self.rejection(output[0], list(output[1:])))
+        for _, _, output, is_refusal in said:
+            if is_refusal:
+                parts.append(self.rejection(output))
             elif isinstance(output, outputs.Noted):  # "Got it: ingredients beef and cheese."
                 if not noted:
                     at = len(parts)
@@ -128,18 +129,19 @@ class ManagerTemplates:
                       for s in since if s.item == name])
         return str(asked["stale_delete"].format(name, asked["stale_delete_what"].format(moved) if moved else ""))
 
-    def rejection(self, reason: str, args: list[Any]) -> str:
-        if reason in ("bad_price", "price_over_limit"):
-            args = [show_value("price", args[0])]
-        if reason == "unchanged":
-            args = [args[0], PROPERTY_NAMES[args[1]], show_value(args[1], args[2])]
-        if reason in ("say_which", "bad_property", "last_one", "required"):
-            args = [args[0], PROPERTY_NAMES.get(args[1], args[1])]
-        if reason == "bad_quantity":
-            args = [args[0]]
-        if reason == "rule_refused":
-            return self.rule_refusal(args[0], args[1])
-        return str(REPLIES["reject"][reason].format(*args, **self.limits))
+    def rejection(self, refused: Term) -> str:
+        """Why something said was refused, in its reason's words; values shown for people."""
+        fields = dict(zip(refused.fields[1:], refused.field_values()[1:]))
+        if refused.tag == "rule_refused":
+            return self.rule_refusal(fields["rule"], fields["why"])
+        if "price" in fields:
+            fields["price"] = show_value("price", fields["price"])
+        if "property" in fields:
+            prop = fields["property"]
+            fields["property"] = PROPERTY_NAMES.get(prop, prop)
+            if "value" in fields:
+                fields["value"] = show_value(prop, fields["value"])
+        return str(REPLIES["reject"][str(refused.tag)].format(**fields, **self.limits))
 
     def rule_refusal(self, rule: Any, why: Any) -> str:
         """Why a rule said was not made: its canonical sentence and the reason, in words."""

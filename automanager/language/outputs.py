@@ -505,6 +505,228 @@ class Since(Term):
     now: Any
 
 
+# ---- the administrator: reject(K, reason, ...), what was refused and why -----------------------
+
+
+def refusal(reason: str) -> Any:
+    """`@predicate` for the administrator's reject(K, reason, ...)."""
+    return predicate("reject", reason, tag_at=1)
+
+
+@refusal("not_on_menu")
+class RefusedNotOnMenu(Term):
+    at: int
+    item: Any
+
+
+@refusal("no_rule")
+class RefusedNoRule(Term):
+    at: int
+
+
+@refusal("which_rule")
+class RefusedWhichRule(Term):
+    at: int
+
+
+@refusal("not_out")
+class RefusedNotOut(Term):
+    at: int
+    item: str
+
+
+@refusal("no_store_price")
+class RefusedNoStorePrice(Term):
+    at: int
+    item: str
+
+
+@refusal("duplicate")
+class RefusedDuplicate(Term):
+    at: int
+    item: str
+
+
+@refusal("busy")
+class RefusedBusy(Term):
+    at: int
+    item: str
+    building: str
+
+
+@refusal("say_which")
+class RefusedSayWhich(Term):
+    at: int
+    item: str
+    property: str
+
+
+@refusal("bad_property")
+class RefusedBadProperty(Term):
+    at: int
+    item: str
+    property: str
+
+
+@refusal("bad_price")
+class RefusedBadPrice(Term):
+    at: int
+    price: int  # cents
+
+
+@refusal("price_over_limit")
+class RefusedPriceOverLimit(Term):
+    at: int
+    price: int  # cents
+
+
+@refusal("bad_calories")
+class RefusedBadCalories(Term):
+    at: int
+    calories: int
+
+
+@refusal("calories_over_limit")
+class RefusedCaloriesOverLimit(Term):
+    at: int
+    calories: int
+
+
+@refusal("unknown_category")
+class RefusedUnknownCategory(Term):
+    at: int
+    category: Any
+
+
+@refusal("unknown_ingredient")
+class RefusedUnknownIngredient(Term):
+    at: int
+    ingredient: Any
+
+
+@refusal("category_first")
+class RefusedCategoryFirst(Term):
+    at: int
+    topping: Any
+
+
+@refusal("not_a_topping")
+class RefusedNotATopping(Term):
+    at: int
+    topping: Any
+
+
+@refusal("unknown_content")
+class RefusedUnknownContent(Term):
+    at: int
+    content: Any
+
+
+@refusal("bad_quantity")
+class RefusedBadQuantity(Term):
+    at: int
+    count: int
+
+
+@refusal("unchanged")
+class RefusedUnchanged(Term):
+    at: int
+    item: str
+    property: str
+    value: Any
+
+
+@refusal("already")
+class RefusedAlready(Term):
+    at: int
+    item: str
+    value: Any
+
+
+@refusal("not_included")
+class RefusedNotIncluded(Term):
+    at: int
+    item: str
+    value: Any
+
+
+@refusal("last_one")
+class RefusedLastOne(Term):
+    at: int
+    item: str
+    property: str
+
+
+@refusal("required")
+class RefusedRequired(Term):
+    at: int
+    item: str
+    property: str
+
+
+@refusal("in_combo")
+class RefusedInCombo(Term):
+    at: int
+    item: str
+    combo: str
+
+
+@refusal("empty_alias")
+class RefusedEmptyAlias(Term):
+    at: int
+    item: str
+
+
+@refusal("alias_taken")
+class RefusedAliasTaken(Term):
+    at: int
+    word: str
+    item: str
+
+
+@refusal("alias_means")
+class RefusedAliasMeans(Term):
+    at: int
+    word: str
+    item: str
+
+
+@refusal("alias_dialogue")
+class RefusedAliasDialogue(Term):
+    at: int
+    word: str
+
+
+@refusal("alias_number")
+class RefusedAliasNumber(Term):
+    at: int
+    word: str
+
+
+@refusal("alias_common")
+class RefusedAliasCommon(Term):
+    at: int
+    word: str
+
+
+@refusal("in_use")
+class RefusedInUse(Term):
+    at: int
+    item: str
+    dishes: int
+
+
+@refusal("rule_refused")
+class RefusedRuleRefused(Term):
+    at: int
+    rule: Any
+    why: Any
+
+
+REFUSALS: dict[str | None, type[Term]] = {cls.tag: cls for cls in (
+    RefusedNotOnMenu, RefusedNoRule, RefusedWhichRule, RefusedNotOut, RefusedNoStorePrice, RefusedDuplicate, RefusedBusy, RefusedSayWhich, RefusedBadProperty, RefusedBadPrice, RefusedPriceOverLimit, RefusedBadCalories, RefusedCaloriesOverLimit, RefusedUnknownCategory, RefusedUnknownIngredient, RefusedCategoryFirst, RefusedNotATopping, RefusedUnknownContent, RefusedBadQuantity, RefusedUnchanged, RefusedAlready, RefusedNotIncluded, RefusedLastOne, RefusedRequired, RefusedInCombo, RefusedEmptyAlias, RefusedAliasTaken, RefusedAliasMeans, RefusedAliasDialogue, RefusedAliasNumber, RefusedAliasCommon, RefusedInUse, RefusedRuleRefused)}
+
+
 # what a manager's turn does at once, beside the confirmations: the shared stock list and the
 # store's own prices
 
