@@ -51,6 +51,7 @@ from . import paths
 from .bots.admin import Administrator
 from .bots.assistant import Assistant
 from .language.customer_templates import plural
+from .language.outputs import RanOut, Unavailable, assistant_said
 from .language.phrases import menu_examples
 from .menu.check import check_kb
 from .menu.commit import HEADER, facts_by_text, kb_symbols, known_problems
@@ -775,7 +776,7 @@ class ChainLoad:
             text = self.lines[1] if i == self.turns // 3 else self.lines[(k + i) % len(self.lines)]  # the dish again
             turn = chat.turn(text, turn_id=f"{store}l{k}t{i}")
             ms = (time.perf_counter() - start) * 1000
-            said = {row[2] for row in turn.actions.get("confirm", []) if row[0] in ("unavailable", "ran_out")}
+            said = {c.ingredient for c in assistant_said(turn.actions) if isinstance(c, Unavailable | RanOut)}
             with self.lock:
                 self.times.append(ms)
                 self.acked.setdefault(store, []).append(f"{store}l{k}t{i}")

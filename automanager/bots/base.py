@@ -8,6 +8,7 @@ from datetime import datetime
 
 import clingo
 
+from ..language.outputs import Mode, rows_of
 from ..reasoner import Atoms, Const, atom
 from ..state import State
 from ..terms import encode
@@ -21,7 +22,7 @@ class Decision:
 
     @property
     def mode(self) -> str:
-        return self.actions["mode"][0][0]
+        return rows_of(self.actions, Mode)[0].mode
 
 
 # what every call of either bot may bring besides the sentence's facts: the shared stock list,

@@ -25,6 +25,7 @@ from typing import Any
 import clingo
 
 from ..bots.assistant import Assistant
+from ..language.outputs import Answer, rows_of
 from ..llm.openai_backend import LLMConfig, LLMError, OpenAIBackend, Usage
 from ..menu.commit import facts_by_text
 from ..menu.model import Menu
@@ -340,7 +341,8 @@ class Checker:
                     slots[group] += 1
                     state.append(Has(number, Const("choice"), (group, slots[group], dish)))
         decision = Assistant(self.menu.files).decide([Pred("query", (Const("total"), "all", 1, Const("none")))], State.of(state), [])
-        return next((args[2] for args in decision.actions.get("answer", []) if args[:2] == ("order", "total")), None)
+        totals = [a.value for a in rows_of(decision.actions, Answer) if (a.food, a.about) == ("order", "total")]
+        return totals[0] if totals and isinstance(totals[0], int) else None
 
 
 def canonical(unit: dict) -> tuple:

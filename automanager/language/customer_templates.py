@@ -21,11 +21,10 @@ from ..menu.model import Menu
 from ..normalize import latin
 from ..reasoner import Atoms
 from ..rules import DealFree, Hours, read_rule
-from ..terms import Term, read
+from ..terms import Term
 from ..vocab import MAX_NUMBER
 from .english import dollars, join
 from .outputs import (
-    CUSTOMER,
     HEARD,
     Answer,
     Ask,
@@ -51,6 +50,7 @@ from .outputs import (
     RejectedUpdate,
     Total,
     Updated,
+    assistant_said,
     rows_of,
 )
 from .rule_words import days_text, rule_text, when_text
@@ -156,8 +156,8 @@ class CustomerTemplates:
     # -- confirmations -------------------------------------------------------------------
     def confirmations(self, actions: Atoms, unknown: list[str]) -> list[str]:
         said: dict[str, list[Any]] = defaultdict(list)  # typed outputs by kind
-        for kind, *row in actions.get("confirm", []):
-            said[kind].append(read(CUSTOMER[kind], row))
+        for output in assistant_said(actions):
+            said[str(output.tag)].append(output)
         text = REPLIES["confirm"]
         out = [text[f"greeting_{g.kind}"] for g in said.pop("greeting", [])]
         heard = [c for cls in HEARD for c in said.pop(cls.tag or "", [])]

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..reasoner import Const, Value
 from ..rules import Rule
-from ..terms import T, Term, predicate, read_all
+from ..terms import T, Term, predicate, read, read_all
 
 # ---- the assistant: confirm(kind, ...) --------------------------------------------------------
 
@@ -1111,3 +1111,8 @@ MANAGER: dict[tuple[str | None, int], type[Term]] = {(cls.tag, len(cls.__annotat
     NothingPending, KeptTheirs, TakenOffSince, DeletedSince, AlreadySince, DeleteWithdrawn, Rebased, AnswerFirst, NothingToSave, Abandoned, ManagerNotUnderstood, StockIs,
     StockNone, StockOff, StockIn, PendingIs, PendingNone, ValueIs,
     RuleStaged, RuleUnstaged, RuleNotMade, RuleKept, RuleIs, RulePending, RuleGoing, RulesNone, OneRuleAtATime, RuleUnclear)}
+
+
+def assistant_said(actions: Any) -> list[Term]:
+    """The assistant's confirmations of a decision, typed, in the rules' order."""
+    return [read(CUSTOMER[kind], row) for kind, *row in actions.get("confirm", [])]
