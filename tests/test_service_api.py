@@ -429,3 +429,17 @@ def test_a_runout_is_counted_alike_in_the_chat_and_on_the_stock_board(tmp_path, 
         assert row["dishes_off"] == (int(said.group(1)) if said else 0), (turn["reply"], row)
         assert row["dishes_off"] > 0 and len(row["takes_off"]) >= row["dishes_off"]
         assert row["category"] in ("ingredient", "sauce")
+
+
+def test_the_audit_history_says_each_change_in_words_and_dollars(tmp_path):
+    """A price change and a store rule come back from /api/history (and /api/versions) as a manager
+    reads them, never as cents or a rule's fact."""
+    with TestClient(create_app(Home(tmp_path)), raise_server_exceptions=False) as client:
+        manager = {"Authorization": f"Bearer {(tmp_path / TOKEN_FILE).read_text().strip()}"}
+        for line in ("the bean burrito now costs $1.59", "no more than 5 items per order", "yes", "save"):
+            client.post("/api/manager/turns", headers=manager, json={"text": line})
+        said = [row["said"] for row in client.get("/api/history", headers=manager).json()]
+        assert "edit Bean Burrito: price $1.39 -> $1.59" in said, said
+        assert any(text.startswith("rule: ") and "5" in text and "limit(" not in text for text in said), said
+        versions = client.get("/api/versions", headers=manager).json()["versions"]
+        assert {change["said"] for change in versions[0]["changes"]} == set(said)
