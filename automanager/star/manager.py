@@ -152,6 +152,8 @@ class ManagerChat(Chat):
         return [staged.row() for staged in sorted(self.state.all(Staged), key=encode)]
 
     def step(self, text: str, said: list[Pred] | None = None) -> Turn:
+        """Understand and decide the line, do at once what it decided (carry_out: decided again when
+        another manager published meanwhile), then say it."""
         self.ready()
         before = self.state
         for _attempt in range(MAX_COMMIT_ATTEMPTS):
@@ -159,26 +161,38 @@ class ManagerChat(Chat):
             ctx = self.context()
             parse, decision, usage, timings = self.think(text, ctx, lambda parse: self.admin.decide(
                 parse.preds, self.state, self.home.stock_out(), self.home.store_prices(), self.home.now()), said)
-            for move in rows_of(decision.actions, StockMove):
-                self.home.set_stock(move.food, move.change == "out", self.session_id)
-            self.apply_store_prices(decision.actions)
             try:
-                note = self.commit(batch(before)) if "commit" in decision.actions else ""
+                note = self.carry_out(decision.actions, before)
                 break
             except VersionMoved:  # another manager published while this turn was decided: decide again
                 self.state = before
         else:
             raise StateError("other managers kept publishing menu versions; nothing of yours was applied. "
                              "Say it again.")
+        return Turn(text=text, reply=self.reply(text, ctx, parse, decision.actions, note, usage),
+                    parsed=[str(p) for p in parse.preds], actions=decision.actions, corrected=parse.corrected,
+                    pending=[describe(*row) for row in self.staged()], llm=usage.as_dict(), timings=timings)
+
+    def carry_out(self, actions: dict, before: State) -> str:
+        """What a decision does at once: the shared stock list, this store's prices, and the staged
+        changes published when it says commit (VersionMoved when another manager published since
+        this turn began); what was published, in words."""
+        for move in rows_of(actions, StockMove):
+            self.home.set_stock(move.food, move.change == "out", self.session_id)
+        self.apply_store_prices(actions)
+        return self.commit(batch(before)) if "commit" in actions else ""
+
+    def reply(self, text: str, ctx: ManagerContext, parse: ManagerParse, actions: dict, note: str,
+              usage: Usage) -> str:
+        """The decision in words: what was done and asked, a hint when nothing was understood, the
+        words of a half-heard line, and a list read only in part."""
         hint = parse.hint or (self.why_not(text, ctx) if any(p.name == "irrelevant" for p in parse.preds) else "")
-        reply = self.respond(self.templates.render(decision.actions, note, hint), decision.actions, usage)
-        if parse.unheard and decision.actions.get("ask"):  # half heard: say what was not, then the question
+        reply = self.respond(self.templates.render(actions, note, hint), actions, usage)
+        if parse.unheard and actions.get("ask"):  # half heard: say what was not, then the question
             reply = f"{self.templates.unheard(parse.unheard)} {reply}"
         if parse.skipped:
             reply = f"(I read the first {MAX_LIST} names of that list; say the other {parse.skipped} again.) " + reply
-        return Turn(text=text, reply=reply, parsed=[str(p) for p in parse.preds], actions=decision.actions,
-                    corrected=parse.corrected, pending=[describe(*row) for row in self.staged()], llm=usage.as_dict(),
-                    timings=timings)
+        return reply
 
     def apply_store_prices(self, actions: dict) -> None:
         """This store's own prices, set or dropped at once (like stock): the chain menu is not changed."""
