@@ -63,6 +63,10 @@ class ManagerTemplates:
                 if not noted:
                     at = len(parts)
                 noted.setdefault(output.property, []).append(show_value(output.property, output.value))
+            elif isinstance(output, outputs.StockIs):  # what is out: one sentence, said at the first
+                out = [c.item for c in confirmed if isinstance(c, outputs.StockIs)]
+                if output.item == out[0]:
+                    parts.append(self.confirmation(output, item=join(out)))
             elif isinstance(output, outputs.ValueIs):  # several values: one sentence, said at the first
                 values = [c.value for c in confirmed
                           if isinstance(c, outputs.ValueIs) and (c.item, c.property) == (output.item, output.property)]
