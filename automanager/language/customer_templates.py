@@ -480,11 +480,11 @@ class CustomerTemplates:
                "unavailable": "unavailable_all" if everything else "unavailable"}.get(prop, prop)
         if key not in said:
             return ""
+        first = values[0]  # a price, a count of calories or what ran out
+        discount = self.discount_text(actions) if prop == "total" else ""
         return said[key].format(food=f, foods=plural(f, 2), items=items, choices=items.replace(" and ", " or "),
-                                price=dollars(values[0]) if isinstance(values[0], int) else "",
-                                calories=values[0], ingredient=values[0], total=dollars(values[0])
-                                if prop == "total" else "", discount=self.discount_text(actions)
-                                if prop == "total" else "")
+                                price=dollars(first) if isinstance(first, int) else "", calories=first,
+                                ingredient=first, discount=discount)
 
     def answered_of(self, f: str, prop: tuple, values: list) -> str:
         """An answer about a number of an item, a size, an option or a deal day (a tuple property)."""

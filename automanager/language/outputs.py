@@ -11,6 +11,7 @@ place in the manager's sentence the confirmation answers (`at`).
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from ..reasoner import Const, Value
@@ -508,9 +509,7 @@ class Since(Term):
 # ---- the administrator: reject(K, reason, ...), what was refused and why -----------------------
 
 
-def refusal(reason: str) -> Any:
-    """`@predicate` for the administrator's reject(K, reason, ...)."""
-    return predicate("reject", reason, tag_at=1)
+refusal = partial(predicate, "reject", tag_at=1)  # `@predicate` for the administrator's reject(K, reason, ...)
 
 
 @refusal("not_on_menu")
@@ -753,9 +752,7 @@ def rows_of(actions: Any, kind: type[T]) -> list[T]:
     return read_all(kind, actions.get(kind.name, []))
 
 
-def admin(kind: str) -> Any:
-    """`@predicate` for the administrator's confirm(K, kind, ...)."""
-    return predicate("confirm", kind, tag_at=1)
+admin = partial(predicate, "confirm", tag_at=1)  # `@predicate` for the administrator's confirm(K, kind, ...)
 
 
 @admin("runout")
