@@ -48,6 +48,7 @@ from pathlib import Path
 import clingo
 
 from . import paths
+from .acts import Act, Complete, Edit, Order, Runout, Update
 from .bots.admin import Administrator
 from .bots.assistant import Assistant
 from .language.customer_templates import plural
@@ -61,7 +62,6 @@ from .service.lanes import MAX_LANES, PER_CLIENT_SETTING
 from .star import Chat, CustomerChat, ManagerChat
 from .state import LastAsk, State
 from .store import Home
-from .vocab import Pred
 
 # The paper's Table 1 (s(CASP) reasoning, GPT-4 round trip) and our targets, in ms.
 PAPER = {"admin_reasoning": 9.9, "assistant_reasoning_1": 115.4, "assistant_reasoning_10": 886.5}
@@ -113,19 +113,19 @@ def measure(name: str, work: Callable[[], object], rounds: int, warmup: int) -> 
                 TARGETS.get(name), PAPER.get(name))
 
 
-def requirements(menu: Menu, n: int) -> list[Pred]:
+def requirements(menu: Menu, n: int) -> list[Act]:
     """n requirements: order lines and toppings on ordered dishes, alternating."""
     toppings: dict[str, list[str]] = {}
     for dish, topping in menu.facts.get("available_topping", []):
         toppings.setdefault(dish, []).append(topping)
     dishes = sorted(d for d in toppings if d in menu.names("dish"))
     orders = (n + 1) // 2
-    preds = [Pred("order", (dishes[i % len(dishes)], 1), i + 1) for i in range(orders)]
+    acts: list[Act] = [Order(dishes[i % len(dishes)], 1, i + 1) for i in range(orders)]
     ordered = dishes[:min(orders, len(dishes))]
     for j in range(n - orders):
         dish = ordered[j % len(ordered)]
-        preds.append(Pred("update", (dish, Const("add"), toppings[dish][j // len(ordered)])))
-    return preds
+        acts.append(Update(dish, Const("add"), toppings[dish][j // len(ordered)]))
+    return acts
 
 
 def order_state(assistant: Assistant, menu: Menu, n: int) -> State:
@@ -171,7 +171,7 @@ def menu_case(factor: int, folder: str, rounds: int, warmup: int) -> None:
     files = paths.kb_files() if factor == 1 else scaled_kb(factor, Path(folder))
     assistant = Assistant(files)
     state = order_state(assistant, menu, 10)
-    case = measure(f"menu_x{factor}_reasoning_10", lambda: assistant.decide([Pred("complete")], state, []), rounds, warmup)
+    case = measure(f"menu_x{factor}_reasoning_10", lambda: assistant.decide([Complete()], state, []), rounds, warmup)
     print(json.dumps(asdict(case)))
 
 
@@ -418,11 +418,11 @@ def run(quick: bool = False, progress: Callable[[str], None] = lambda _name: Non
     ingredient = Counter(i for _, i in menu.facts.get("included_ingredient", [])).most_common(1)[0][0]
     drink = min([item for item, group, _ in menu.facts.get("option", []) if group == "size"] or [dish])
     admin = Administrator(menu.files)
-    admin_preds = [Pred("runout", (ingredient,)), Pred("edit", (dish, Const("price"), 199))]
+    admin_preds = [Runout(ingredient), Edit(dish, Const("price"), 199)]
     add("admin_reasoning", lambda: admin.decide(admin_preds, State(), []))
     for n in (1, 10, 30, 100):
         state = order_state(assistant, menu, n)
-        add(f"assistant_reasoning_{n}", partial(assistant.decide, [Pred("complete")], state, []))
+        add(f"assistant_reasoning_{n}", partial(assistant.decide, [Complete()], state, []))
     with tempfile.TemporaryDirectory() as tmp:
         for factor in (1, 4, 10):  # each in a fresh process: one process's earlier cases do not weigh on it
             progress(f"menu_x{factor}_reasoning_10")

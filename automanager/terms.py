@@ -23,7 +23,7 @@ import sys
 import types
 import typing
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, Self, TypeVar
 
 import clingo
 
@@ -45,12 +45,13 @@ class Term:
     # Construction, immutability, equality, hashing and repr by the fields, once here: making
     # them for each class (as a dataclass does, ~0.4 ms a class) cost a chat's first turn 40 ms.
     fields: ClassVar[tuple[str, ...]] = ()  # the field names in order, from the annotations
+    defaults: ClassVar[dict[str, Any]] = {}  # the value of a field left out, when its class gives one
 
     def __init__(self, *args: Any, **named: Any) -> None:
         if len(args) > len(self.fields) or set(named) - set(self.fields[len(args):]):
             raise TypeError(f"{self.__class__.__name__} takes {', '.join(self.fields) or 'no fields'}, "
                             f"not {args!r} {named!r}")
-        given = dict(zip(self.fields, args), **named)
+        given = {**self.defaults, **dict(zip(self.fields, args)), **named}
         missing = [field for field in self.fields if field not in given]
         if missing:
             raise TypeError(f"{self.__class__.__name__} needs {', '.join(missing)}")
@@ -74,6 +75,10 @@ class Term:
     def __hash__(self) -> int:
         return hash((self.__class__, self.field_values()))
 
+    def but(self, **changes: Any) -> Self:
+        """A copy with the given fields changed (the instance itself is immutable)."""
+        return self.__class__(**{**dict(zip(self.fields, self.field_values())), **changes})
+
     def __repr__(self) -> str:
         fields = ", ".join(f"{field}={getattr(self, field)!r}" for field in self.fields)
         return f"{self.__class__.__name__}({fields})"
@@ -92,11 +97,12 @@ def predicate(name: str, tag: str | None = None, tag_at: int = 0) -> Callable[[t
     def register(cls: type[T]) -> type[T]:
         declared = {field: kind for field, kind in vars(cls).get("__annotations__", {}).items()
                     if not str(kind).startswith(("ClassVar", "typing.ClassVar"))}
-        clash = {"name", "tag", "tag_at", "fields"} & set(declared)
+        clash = {"name", "tag", "tag_at", "fields", "defaults"} & set(declared)
         if clash:
             raise TypeError(f"{cls.__name__}: a field cannot be called {' or '.join(sorted(clash))} (Term keeps the "
                             "predicate's name and tag there)")
         cls.fields = tuple(declared)
+        cls.defaults = {field: vars(cls)[field] for field in declared if field in vars(cls)}
         cls.name, cls.tag, cls.tag_at = name, tag, tag_at
         key = (name, tag, len(cls.fields) + (tag is not None))
         if key in REGISTRY:

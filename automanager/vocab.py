@@ -1,38 +1,15 @@
 """The closed predicate vocabularies of both bots: the one definition the parsers, the LLM
 prompts, the JSON schema and the validator are all made from, so they cannot drift apart.
 
-A predicate is data (`Pred`), never ASP text: its arguments are str, int, tuples, or `Const`
-for the closed sets (operations, sizes, query kinds). An LLM writes a predicate as a JSON
-object in one of the `Form`s below ({"predicate": "order", "food": "...", "quantity": 2}); each
-form says which ASP predicate it becomes.
+An LLM writes a predicate as a JSON object in one of the `Form`s below ({"predicate": "order",
+"food": "...", "quantity": 2}); each form says which act (acts.py) it becomes.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
-
-from .reasoner import Const, Value
-from .terms import Term, make, predicate
-
-
-@dataclass(frozen=True)
-class Pred:
-    name: str
-    args: tuple[Any, ...] = ()
-    line: int = 0  # which order line of the sentence an order or update belongs to (0: none)
-
-    def __str__(self) -> str:
-        def show(a: Any) -> str:
-            if isinstance(a, Const) or isinstance(a, int):
-                return str(a)
-            if isinstance(a, tuple):
-                return "(" + ", ".join(show(x) for x in a) + ")"
-            return repr(a)
-
-        return f"{self.name}({', '.join(show(a) for a in self.args)})" if self.args else self.name
 
 
 @dataclass(frozen=True)
@@ -114,10 +91,6 @@ CUSTOMER: dict[str, Form] = {
     "unsure": form("unsure", "words not understood: its changes are asked, not made"),
     "irrelevant": form("irrelevant", "nothing to act on"),
 }
-# The predicates that change the order: on a line only half heard (unsure) they are asked
-# about first (assistant.lp keeps them as pending and a yes makes them).
-CHANGES = frozenset({"order", "specify", "update", "remove", "set_quantity", "copy", "refer", "replace"})
-
 # alias: a phrase customers say for the item (the prompt stays within its token budget: no gloss)
 PROPERTIES = "category|price|calories|ingredient|popular|contains|alias"
 
@@ -187,96 +160,6 @@ RULES: dict[str, Form] = {
 }
 
 VOCABULARIES = {"customer": CUSTOMER, "manager": MANAGER, "rules": RULES}
-
-
-class Facts:
-    """The facts one bot's rules read, `new_<name>(said..., extra)`, as typed predicates
-    declared from a table (the bot's .lp file documents the same shapes). A `Pred` becomes one
-    at the bot's boundary (`fact`): it is looked up by its name and number of arguments, gets
-    the extra last argument when its shape has that field (`line`: the predicate's order line;
-    `at`: its position in the sentence), and every argument is type-checked."""
-
-    def __init__(self, bot: str, extra: str, shapes: dict[str, Sequence[dict[str, Any]]]):
-        self.extra = extra
-        self.classes: dict[tuple[str, int], type[Term]] = {}
-        for name, variants in shapes.items():
-            for fields in variants:
-                said = len(fields) - (extra in fields)
-                title = "".join(part.title() for part in name.split("_"))
-                cls = type(f"{bot}{title}{len(fields)}", (Term,), {"__annotations__": dict(fields), "__module__": __name__})
-                self.classes[(name, said)] = predicate("new_" + name)(cls)
-
-    @property
-    def names(self) -> set[str]:
-        """The names of the facts: inputs of the bot's rules."""
-        return {"new_" + name for name, _ in self.classes}
-
-    def fact(self, pred: Pred, position: int = 0) -> Term:
-        """The typed fact of the position-th parsed predicate of a sentence; TypeError when it
-        is not one this bot reads, or an argument has the wrong type."""
-        cls = self.classes.get((pred.name, len(pred.args)))
-        if cls is None:
-            raise TypeError(f"{pred} is not a predicate this bot reads")
-        if self.extra not in cls.__annotations__:
-            return make(cls, pred.args)
-        return make(cls, (*pred.args, pred.line if self.extra == "line" else position))
-
-
-LINE = {"line": int}  # which order line of the sentence it belongs to (0: none)
-AT = {"at": int}  # the position of the predicate in the sentence: 1, 2, ...
-
-# what assistant.lp reads (its header says what each means)
-CUSTOMER_FACTS = Facts("Customer", "line", {
-    "order": [{"food": str, "quantity": int, **LINE}],
-    "specify": [{"combo": str, "dish": str, **LINE}],
-    "update": [{"dish": str, "operation": Const, "option": Value, **LINE},
-               {"dish": str, "operation": Const, "option": Value, "units": int, **LINE}],
-    "need_recommend": [{"content": str, "type": Const}],
-    "query": [{"kind": Const, "food": str, "quantity": int, "size": str | None}],
-    "remove": [{"food": str, "quantity": int | Const}],  # Const: all
-    "set_quantity": [{"food": str, "quantity": int, **LINE}],
-    "replace": [{"old": str, "new": str, **LINE}],
-    "copy": [{"food": str, "quantity": int | Const, **LINE}],  # Const: all (each unit of food once more)
-    "refer": [{"kind": Const, "value": Value, **LINE}],
-    "either": [{"first": str, "second": str}],
-    "guess": [{"food": str}],
-    "vague": [{"kind": str, "quantity": int}],  # from the name matcher, not said by the LLM: a name only close to food
-    "greet": [{"kind": Const}],
-    "unknown": [{"position": int}],  # the position-th name said is not on the menu
-    **{name: [{}] for name in ("complete", "accept", "decline", "cancel", "stop", "quit", "irrelevant", "review",
-                               "unsure")},
-})
-
-# what admin.lp reads: every fact ends with the predicate's position in the sentence
-MANAGER_FACTS = Facts("Manager", "at", {
-    "runout": [{"food": str, **AT}, {"food": str, "said_as": str, **AT}],  # said_as: the dish whose words named it
-    "restore": [{"food": str, **AT}, {"food": str, "said_as": str, **AT}],
-    "add": [{"type": Const, "item": str, **AT}, {"item": str, **AT},
-            {"item": str, "property": Const, "value": Value, **AT}],
-    "edit": [{"item": str, "property": Const, "value": Value, **AT},
-             {"item": str, "property": Const, "old": Value, "new": Value, **AT}],
-    "delete": [{"item": str, **AT}, {"item": str, "property": Const, **AT},
-               {"item": str, "property": Const, "value": Value, **AT}],
-    "undo": [{**AT}, {"item": str, **AT}],
-    "correct": [{"item": str, **AT}],  # the last turn's change was meant for this food instead
-    "unsure": [{**AT}],  # the line was half heard (words no reading took): its change is said back first
-    "query": [{"kind": Const, "item": str, **AT}],
-    "store_price": [{"item": str, "cents": int, **AT}],  # this store's own price of a menu item
-    "chain_price": [{"item": str, **AT}],  # the chain menu's price again in this store
-    # store rules, one fact each, with the fields of automanager/rules.py (minutes after midnight,
-    # weekday masks, cents), and the rule so described dropped (kind any, name "all", number 0 and
-    # days 0: not said; kind a family: limit, hours, deal, instead, suggest, or a limit's scope)
-    "rule_limit": [{"scope": Const, "target": str, "most": int, **AT}],
-    "rule_hours": [{"scope": Const, "target": str, "start": int, "end": int, "days": int, **AT}],
-    "rule_deal_price": [{"item": str, "cents": int, "days": int, **AT}],
-    "rule_deal_off": [{"kind": Const, "amount": int, "over": int, **AT}],
-    "rule_deal_free": [{"combo": str, "item": str, **AT}],
-    "rule_instead": [{"out": str, "offer": str, **AT}],
-    "rule_suggest": [{"given": str, "offer": str, **AT}],
-    "rule_drop": [{"kind": Const, "named": str, "number": int, "days": int, **AT}],
-    "rule_unclear": [{**AT}],  # a line with a rule's cue the offline parser could not read as one
-    **{name: [{**AT}] for name in ("save", "cancel", "accept", "decline", "quit", "irrelevant")},
-})
 
 
 class VocabError(ValueError):

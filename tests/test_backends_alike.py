@@ -17,13 +17,13 @@ from typing import Any
 
 from fake_openai import FakeOpenAI, completion
 
+from automanager.acts import RULE_ACTS, Act, Ask
 from automanager.evaluation.runner import run_scenario
 from automanager.evaluation.scenario import load_scenarios
 from automanager.llm.openai_backend import LLMConfig
 from automanager.reasoner import Const
 from automanager.rules import EVERY_DAY, days_of
 from automanager.star import CustomerChat, ManagerChat
-from automanager.vocab import Pred
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -62,16 +62,21 @@ def said(value: Any) -> Any:
     return str(value) if isinstance(value, Const) else value
 
 
-def customer_form(pred: Pred) -> dict[str, Any]:
-    """One offline customer predicate as the JSON form of the customer vocabulary that means it."""
-    a = [said(x) for x in pred.args]
-    name = pred.name
+def spoken(act: Act) -> tuple[str, tuple[Any, ...]]:
+    """An act's name as the vocabulary says it and its values but the order line."""
+    return act.vocab_name, tuple(getattr(act, field) for field in act.fields if field != "line")
+
+
+def customer_form(act: Act) -> dict[str, Any]:
+    """One offline customer act as the JSON form of the customer vocabulary that means it."""
+    name, values = spoken(act)
+    a = [said(x) for x in values]
     if name == "order":
         return {"food": a[0], "quantity": a[1]}
     if name == "specify":
         return {"combo": a[0], "dish": a[1]}
     if name == "update":
-        dish, op, option = a[0], a[1], pred.args[2]
+        dish, op, option = a[0], a[1], values[2]
         form = {"dish": dish, "operation": op, "option": option, "new_option": None, "units": a[3] if len(a) > 3 else None}
         if op == "option":
             form.update(option=option[1], new_option=None if str(option[2]) == "yes" else "no")
@@ -96,14 +101,14 @@ def customer_form(pred: Pred) -> dict[str, Any]:
         return {"kind": a[0]}
     if name == "vague":
         return {"kind": a[0], "quantity": a[1]}
-    assert not a, f"{pred}: no JSON form says it"
+    assert not a, f"{act}: no JSON form says it"
     return {}
 
 
-def manager_form(pred: Pred) -> tuple[str, dict[str, Any]]:
-    """One offline manager predicate as (form name, fields) of the manager or rules vocabulary."""
-    a = [said(x) for x in pred.args]
-    name = pred.name
+def manager_form(act: Act) -> tuple[str, dict[str, Any]]:
+    """One offline manager act as (form name, fields) of the manager or rules vocabulary."""
+    name, values = spoken(act)
+    a = [said(x) for x in values]
 
     def value(prop: str, v: Any) -> Any:
         if prop in ("price", "price_by"):
@@ -117,8 +122,8 @@ def manager_form(pred: Pred) -> tuple[str, dict[str, Any]]:
     if name == "add" and len(a) <= 2:
         return "add_new", {"type": a[0] if len(a) == 2 else None, "name": a[-1]}
     if name in ("add", "edit") and len(a) == 3:
-        count = pred.args[2][1] if a[1] == "contains" else None
-        return name, {"name": a[0], "property": a[1], "value": value(a[1], pred.args[2]),
+        count = values[2][1] if a[1] == "contains" else None
+        return name, {"name": a[0], "property": a[1], "value": value(a[1], values[2]),
                       **({"count": count} if name == "add" else {})}
     if name == "edit":
         return "edit_swap", {"name": a[0], "property": a[1], "old": value(a[1], a[2]), "new": value(a[1], a[3])}
@@ -127,7 +132,7 @@ def manager_form(pred: Pred) -> tuple[str, dict[str, Any]]:
             return "delete", {"name": a[0]}
         if len(a) == 2:
             return "delete_all", {"name": a[0], "property": a[1]}
-        return "delete_value", {"name": a[0], "property": a[1], "value": value(a[1], pred.args[2])}
+        return "delete_value", {"name": a[0], "property": a[1], "value": value(a[1], values[2])}
     if name == "undo":
         return "undo", {"name": a[0] if a else None}
     if name == "correct":
@@ -150,7 +155,7 @@ def manager_form(pred: Pred) -> tuple[str, dict[str, Any]]:
     if name == "rule_drop":
         return name, {"kind": a[0], "name": None if a[1] == "all" else a[1], "number": str(a[2]) if a[2] else None,
                       "days": days(a[3])}
-    assert not a, f"{pred}: no JSON form says it"
+    assert not a, f"{act}: no JSON form says it"
     return name, {}
 
 
@@ -160,9 +165,9 @@ def as_json(role: str, parse: Any) -> dict[str, Any]:
     it is about, and one about every unit of a dish said comes before its orders), and each name
     not on the menu as an order of it, the way a model writes a name it does not know."""
     forms = []
-    for pred in sorted(parse.preds, key=lambda p: p.line) if role == "customer" else parse.preds:
-        name, fields = ("", customer_form(pred)) if role == "customer" else manager_form(pred)
-        forms.append({"predicate": name or pred.name, **fields})
+    for act in sorted(parse.acts, key=lambda act: getattr(act, "line", 0)) if role == "customer" else parse.acts:
+        name, fields = (spoken(act)[0], customer_form(act)) if role == "customer" else manager_form(act)
+        forms.append({"predicate": name, **fields})
     forms += [{"predicate": "order", "food": unknown, "quantity": 1} for unknown in parse.unknown]
     return {"predicates": forms}
 
@@ -178,7 +183,7 @@ class Mirror(FakeOpenAI):
         role = body["response_format"]["json_schema"]["name"].removesuffix("_predicates")
         text = re.search(r"(?:Customer|Manager): (.*)\nJSON:$", body["messages"][-1]["content"], re.S).group(1)
         queue = self.offline[("customer" if role == "customer" else "manager", text)]
-        rule = any(p.name.startswith("rule_") or p.name == "query" and str(p.args[0]) == "rules" for p in queue[0].preds)
+        rule = any(isinstance(act, RULE_ACTS) or isinstance(act, Ask) and str(act.kind) == "rules" for act in queue[0].acts)
         if role == "rules" and not rule:  # a line only hinting at a rule: the manager prompt reads it next
             return 200, completion('{"predicates": [{"predicate": "irrelevant"}]}')
         return 200, completion(json.dumps(as_json(role, queue.popleft())))

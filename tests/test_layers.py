@@ -26,7 +26,7 @@ LAYERS = [
     ["language.*"],  # the offline understanding and the reply templates
     ["names"],  # menu names matched in text
     ["menu.*"],  # the menu pack: build, check, commit, read
-    ["store", "state", "vocab", "rules"],  # the state on disk; the session state as typed facts; the vocabularies
+    ["store", "state", "vocab", "acts", "rules"],  # the state on disk; the session state as typed facts; the vocabularies and acts
     ["terms"],  # the typed predicates: the one encoder and decoder
     ["reasoner", "normalize", "paths", "settings", "database"],  # clingo; text folding; where files are; numbers set
     ["files"],  # files written durably; cache entries with their digests
@@ -105,7 +105,7 @@ def violations() -> set[tuple[str, str]]:
 
 
 def test_the_import_reader_sees_relative_absolute_and_function_level_imports():
-    assert {"paths", "bots.base", "menu.commit", "reasoner", "vocab"} <= GRAPH["bots.admin"]  # `from .. import paths`
+    assert {"paths", "bots.base", "menu.commit", "reasoner", "acts"} <= GRAPH["bots.admin"]  # `from .. import paths`
     assert "bench" in GRAPH["cli"] and "evaluation.nlu" in GRAPH["cli"]  # inside functions
     assert "menu.facts" in GRAPH["menu.menufile"]
 

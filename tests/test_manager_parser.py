@@ -68,7 +68,7 @@ def asked(question, name="Grilled Beef Taco", kind="dish"):
     ("what a lovely day", None, ["irrelevant"]),
 ])
 def test_parse(parser, text, ctx, expected):
-    assert [str(p) for p in parser.parse(text, ctx).preds] == expected
+    assert [str(p) for p in parser.parse(text, ctx).acts] == expected
 
 
 def test_the_vocabulary_is_the_one_the_ckt_reads():
@@ -81,13 +81,13 @@ def test_the_vocabulary_is_the_one_the_ckt_reads():
 
 def test_a_new_item_without_a_name_is_asked_for(parser):
     parse = parser.parse("add a new combo")
-    assert [str(p) for p in parse.preds] == ["irrelevant"]
+    assert [str(p) for p in parse.acts] == ["irrelevant"]
     assert "What is the new combo called?" in parse.hint
 
 
 def test_an_edit_of_another_item_is_not_read_as_an_answer(parser):
     parse = parser.parse("change the price of the soft taco to three dollars", asked("category"))
-    assert [str(p) for p in parse.preds] == ["edit('Soft Taco', price, 300)"]
+    assert [str(p) for p in parse.acts] == ["edit('Soft Taco', price, 300)"]
 
 
 @pytest.mark.parametrize("line, expected", [
@@ -110,7 +110,7 @@ def test_an_edit_of_another_item_is_not_read_as_an_answer(parser):
     ("lose the cap on drinks", "rule_drop(limit, 'drink', 0, 0)"),
 ])
 def test_deals_in_words_misspelt_days_and_casual_drops(parser, line, expected):
-    assert [str(p) for p in parser.parse(line).preds] == [expected]
+    assert [str(p) for p in parser.parse(line).acts] == [expected]
 
 
 def test_a_casual_drop_names_a_rule_by_the_category_of_its_dish(tmp_path):

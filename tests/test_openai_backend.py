@@ -19,7 +19,7 @@ from automanager.store import Home
 from automanager.vocab import CUSTOMER, VOCABULARIES, validate
 
 
-def preds(*items):
+def acts(*items):
     return {"predicates": list(items)}
 
 
@@ -57,10 +57,10 @@ def customer(home):
 
 def test_a_whole_order_through_the_repl(fake, home):
     fake.parses.extend([
-        preds(order("soft tacos", 2), order("pepsi"), update("pepsi", "option", "large")),
-        preds(update("soft taco", "add", "beans")),
-        preds(bare("complete")),  # toppings said and the size said: straight to the priced summary
-        preds(bare("decline")),  # nothing else: the total, and the order is closed
+        acts(order("soft tacos", 2), order("pepsi"), update("pepsi", "option", "large")),
+        acts(update("soft taco", "add", "beans")),
+        acts(bare("complete")),  # toppings said and the size said: straight to the priced summary
+        acts(bare("decline")),  # nothing else: the total, and the order is closed
     ])
     lines = iter(["two soft tacos and a large pepsi", "beans on the tacos please", "that's all", "no thanks",
                   "never read"])
@@ -96,9 +96,9 @@ def test_a_whole_order_through_the_repl(fake, home):
 
 def test_a_choice_left_open_through_the_llm_orders_neither_and_asks(fake, home):
     """The LLM's either(first, second): nothing is ordered, the bot asks which; the answer orders it."""
-    fake.parses.append(preds(order("soft taco"), {"predicate": "either", "first": "sour cream", "second": "guac"}))
-    fake.parses.append(preds({"predicate": "either", "first": "pepsi", "second": "mountain dew"}))
-    fake.parses.append(preds(order("mountain dew")))
+    fake.parses.append(acts(order("soft taco"), {"predicate": "either", "first": "sour cream", "second": "guac"}))
+    fake.parses.append(acts({"predicate": "either", "first": "pepsi", "second": "mountain dew"}))
+    fake.parses.append(acts(order("mountain dew")))
     chat = customer(home)
     first = chat.turn("a soft taco with sour cream or guac")
     assert first.parsed == ["order('Soft Taco', 1)", "either('Reduced-Fat Sour Cream', 'Guacamole')"]
@@ -109,7 +109,7 @@ def test_a_choice_left_open_through_the_llm_orders_neither_and_asks(fake, home):
 
 
 def test_a_manager_runout_through_the_llm(fake, home):
-    fake.parses.append(preds({"predicate": "runout", "food": "slow rosted chicken"},
+    fake.parses.append(acts({"predicate": "runout", "food": "slow rosted chicken"},
                              {"predicate": "runout", "food": "tomatoes"}))
     chat = ManagerChat(home, None, LLMConfig.from_env())
     turn = chat.turn("We have no more slow-roasted chicken, and tomatoes are gone")
@@ -121,7 +121,7 @@ def test_a_manager_runout_through_the_llm(fake, home):
 
 def test_a_new_dish_through_the_llm(fake, home):
     fake.parses.extend([
-        preds({"predicate": "add_new", "type": "dish", "name": "Grilled Beef Taco"},
+        acts({"predicate": "add_new", "type": "dish", "name": "Grilled Beef Taco"},
               {"predicate": "add", "name": "Grilled Beef Taco", "property": "category", "value": "taco", "count": None},
               {"predicate": "add", "name": "Grilled Beef Taco", "property": "price", "value": "$3.49", "count": None},
               {"predicate": "add", "name": "Grilled Beef Taco", "property": "ingredient", "value": "beef",
@@ -130,7 +130,7 @@ def test_a_new_dish_through_the_llm(fake, home):
                "count": None},
               {"predicate": "add", "name": "Grilled Beef Taco", "property": "popular", "value": "none",
                "count": None}),
-        preds(bare("quit")),
+        acts(bare("quit")),
     ])
     chat = ManagerChat(home, None, LLMConfig.from_env())
     assert "Added Grilled Beef Taco as a new dish" in chat.turn("...").reply
@@ -139,7 +139,7 @@ def test_a_new_dish_through_the_llm(fake, home):
 
 
 def test_malformed_json_is_asked_again_once(fake, home):
-    fake.parses.extend(["{not json", preds(order("pepsi"))])
+    fake.parses.extend(["{not json", acts(order("pepsi"))])
     turn = customer(home).turn("a pepsi")
     assert turn.parsed == ["order('Pepsi®', 1)"]
     assert turn.llm["fallback"] is None and "not valid JSON" in turn.llm["reask"]
@@ -149,7 +149,7 @@ def test_malformed_json_is_asked_again_once(fake, home):
 
 
 def test_an_invented_predicate_twice_falls_back_to_the_offline_parser(fake, home):
-    invented = preds({"predicate": "give_free_food", "food": "everything"})
+    invented = acts({"predicate": "give_free_food", "food": "everything"})
     fake.parses.extend([invented, invented])
     turn = customer(home).turn("two crunchy tacos")
     assert "'give_free_food' is not a predicate of the vocabulary" in fake.parse_requests[1]["messages"][-1]["content"]
@@ -158,7 +158,7 @@ def test_an_invented_predicate_twice_falls_back_to_the_offline_parser(fake, home
 
 
 def test_a_misspelled_dish_is_corrected_by_name_correction(fake, home):
-    fake.parses.extend([preds(order("crunchy tako")), preds(order("cheesy bean burrito"))])
+    fake.parses.extend([acts(order("crunchy tako")), acts(order("cheesy bean burrito"))])
     chat = customer(home)
     first = chat.turn("a crunchy tako")
     assert first.parsed == ["order('Crunchy Taco', 1)"]
@@ -169,9 +169,9 @@ def test_a_misspelled_dish_is_corrected_by_name_correction(fake, home):
 
 
 def test_small_talk_and_a_why_question_through_the_llm(fake, home):
-    fake.parses.extend([preds({"predicate": "greet", "kind": "how_are_you"}),
-                        preds(order("soft taco"), update("soft taco", "extra", "cheddar cheese")),
-                        preds({"predicate": "query", "kind": "why", "food": "soft taco", "quantity": None,
+    fake.parses.extend([acts({"predicate": "greet", "kind": "how_are_you"}),
+                        acts(order("soft taco"), update("soft taco", "extra", "cheddar cheese")),
+                        acts({"predicate": "query", "kind": "why", "food": "soft taco", "quantity": None,
                                "size": None})])
     chat = customer(home)
     hello, _, why = chat.turn("hey, how are you?"), chat.turn("a soft taco, extra cheese"), chat.turn("why so much?")
@@ -181,13 +181,13 @@ def test_small_talk_and_a_why_question_through_the_llm(fake, home):
 
 
 def test_a_name_not_on_the_menu_is_refused_not_guessed(fake, home):
-    fake.parses.append(preds(order("big mac")))
+    fake.parses.append(acts(order("big mac")))
     turn = customer(home).turn("a big mac")
     assert turn.parsed == [] and "isn't on our menu" in turn.reply and turn.order == []
 
 
 @pytest.mark.parametrize("event, reason", [({"status": 500}, "InternalServerError"),
-                                           ({"delay": 2.5, "then": preds(order("pepsi"))}, "APITimeoutError")])
+                                           ({"delay": 2.5, "then": acts(order("pepsi"))}, "APITimeoutError")])
 def test_server_errors_and_timeouts_end_in_the_offline_parser(fake, home, event, reason):
     fake.parses.append(event)
     turn = customer(home).turn("a pepsi")
@@ -197,7 +197,7 @@ def test_server_errors_and_timeouts_end_in_the_offline_parser(fake, home, event,
 
 def test_a_server_without_json_schemas_gets_json_mode(fake, home):
     fake.accept_schema = False
-    fake.parses.extend([preds(order("pepsi")), preds(bare("complete"))])
+    fake.parses.extend([acts(order("pepsi")), acts(bare("complete"))])
     chat = customer(home)
     first = chat.turn("a pepsi")
     assert first.parsed == ["order('Pepsi®', 1)"] and first.llm["structured"] == "json_object"
@@ -208,7 +208,7 @@ def test_a_server_without_json_schemas_gets_json_mode(fake, home):
 
 def test_by_default_a_turn_is_one_llm_call_and_the_templates_speak(fake, home, monkeypatch):
     monkeypatch.delenv("AUTOMANAGER_LLM_REPHRASE")
-    fake.parses.append(preds(order("pepsi")))
+    fake.parses.append(acts(order("pepsi")))
     turn = customer(home).turn("a pepsi")
     assert turn.llm["calls"] == 1 and turn.llm["prompts"][0].startswith("customer_parse@")
     assert turn.reply == "Got it: a Pepsi®. What else can I get for you?" and turn.llm["response"] is None
@@ -216,7 +216,7 @@ def test_by_default_a_turn_is_one_llm_call_and_the_templates_speak(fake, home, m
 
 
 def test_a_response_that_invents_a_price_is_replaced_by_the_template(fake, home):
-    fake.parses.append(preds(order("pepsi")))
+    fake.parses.append(acts(order("pepsi")))
     fake.rephrase = lambda decided: "One Pepsi for just $0.01, today only! What else?"
     turn = customer(home).turn("a pepsi")
     assert turn.reply == "Got it: a Pepsi®. What else can I get for you?"
@@ -272,7 +272,7 @@ def test_the_parse_prompt_with_its_schema_stays_within_1500_tokens(role, pack):
 def test_a_store_rule_is_read_by_the_llm_with_the_rules_prompt(fake, home):
     """A line the cues read as a store rule goes to the LLM with the rules vocabulary; its answer is
     typed (names checked) and read back before anything is staged."""
-    fake.parses.append(preds({"predicate": "rule_limit", "scope": "item", "target": "bean burritos", "most": 4}))
+    fake.parses.append(acts({"predicate": "rule_limit", "scope": "item", "target": "bean burritos", "most": 4}))
     chat = ManagerChat(home, None, LLMConfig.from_env())
     turn = chat.turn("no customer gets more than four bean burritos per order")
     assert turn.parsed == ["rule_limit(item, 'Bean Burrito', 4)"]
@@ -281,7 +281,7 @@ def test_a_store_rule_is_read_by_the_llm_with_the_rules_prompt(fake, home):
 
 
 def test_a_rule_the_llm_names_wrongly_falls_back_to_the_offline_reading(fake, home):
-    fake.parses.extend([preds({"predicate": "rule_limit", "scope": "item", "target": "flying saucer", "most": 4})] * 2)
+    fake.parses.extend([acts({"predicate": "rule_limit", "scope": "item", "target": "flying saucer", "most": 4})] * 2)
     chat = ManagerChat(home, None, LLMConfig.from_env())
     turn = chat.turn("at most 4 bean burritos per order")
     assert turn.llm["answered_by"] == "offline" and "not a dish or combo" in turn.llm["fallback"]
@@ -312,7 +312,7 @@ def test_the_rules_vocabulary_is_typed_as_the_offline_parser_types_it(form, pars
 
     reader = ManagerReader(NameMatcher(Menu.load(paths.kb_files())))
     forms = validate(VOCABULARIES["rules"], {"predicates": [form]})
-    assert [str(p) for p in reader.read(forms, ManagerContext()).preds] == [parsed]
+    assert [str(p) for p in reader.read(forms, ManagerContext()).acts] == [parsed]
 
 
 @pytest.mark.parametrize("form", [
@@ -334,7 +334,7 @@ def test_a_rules_answer_that_cannot_be_typed_is_refused(form):
 
 def test_a_line_only_hinting_at_a_rule_is_read_as_an_edit_when_it_states_none(fake, home):
     """'per order' hints at a rule; the rules prompt says irrelevant, so the manager prompt reads it."""
-    fake.parses.extend([preds(bare("irrelevant")), preds({"predicate": "runout", "food": "tomatoes"})])
+    fake.parses.extend([acts(bare("irrelevant")), acts({"predicate": "runout", "food": "tomatoes"})])
     chat = ManagerChat(home, None, LLMConfig.from_env())
     turn = chat.turn("tomatoes are gone for the day, which hits every order")
     assert [p.split("@")[0] for p in turn.llm["prompts"]][:2] == ["rules_parse", "manager_parse"]

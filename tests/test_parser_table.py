@@ -41,7 +41,7 @@ def test_the_table_covers_every_act():
 @pytest.mark.parametrize("row, pack", cases())
 def test_row(row, pack):
     result = parser(row["bot"], pack).parse(row["line"], PARSERS[row["bot"]][1](**row.get("context", {})))
-    assert [str(p) for p in result.preds] == row["expect"]
+    assert [str(p) for p in result.acts] == row["expect"]
     assert list(result.unknown) == row.get("unknown", [])
 
 

@@ -9,12 +9,25 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from automanager import paths
+from automanager.acts import (
+    CUSTOMER_ACTS,
+    Accept,
+    Cancel,
+    Complete,
+    Decline,
+    Order,
+    Remove,
+    Replace,
+    SetQuantity,
+    Stop,
+    Update,
+)
 from automanager.bots.assistant import Assistant
 from automanager.bots.base import new_facts, split_next
 from automanager.menu.model import Menu
 from automanager.reasoner import Const, TurnReasoner, atom
 from automanager.state import State
-from automanager.vocab import CUSTOMER, CUSTOMER_FACTS, Pred
+from automanager.vocab import CUSTOMER
 
 MENU = Menu.load(paths.kb_files())
 ASSISTANT = Assistant(MENU.files)
@@ -38,20 +51,20 @@ dishes = st.sampled_from(DISHES)
 def updates(draw):
     dish = draw(dishes)
     op = draw(st.sampled_from(["add", "no", "less", "extra"]))
-    return Pred("update", (dish, Const(op), draw(st.sampled_from(TOPPINGS[dish] + OUT_CANDIDATES[:3]))))
+    return Update(dish, Const(op), draw(st.sampled_from(TOPPINGS[dish] + OUT_CANDIDATES[:3])))
 
 
-preds = st.one_of(
-    st.builds(lambda f, n, line: Pred("order", (f, n), line), st.sampled_from(ITEMS), quantities,
+acts = st.one_of(
+    st.builds(Order, st.sampled_from(ITEMS), quantities,
               st.integers(1, 3)),
     updates(),
-    st.builds(lambda d: Pred("update", (d, Const("option"), (Const("size"), "large", Const("yes")))), st.sampled_from(DRINKS)),
-    st.builds(lambda f, n: Pred("remove", (f, n)), st.sampled_from(ITEMS), st.one_of(st.integers(1, 3),
+    st.builds(lambda d: Update(d, Const("option"), (Const("size"), "large", Const("yes"))), st.sampled_from(DRINKS)),
+    st.builds(Remove, st.sampled_from(ITEMS), st.one_of(st.integers(1, 3),
                                                                                      st.just(Const("all")))),
-    st.builds(lambda f, n: Pred("set_quantity", (f, n), 1), st.sampled_from(ITEMS), quantities),
-    st.sampled_from([Pred("complete"), Pred("decline"), Pred("accept"), Pred("stop"), Pred("cancel")]),
+    st.builds(lambda f, n: SetQuantity(f, n, 1), st.sampled_from(ITEMS), quantities),
+    st.sampled_from([Complete(), Decline(), Accept(), Stop(), Cancel()]),
 )
-turns = st.lists(st.tuples(st.lists(preds, min_size=1, max_size=3),
+turns = st.lists(st.tuples(st.lists(acts, min_size=1, max_size=3),
                            st.lists(st.sampled_from(OUT_CANDIDATES), max_size=2, unique=True)),
                  min_size=1, max_size=8)
 
@@ -103,7 +116,7 @@ def test_random_conversations_keep_every_invariant(conversation):
         # for their own reasons)
         own_reasons = ("ran_out", "skipped", "default_choice")
         other = [c for c in decision.actions.get("confirm", []) if c[0] in own_reasons]
-        if refused and not other and all(p.name == "update" for p in said):
+        if refused and not other and all(p.vocab_name == "update" for p in said):
             accepted = [c for c in decision.actions.get("confirm", []) if c[0] == "update"]
             if not accepted:
                 assert (items, details) == before, said
@@ -126,12 +139,12 @@ limits = st.lists(st.one_of(
     st.tuples(st.just("total"), st.just("all"), st.integers(1, 12)),
 ), min_size=1, max_size=3, unique_by=lambda rule: rule[:2])
 order_preds = st.one_of(
-    st.builds(lambda f, n, line: Pred("order", (f, n), line), st.sampled_from(ITEMS), st.integers(1, 8),
+    st.builds(Order, st.sampled_from(ITEMS), st.integers(1, 8),
               st.integers(1, 3)),
-    st.builds(lambda f, n: Pred("set_quantity", (f, n), 1), st.sampled_from(ITEMS), st.integers(0, 8)),
-    st.builds(lambda old, new: Pred("replace", (old, new), 1), st.sampled_from(ITEMS), st.sampled_from(ITEMS)),
-    st.builds(lambda f, n: Pred("remove", (f, n)), st.sampled_from(ITEMS), st.integers(1, 3)),
-    st.sampled_from([Pred("complete"), Pred("decline"), Pred("accept")]),
+    st.builds(lambda f, n: SetQuantity(f, n, 1), st.sampled_from(ITEMS), st.integers(0, 8)),
+    st.builds(lambda old, new: Replace(old, new, 1), st.sampled_from(ITEMS), st.sampled_from(ITEMS)),
+    st.builds(Remove, st.sampled_from(ITEMS), st.integers(1, 3)),
+    st.sampled_from([Complete(), Decline(), Accept()]),
 )
 
 
@@ -145,7 +158,7 @@ def test_no_accepted_order_breaks_a_stated_limit(rules, conversation):
     stated = [atom("limit", Const(scope), target, most) for scope, target, most in rules]
     state = State()
     for said in conversation:
-        facts = stated + state.holds() + new_facts(CUSTOMER_FACTS, said)
+        facts = stated + state.holds() + new_facts(said, CUSTOMER_ACTS)
         state = split_next(LIMITED.solve(facts)).state
         items = list(units(state)[0].values())
         for scope, target, most in rules:
@@ -164,4 +177,4 @@ def test_a_customer_line_stating_a_limit_is_no_rule_the_bot_reads():
     """A customer can never make, change or drop a rule: the customer vocabulary has no rule
     predicate, and the assistant's facts have no way to say one."""
     assert not {"rule_limit", "rule_drop", "limit"} & set(CUSTOMER)
-    assert not any(name in ("rule_limit", "rule_drop", "limit") for name, _ in CUSTOMER_FACTS.classes)
+    assert not {"new_rule_limit", "new_rule_drop", "new_limit"} & {cls.name for cls in CUSTOMER_ACTS}

@@ -82,13 +82,13 @@ def test_unsupported_values_are_refused():
 def test_the_turn_reasoner_answers_as_a_fresh_reasoner_call_after_call(monkeypatch):
     """Same answers over a whole conversation, across Control rebuilds, after an error too."""
     from automanager import paths
+    from automanager.acts import CUSTOMER_ACTS
     from automanager.bots.assistant import PROGRAM, context
     from automanager.bots.base import new_facts, split_next
     from automanager.language.customer_parser import CustomerParser
     from automanager.menu.model import Menu
     from automanager.reasoner import Reasoner, TurnReasoner, atom
     from automanager.state import State
-    from automanager.vocab import CUSTOMER_FACTS
 
     monkeypatch.setattr(TurnReasoner, "RECYCLE", 3)
     rules = [paths.data_dir("crs") / "crs.lp", PROGRAM]
@@ -98,8 +98,8 @@ def test_the_turn_reasoner_answers_as_a_fresh_reasoner_call_after_call(monkeypat
     lines = ["two soft tacos and a large pepsi", "no onions on the taco", "what do people add to the soft taco?",
              "yes", "a crunchwrap supreme combo", "that's all", "no", "no", "a mountain dew", "bye"]
     for line in lines:
-        preds = parser.parse(line, context(state)).preds
-        facts = [atom("runout", "Tomatoes"), *state.holds(), *new_facts(CUSTOMER_FACTS, preds)]
+        acts = parser.parse(line, context(state)).acts
+        facts = [atom("runout", "Tomatoes"), *state.holds(), *new_facts(acts, CUSTOMER_ACTS)]
         expected = fresh.solve(facts)
         assert turn.solve(facts) == expected, line
         state = split_next(expected).state
@@ -183,17 +183,17 @@ def test_the_managers_calls_answer_as_a_fresh_reasoner(tmp_path, monkeypatch):
 def conversation_facts():
     """The facts of the assistant's calls over a short conversation, as a chat makes them."""
     from automanager import paths
+    from automanager.acts import CUSTOMER_ACTS
     from automanager.bots.assistant import context
     from automanager.bots.base import new_facts, split_next
     from automanager.language.customer_parser import CustomerParser
     from automanager.menu.model import Menu
     from automanager.state import State
-    from automanager.vocab import CUSTOMER_FACTS
 
     parser, fresh, state, calls = CustomerParser(Menu.load(paths.kb_files())), None, State(), []
     for line in ["two soft tacos and a large pepsi", "no onions on the taco", "that's all", "no"]:
-        preds = parser.parse(line, context(state)).preds
-        calls.append([atom("runout", "Tomatoes"), *state.holds(), *new_facts(CUSTOMER_FACTS, preds)])
+        acts = parser.parse(line, context(state)).acts
+        calls.append([atom("runout", "Tomatoes"), *state.holds(), *new_facts(acts, CUSTOMER_ACTS)])
         fresh = fresh or Reasoner([*paths.kb_files(), *assistant_rules()])
         state = split_next(fresh.solve(calls[-1])).state
     return calls

@@ -9,11 +9,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from automanager import paths
+from automanager.acts import CUSTOMER_ACTS, Order, Query
 from automanager.bots.assistant import Assistant
 from automanager.bots.base import WEEKDAYS, new_facts, split_next
 from automanager.menu.model import Menu
 from automanager.reasoner import Const, TurnReasoner, atom
-from automanager.vocab import CUSTOMER_FACTS, Pred
 
 MENU = Menu.load(paths.kb_files())
 # the assistant's rules with the stated promotions coming with each call (a menu version per
@@ -24,7 +24,7 @@ PRICE = dict(MENU.facts["original_price"])
 COMBOS = sorted(MENU.names("combo"))[:4]
 DISHES = sorted(f for f in PRICE if f not in MENU.combos)[:12]
 ITEMS = DISHES + COMBOS
-TOTAL = Pred("query", (Const("total"), "all", 1, Const("none")))
+TOTAL = Query(Const("total"), "all", 1, None)
 
 
 @st.composite
@@ -76,14 +76,14 @@ def expected_total(rule_set: dict, weekday: str, units: list[str]) -> tuple[int,
 @given(rules, st.sampled_from(WEEKDAYS), orders)
 def test_the_stated_total_is_the_promotions_arithmetic(rule_set, weekday, ordered):
     facts = stated(rule_set, weekday)
-    said = [Pred("order", (food, n), line) for line, (food, n) in enumerate(ordered, start=1)]
-    first = split_next(ASSISTANT.solve(facts + new_facts(CUSTOMER_FACTS, said)))
+    said = [Order(food, n, line) for line, (food, n) in enumerate(ordered, start=1)]
+    first = split_next(ASSISTANT.solve(facts + new_facts(said, CUSTOMER_ACTS)))
     units = [food for _, food, _ in first.actions["board"]]
     subtotal, total = expected_total(rule_set, weekday, units)
     assert all(price >= 0 for _, _, price in first.actions["board"]), first.actions["board"]
     assert sum(price for _, _, price in first.actions["board"]) == subtotal
     assert first.actions["board_total"][0][0] == total, (rule_set, weekday, units)
-    asked = split_next(ASSISTANT.solve(facts + first.state.holds() + new_facts(CUSTOMER_FACTS, [TOTAL])))
+    asked = split_next(ASSISTANT.solve(facts + first.state.holds() + new_facts([TOTAL], CUSTOMER_ACTS)))
     assert [row[2] for row in asked.actions["answer"] if row[:2] == ("order", "total")] == [total]
     shown = asked.actions.get("discount", [])
     assert sum(cents for _, cents in shown) == subtotal - total
@@ -94,7 +94,7 @@ def test_the_stated_total_is_the_promotions_arithmetic(rule_set, weekday, ordere
 def test_no_deal_price_on_a_day_it_was_not_stated_for(item, weekday, days):
     rule_set = {"price": [(item, max(PRICE[item] - 1, 0), days)], "off": None, "free": []}
     facts = stated(rule_set, weekday)
-    decision = split_next(ASSISTANT.solve(facts + new_facts(CUSTOMER_FACTS, [Pred("order", (item, 2), 1)])))
+    decision = split_next(ASSISTANT.solve(facts + new_facts([Order(item, 2, 1)], CUSTOMER_ACTS)))
     on_day = bool(days >> WEEKDAYS.index(weekday) & 1)
     deal_said = [c for c in decision.actions.get("confirm", []) if c[0] == "deal_price"]
     assert bool(deal_said) == (on_day and PRICE[item] > 1)

@@ -8,6 +8,7 @@ from datetime import datetime
 import pytest
 
 from automanager import paths
+from automanager.acts import NeedRecommend, Order, Query
 from automanager.bots.assistant import Assistant
 from automanager.language.manager_parser import ManagerParser
 from automanager.language.rule_words import rule_text
@@ -15,7 +16,6 @@ from automanager.menu.model import Menu
 from automanager.reasoner import Const
 from automanager.rules import Hours
 from automanager.state import State, Unit
-from automanager.vocab import Pred
 
 # 2026-11-25 is a Wednesday, 2026-11-28 a Saturday, 2026-11-29 a Sunday
 WED, SAT, SUN = "2026-11-25", "2026-11-28", "2026-11-29"
@@ -48,7 +48,7 @@ def parser():
      "rule_hours(item, 'specials', 1320, 1440, 48)"),  # as said (less the daypart's words): not on the menu
 ])
 def test_hours_lines_are_read_as_rules(parser, line, expected):
-    assert [str(p) for p in parser.parse(line).preds] == [expected]
+    assert [str(p) for p in parser.parse(line).acts] == [expected]
 
 
 @pytest.mark.parametrize("line", [
@@ -58,7 +58,7 @@ def test_hours_lines_are_read_as_rules(parser, line, expected):
     "breakfast from 11pm to 2am to 4am",  # no one window
 ])
 def test_an_hours_cue_without_a_time_or_target_is_not_understood(parser, line):
-    assert [str(p) for p in parser.parse(line).preds] == ["rule_unclear"]
+    assert [str(p) for p in parser.parse(line).acts] == ["rule_unclear"]
 
 
 @pytest.mark.parametrize("line, other", [
@@ -68,7 +68,7 @@ def test_an_hours_cue_without_a_time_or_target_is_not_understood(parser, line):
     ("drop the breakfast hours", "rule_drop"),
 ])
 def test_other_acts_keep_their_lines(parser, line, other):
-    assert [p.name for p in parser.parse(line).preds] == [other]
+    assert [p.vocab_name for p in parser.parse(line).acts] == [other]
 
 
 def test_hours_rules_in_words():
@@ -88,7 +88,7 @@ def assistant(tmp_path, *rules: str) -> Assistant:
 
 
 def order(bot: Assistant, food: str, at: str, state: State | None = None):
-    return bot.decide([Pred("order", (food, 1), line=1)], state or State(), [], clock=datetime.fromisoformat(at))
+    return bot.decide([Order(food, 1, line=1)], state or State(), [], clock=datetime.fromisoformat(at))
 
 
 def ordered(decision) -> list[str]:
@@ -145,17 +145,17 @@ def test_units_ordered_before_stay_and_nothing_not_served_is_suggested(tmp_path)
     decision = order(bot, "Hash Brown", f"{WED}T11:00", state)
     assert refused(decision) == ["Hash Brown"]
     assert [(t.number, t.food) for t in decision.state.all(Unit)] == [(1, "Hash Brown")]
-    suggested = bot.decide([Pred("need_recommend", ("breakfast", Const("category")))], State(), [],
+    suggested = bot.decide([NeedRecommend("breakfast", Const("category"))], State(), [],
                            clock=datetime.fromisoformat(f"{WED}T11:00"))
     assert not suggested.actions.get("recommend")
-    morning = bot.decide([Pred("need_recommend", ("breakfast", Const("category")))], State(), [],
+    morning = bot.decide([NeedRecommend("breakfast", Const("category"))], State(), [],
                          clock=datetime.fromisoformat(f"{WED}T08:00"))
     assert morning.actions.get("recommend")
 
 
 def test_is_it_available_says_the_hours(tmp_path):
     bot = assistant(tmp_path, 'hours(item,"Hash Brown",0,1440,96)')
-    asked = bot.decide([Pred("query", (Const("available"), "Hash Brown", 1, None))], State(), [],
+    asked = bot.decide([Query(Const("available"), "Hash Brown", 1, None)], State(), [],
                        clock=datetime.fromisoformat(f"{WED}T09:00"))
     answers = {(row[0], row[1]) for row in asked.actions.get("answer", [])}
     assert ("Hash Brown", "not_served") in answers and ("Hash Brown", "available") not in answers
@@ -172,4 +172,4 @@ def test_is_it_available_says_the_hours(tmp_path):
     ("fyi, effective today breakfast is mornings only, until eleven", "rule_hours(category, 'breakfast', 0, 660, 127)"),
 ])
 def test_ranges_negations_and_talk_around_an_hours_rule(parser, line, expected):
-    assert [str(p) for p in parser.parse(line).preds] == [expected]
+    assert [str(p) for p in parser.parse(line).acts] == [expected]

@@ -21,7 +21,7 @@ def pizza():
 
 
 def said(parser: ManagerParser, text: str) -> list[str]:
-    return [str(p) for p in parser.parse(text).preds]
+    return [str(p) for p in parser.parse(text).acts]
 
 
 @pytest.mark.parametrize("text, expected", [

@@ -11,6 +11,7 @@ import sqlite3
 import pytest
 from fake_openai import FakeOpenAI
 
+from automanager.acts import Order
 from automanager.llm.openai_backend import LLMConfig, unfaithful
 from automanager.llm.structured import CustomerReader
 from automanager.menu.model import Menu
@@ -60,7 +61,7 @@ def test_a_huge_number_from_the_llm_is_bounded_before_it_reaches_clingo(home):
     menu = Menu.load(home.menu_files(0))
     forms = validate(CUSTOMER, {"predicates": [{"predicate": "order", "food": "soft taco", "quantity": 2**70}]})
     parse = CustomerReader(NameMatcher(menu)).read(forms)
-    assert parse.preds[0].args == ("Soft Taco", MAX_NUMBER)
+    assert parse.acts[0] == Order("Soft Taco", MAX_NUMBER, parse.acts[0].line)
     assert bounded("1e999") == MAX_NUMBER and bounded(-(10**40)) == -MAX_NUMBER and bounded("12") == 12
 
 

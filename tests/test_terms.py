@@ -10,6 +10,8 @@ import typing
 import pytest
 
 from automanager import paths, state, vocab
+from automanager.acts import CUSTOMER_ACTS, MANAGER_ACTS, Accept, Add, AddNew, Order, Query, Remove, Undo, Update
+from automanager.bots.base import new_facts
 from automanager.language import outputs  # noqa: F401  (declares the bots' replies: every class is checked)
 from automanager.reasoner import Const, atom
 from automanager.state import (
@@ -24,7 +26,6 @@ from automanager.state import (
     Unit,
 )
 from automanager.terms import REGISTRY, Term, _hints, decode, encode, make, parse
-from automanager.vocab import CUSTOMER_FACTS, MANAGER_FACTS, Pred
 
 SAMPLES = {str: "Soft Taco", int: 3, Const: Const("size"), tuple: (2, 1)}
 
@@ -66,11 +67,10 @@ def test_every_declared_predicate_encodes_and_decodes_back_to_itself(cls):
         assert encode(decode(parse(str(symbol)))) == symbol  # exactly the same term: constants stay constants
 
 
-def test_both_vocabularies_are_declared():
-    for name in vocab.CUSTOMER:
-        assert any(key[0] == vocab.CUSTOMER[name].pred for key in CUSTOMER_FACTS.classes), name
-    for name, form in vocab.MANAGER.items():
-        assert any(key[0] == form.pred for key in MANAGER_FACTS.classes), name
+def test_every_form_of_the_vocabularies_is_an_act_its_bot_reads():
+    for vocabulary, acts in ((vocab.CUSTOMER, CUSTOMER_ACTS), (vocab.MANAGER, MANAGER_ACTS), (vocab.RULES, MANAGER_ACTS)):
+        for name, form in vocabulary.items():
+            assert any(cls.vocab_name == form.pred for cls in acts), name
 
 
 def test_every_state_term_the_rules_keep_is_declared():
@@ -81,29 +81,35 @@ def test_every_state_term_the_rules_keep_is_declared():
         assert kept and kept <= declared, (program, kept - declared)
 
 
-def test_a_parsed_predicate_becomes_the_fact_the_rules_read():
-    said = [(CUSTOMER_FACTS, Pred("order", ("Soft Taco", 2), 1), 0, atom("new_order", "Soft Taco", 2, 1)),
-            (CUSTOMER_FACTS, Pred("update", ("Soft Taco", Const("option"), (Const("size"), "large", Const("yes"))), 2),
-             0, atom("new_update", "Soft Taco", Const("option"), (Const("size"), "large", Const("yes")), 2)),
-            (CUSTOMER_FACTS, Pred("query", (Const("price"), "Soft Taco", 1, Const("none"))), 0,
-             atom("new_query", Const("price"), "Soft Taco", 1, Const("none"))),
-            (CUSTOMER_FACTS, Pred("remove", ("Soft Taco", Const("all"))), 0, atom("new_remove", "Soft Taco", Const("all"))),
-            (CUSTOMER_FACTS, Pred("accept"), 0, atom("new_accept")),
-            (MANAGER_FACTS, Pred("add", (Const("dish"), "Garden Bowl")), 2, atom("new_add", Const("dish"), "Garden Bowl", 2)),
-            (MANAGER_FACTS, Pred("add", ("Garden Bowl", Const("contains"), ("Rice", 2))), 3,
-             atom("new_add", "Garden Bowl", Const("contains"), ("Rice", 2), 3)),
-            (MANAGER_FACTS, Pred("undo"), 1, atom("new_undo", 1))]
-    for facts, pred, position, expected in said:
-        assert encode(facts.fact(pred, position)) == expected, pred
+def test_a_parsed_act_becomes_the_fact_the_rules_read():
+    customer = [Order("Soft Taco", 2, 1), Update("Soft Taco", Const("option"), (Const("size"), "large", Const("yes")), 2),
+                Query(Const("price"), "Soft Taco", 1, None), Remove("Soft Taco", Const("all")), Accept()]
+    assert new_facts(customer, CUSTOMER_ACTS) == [
+        atom("new_order", "Soft Taco", 2, 1),
+        atom("new_update", "Soft Taco", Const("option"), (Const("size"), "large", Const("yes")), 2),
+        atom("new_query", Const("price"), "Soft Taco", 1, Const("none")),
+        atom("new_remove", "Soft Taco", Const("all")), atom("new_accept")]
+    manager = [Undo(), AddNew(Const("dish"), "Garden Bowl"), Add("Garden Bowl", Const("contains"), ("Rice", 2))]
+    assert new_facts(manager, MANAGER_ACTS, positioned=True) == [  # each ends with its position in the sentence
+        atom("new_undo", 1), atom("new_add", Const("dish"), "Garden Bowl", 2),
+        atom("new_add", "Garden Bowl", Const("contains"), ("Rice", 2), 3)]
+
+
+def test_an_act_prints_as_the_transcripts_show_it():
+    assert str(Order("Soft Taco", 2, line=3)) == "order('Soft Taco', 2)"  # the line is not shown
+    assert str(Query(Const("price"), "Soft Taco", 1, None)) == "query(price, 'Soft Taco', 1, none)"
+    assert str(Add("Garden Bowl", Const("contains"), ("Rice", 2))) == "add('Garden Bowl', contains, ('Rice', 2))"
+    assert str(Accept()) == "accept"
+    assert Order("Soft Taco", 2).but(quantity=3) == Order("Soft Taco", 3, 0)
 
 
 def test_a_wrong_type_is_refused_with_a_clear_error():
     with pytest.raises(TypeError, match="quantity must be a number, not 'two'"):
-        CUSTOMER_FACTS.fact(Pred("order", ("Soft Taco", "two"), 1))
+        new_facts([Order("Soft Taco", "two", 1)], CUSTOMER_ACTS)
     with pytest.raises(TypeError, match="food must be a string"):
-        CUSTOMER_FACTS.fact(Pred("order", (Const("taco"), 2), 1))
+        new_facts([Order(Const("taco"), 2, 1)], CUSTOMER_ACTS)
     with pytest.raises(TypeError, match="not a predicate this bot reads"):
-        MANAGER_FACTS.fact(Pred("order", ("Soft Taco", 2)))
+        new_facts([Order("Soft Taco", 2)], MANAGER_ACTS)
     with pytest.raises(TypeError, match="takes 2 arguments"):
         make(Unit, (1,))
     with pytest.raises(ValueError, match="not a number"):

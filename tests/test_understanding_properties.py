@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from automanager import paths
+from automanager.acts import Order, Specify
 from automanager.language.customer_parser import Context, CustomerParser
 from automanager.menu.model import Menu
 from automanager.normalize import normalize
@@ -70,7 +71,7 @@ def item_lists(draw):
 def test_a_question_about_any_item_never_changes_the_order(parser, item, question, ordered):
     text = question.format(said_name(item))
     result = parser.parse(text, Context(ordered=list(dict.fromkeys(ordered))))
-    changes = [str(p) for p in result.preds if p.name in CHANGES]
+    changes = [str(p) for p in result.acts if p.vocab_name in CHANGES]
     assert changes == [], text
 
 
@@ -79,8 +80,8 @@ def test_a_question_about_any_item_never_changes_the_order(parser, item, questio
 def test_every_item_of_a_list_is_ordered_or_named_back(parser, spoken):
     items, said, text = spoken
     result = parser.parse(text, Context())
-    ordered = [p.args[0] for p in result.preds if p.name == "order"]
-    chosen = [p.args[1] for p in result.preds if p.name == "specify"]  # a drink said after a combo is its drink
+    ordered = [p.food for p in result.acts if isinstance(p, Order)]
+    chosen = [p.dish for p in result.acts if isinstance(p, Specify)]  # a drink said after a combo is its drink
     named_back = " ".join(result.unknown).split()
     for name, phrase in zip(items, said):
         assert name in ordered + chosen or any(w in named_back for w in phrase.split()), (text, name, result)

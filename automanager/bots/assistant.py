@@ -12,6 +12,7 @@ from pathlib import Path
 import clingo
 
 from .. import paths
+from ..acts import CHANGES, CUSTOMER_ACTS, Act, Refer, Unknown, Unsure
 from ..language.customer_parser import Context
 from ..normalize import normalize
 from ..reasoner import TurnReasoner, atom
@@ -32,7 +33,6 @@ from ..state import (
     Upgrade,
 )
 from ..terms import Term, encode
-from ..vocab import CHANGES, CUSTOMER_FACTS, Pred
 from .base import INPUTS, Decision, clock_facts, new_facts, split_next
 
 PROGRAM = Path(__file__).with_name("assistant.lp")
@@ -41,27 +41,27 @@ PROGRAM = Path(__file__).with_name("assistant.lp")
 class Assistant:
     def __init__(self, kb_files: list[Path], cache: Path | None = None):
         self.reasoner = TurnReasoner.shared(kb_files, [paths.data_dir("crs") / "crs.lp", PROGRAM], cache,
-                                            inputs={*INPUTS, *CUSTOMER_FACTS.names, "name_word", "new_heard"})
+                                            inputs={*INPUTS, *(cls.name for cls in CUSTOMER_ACTS), "name_word", "new_heard"})
 
-    def decide(self, preds: list[Pred], state: State, runout: list[str], unknown: int = 0,
+    def decide(self, acts: list[Act], state: State, runout: list[str], unknown: int = 0,
                prices: dict[str, int] | None = None, clock: datetime | None = None) -> Decision:
         """prices: the store's own price (cents) of the items it prices itself, over the chain menu's."""
         facts = [atom("runout", name) for name in runout]
         facts += [atom("store_price", item, cents) for item, cents in sorted((prices or {}).items())]
         facts += clock_facts(clock)
         facts += state.holds()
-        if any(p.name == "refer" and str(p.args[0]) == "word" for p in preds):
+        if any(isinstance(said, Refer) and str(said.kind) == "word" for said in acts):
             facts += [atom("name_word", name, word) for name in sorted(named_in(state)) for word in words_of(name)]
-        facts += heard(preds + [Pred("unknown", (k,)) for k in range(unknown)])
+        facts += heard(acts + [Unknown(k) for k in range(unknown)])
         return split_next(self.reasoner.solve(facts))
 
 
-def heard(preds: list[Pred]) -> list[clingo.Symbol]:
+def heard(acts: list[Act]) -> list[clingo.Symbol]:
     """The facts of a turn; on a line only half heard (unsure) each change comes as
     new_heard(Fact): assistant.lp asks about it rather than making it."""
-    unsure = any(p.name == "unsure" for p in preds)
-    return [clingo.Function("new_heard", [fact]) if unsure and p.name in CHANGES else fact
-            for p, fact in zip(preds, new_facts(CUSTOMER_FACTS, preds))]
+    unsure = any(isinstance(said, Unsure) for said in acts)
+    return [clingo.Function("new_heard", [fact]) if unsure and isinstance(said, CHANGES) else fact
+            for said, fact in zip(acts, new_facts(acts, CUSTOMER_ACTS))]
 
 
 def named_in(state: State) -> set[str]:

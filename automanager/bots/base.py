@@ -8,11 +8,11 @@ from datetime import datetime
 
 import clingo
 
+from ..acts import Act
 from ..language.outputs import Mode, rows_of
 from ..reasoner import Atoms, Const, atom
 from ..state import State
-from ..terms import encode
-from ..vocab import Facts, Pred
+from ..terms import encode, make
 
 
 @dataclass
@@ -42,9 +42,17 @@ def clock_facts(at: datetime | None) -> list[clingo.Symbol]:
                  at.hour * 60 + at.minute)]
 
 
-def new_facts(facts: Facts, preds: list[Pred]) -> list[clingo.Symbol]:
-    """`new_<name>(args...)` for each predicate, typed and checked by the bot's `Facts`."""
-    return [encode(facts.fact(pred, position)) for position, pred in enumerate(preds, start=1)]
+def new_facts(acts: list[Act], reads: tuple[type[Act], ...], positioned: bool = False) -> list[clingo.Symbol]:
+    """`new_<name>(fields...)` of each act, every field checked against its type (an LLM's reading
+    reaches here too); `positioned`: each fact ends with the act's position in the sentence (1, 2, ...).
+    TypeError when the bot does not read such an act."""
+    facts = []
+    for position, said in enumerate(acts, start=1):
+        if type(said) not in reads:
+            raise TypeError(f"{said} is not a predicate this bot reads")
+        fact = encode(make(type(said), said.field_values()))
+        facts.append(clingo.Function(fact.name, [*fact.arguments, clingo.Number(position)]) if positioned else fact)
+    return facts
 
 
 def split_next(actions: Atoms) -> Decision:

@@ -24,6 +24,7 @@ from typing import Any
 
 import clingo
 
+from ..acts import Query
 from ..bots.assistant import Assistant
 from ..language.outputs import Answer, rows_of
 from ..llm.openai_backend import LLMConfig, LLMError, OpenAIBackend, Usage
@@ -36,7 +37,6 @@ from ..star import CustomerChat, ManagerChat, Turn
 from ..state import Has, State, Unit
 from ..store import Home
 from ..terms import Term
-from ..vocab import Pred
 from .scenario import ExpectedUnit, Scenario
 
 CRITERIA = ("understanding", "truthfulness", "coherency", "fluency", "task_ease", "expected_behavior",
@@ -340,7 +340,7 @@ class Checker:
                 if group:
                     slots[group] += 1
                     state.append(Has(number, Const("choice"), (group, slots[group], dish)))
-        decision = Assistant(self.menu.files).decide([Pred("query", (Const("total"), "all", 1, Const("none")))], State.of(state), [])
+        decision = Assistant(self.menu.files).decide([Query(Const("total"), "all", 1, None)], State.of(state), [])
         totals = [a.value for a in rows_of(decision.actions, Answer) if (a.food, a.about) == ("order", "total")]
         return totals[0] if totals and isinstance(totals[0], int) else None
 

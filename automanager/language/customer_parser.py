@@ -24,11 +24,35 @@ from copy import deepcopy
 from dataclasses import dataclass, replace
 from itertools import pairwise, takewhile
 
+from ..acts import (
+    Accept,
+    Act,
+    Cancel,
+    Complete,
+    Copy,
+    Decline,
+    Either,
+    Greet,
+    Irrelevant,
+    NeedRecommend,
+    Order,
+    Query,
+    Quit,
+    Refer,
+    Remove,
+    Replace,
+    SetQuantity,
+    Specify,
+    Stop,
+    Unsure,
+    Update,
+    UpdateUnits,
+    Vague,
+)
 from ..menu.model import Menu
 from ..names import NameMatcher, covers
 from ..normalize import normalize
-from ..reasoner import Const
-from ..vocab import Pred
+from ..reasoner import Const, Value
 from .coverage import CHANGING, Talk
 from .phrases import phrases
 from .reading import Context, Parse, asked_not_taken
@@ -47,6 +71,11 @@ ADJACENT_TRIES = 10  # back-to-back names looked up as one name, per line
 def option_value(group: str, value: str, wanted: bool) -> tuple:
     """The Opt of an option update: (group, value, yes|no)."""
     return Const(group), value, Const("yes" if wanted else "no")
+
+
+def line_of(act: Act) -> int:
+    """The order line an act belongs to: 0 for none, or for an act that has no line."""
+    return getattr(act, "line", 0)
 
 
 @dataclass
@@ -128,11 +157,11 @@ class CustomerParser:
             flat = " ".join(t for t in tokens if is_word(t))
         acts = self.p.acts
         if not flat and not said:
-            return Parse([Pred("irrelevant")], [], [])
+            return Parse([Irrelevant()], [], [])
         if acts["quit"].search(flat):
-            return Parse([Pred("quit")], [], [])
+            return Parse([Quit()], [], [])
         if acts["store_rule"].search(flat):  # only a manager sets the store's rules: nothing is ordered
-            return Parse([Pred("irrelevant")], [], [])
+            return Parse([Irrelevant()], [], [])
         mentions = self.mentions_in(tokens)
         asked = ctx.asked_kind[0] if ctx.asked_kind else None  # a food of another kind is no answer's name
         if not any(m.kind == "item" and (self.menu.category_of.get(m.name) in (asked, None) or m.name == asked)
@@ -141,21 +170,21 @@ class CustomerParser:
             return answer  # "the veggie one": which of the kind asked about
         context = self.talk.spans(tokens, mentions, self.kinds, lambda w: self.plain_word(w) or bool(self.p.reply(w)))
         # the store's deals talked about ("I heard there's a deal on X"): the deals a manager stated are the answer
-        deals = [Pred("query", (Const("deals"), "all", 1, Const("none")))] \
+        deals: list[Act] = [Query(Const("deals"), "all", 1, None)] \
             if self.talk.deals.search(" ".join(tokens[i] for i in sorted(context))) else []
         if context:  # talk around the order ("for my son", "we're in a hurry") is read as nothing
             tokens = ["" if i in context else t for i, t in enumerate(tokens)]
             mentions = [m for m in mentions if not context & set(range(m.start, m.end))]
             flat = " ".join(t for t in tokens if is_word(t))
             if not self.talk.opened(flat):  # "we're in a hurry", "sorry, the baby's fussy": heard, and nothing to do
-                return Parse(deals or [Pred("greet", (Const("hello" if talk and not ctx.ordered else "noted"),))], [], [])
+                return Parse(deals or [Greet(Const("hello" if talk and not ctx.ordered else "noted"))], [], [])
         tokens, mentions, choices = self.either_or(tokens, mentions, flat)
         complete = bool(acts["complete"].search(flat)) or \
             ctx.ask_topic in (None, "else", "more") and acts["complete_alone"].whole(self.p.without_polite(flat))
         if (answer := self.whole_line_answer(tokens, mentions, flat, said, ctx, complete)) is not None:
             return answer
         return self.read_clauses(tokens, mentions, flat, ctx, talk, complete,
-                                 [Pred("either", choice) for choice in choices] + deals)
+                                 [*(Either(*choice) for choice in choices), *deals])
 
     def whole_line_answer(self, tokens: list[str], mentions: list[Mention], flat: str, said: str, ctx: Context,
                           complete: bool) -> Parse | None:
@@ -163,37 +192,37 @@ class CustomerParser:
         choice, "both" to "which one?", small talk), or None: its clauses are read."""
         acts = self.p.acts
         if ctx.ask_topic == "more" and acts["one_more"].search(said) and not any(m.kind == "item" for m in mentions):
-            return Parse([Pred("accept")], [], [])  # "one more thing": the summary's order reopens
+            return Parse([Accept()], [], [])  # "one more thing": the summary's order reopens
         if not flat:
-            return Parse([Pred("irrelevant")], [], [])
+            return Parse([Irrelevant()], [], [])
         if not any(m.kind == "item" for m in mentions) and self.cancels_all(flat):
-            return Parse([Pred("cancel")], [], [])
+            return Parse([Cancel()], [], [])
         if acts["stop"].starts(self.opened(flat)) and len(flat.split()) <= 5:
-            return Parse([Pred("stop")], [], [])
+            return Parse([Stop()], [], [])
         if ctx.ask_topic and ctx.ask_topic.startswith("choice") and not mentions and \
                 self.p.any.whole(self.p.without_polite(self.opened(flat))):
-            return Parse([Pred("accept")], [], [])  # "whatever": the bot makes the choice
+            return Parse([Accept()], [], [])  # "whatever": the bot makes the choice
         if ctx.ask_topic and ctx.ask_topic.startswith("choice") and not mentions and \
                 self.p.inside["decline_choice"].search(flat):
-            return Parse([Pred("decline")], [], [])  # "I don't want a drink": asked once more, then the default
+            return Parse([Decline()], [], [])  # "I don't want a drink": asked once more, then the default
         if ctx.held and (answer := self.which_answer(tokens, ctx)):
             return answer  # "both" to "which one?" is every unit, not a yes
         reply = self.p.reply(flat)
         if reply == "yes" and not mentions:
-            return Parse([Pred("accept")], [], [])
+            return Parse([Accept()], [], [])
         if reply == "no" and not mentions:
-            return Parse([Pred("decline")], [], [])
+            return Parse([Decline()], [], [])
         if ctx.recommended_toppings and (taken := self.suggested_but(tokens, mentions, ctx)):
             return taken
         if complete and not mentions and (self.p.inside["no_first"].starts(flat) or self.only_cues(flat)):
-            return Parse([Pred("complete")], [], [])
+            return Parse([Complete()], [], [])
         small_talk = self.small_talk(flat) if not mentions else None
         if small_talk and small_talk[1]:
-            return Parse([Pred("greet", (Const(small_talk[0]),))], [], [])
+            return Parse([Greet(Const(small_talk[0]))], [], [])
         return None
 
     def read_clauses(self, tokens: list[str], mentions: list[Mention], flat: str, ctx: Context,
-                     talk: tuple[str, bool] | None, complete: bool, extra: list[Pred]) -> Parse:
+                     talk: tuple[str, bool] | None, complete: bool, extra: list[Act]) -> Parse:
         """The line read clause by clause: each clause's act, names and references, then what the
         line as a whole adds (`extra`: choices left open, deals asked about)."""
         result = Parse([], [], [])
@@ -209,20 +238,20 @@ class CustomerParser:
                  "label": next((self.menu.label_words[w] for w in flat.split() if w in self.menu.label_words), None)}
         for clause in clauses:
             self.clause(clause, ctx, result, state)
-        result.preds += extra
+        result.acts += extra
         result.unknown = [said for said in result.unknown if self.talk.leftover(said.split())]  # talk is no name
         if any(clause.act in CHANGING for clause in half_heard):
-            result.preds.append(Pred("unsure"))
+            result.acts.append(Unsure())
         if complete:
-            result.preds.append(Pred("complete"))
+            result.acts.append(Complete())
         asked_not_taken(result)
-        if not result.preds and not result.unknown and state["label"]:
+        if not result.acts and not result.unknown and state["label"]:
             # "I'm vegetarian", "what's meatless?": nothing else said, the foods of that kind are the answer
-            result.preds.append(Pred("query", (Const("menu"), state["label"], 1, Const("none"))))
+            result.acts.append(Query(Const("menu"), state["label"], 1, None))
         if talk and not ctx.ordered:  # "hi, can I get a taco": hello back, then the order
-            result.preds.insert(0, Pred("greet", (Const(talk[0]),)))
-        if all(p.name == "unsure" for p in result.preds) and not result.unknown:  # nothing read but doubt
-            result.preds = [Pred("irrelevant")]
+            result.acts.insert(0, Greet(Const(talk[0])))
+        if all(isinstance(p, Unsure) for p in result.acts) and not result.unknown:  # nothing read but doubt
+            result.acts = [Irrelevant()]
         return result
 
     def mark_requests(self, clauses: list[Clause], flat: str, ctx: Context) -> None:
@@ -251,6 +280,7 @@ class CustomerParser:
             if clause.act != "unknown":
                 heard = len(result.unknown)
                 self.find_unknown(clause, result, ctx, list(counted))
+                self.name_runs_on(clause, result)
                 if clause.act != "unknown" and any(self.talk.leftover(words.split()) and not self.tried_a_name(clause, words)
                                                    for words in result.unknown[heard:]):
                     half_heard.append(clause)
@@ -298,7 +328,7 @@ class CustomerParser:
                 any(m.kind != "topping" or self.operator_before(tokens, m, mentions) != "no" for m in mentions):
             return None
         left_out = {m.name for m in mentions}
-        return Parse([Pred("update", (dish, Const("add"), topping)) for dish, topping in ctx.recommended_toppings
+        return Parse([Update(dish, Const("add"), topping) for dish, topping in ctx.recommended_toppings
                       if topping not in left_out], [], [])
 
     def mentions_in(self, tokens: list[str]) -> list[Mention]:
@@ -783,6 +813,28 @@ class CustomerParser:
                 clause.mentions = sorted(kept + [Mention(i, item.end, "item", match.name, {"item": match.name},
                                                          " ".join(toks[i:item.end]))], key=lambda m: m.start)
 
+    def name_runs_on(self, clause: Clause, result: Parse) -> None:
+        """A name read from misspelled words with an ingredient said right before or after it, where
+        the ingredient's words and the name make a longer name of the menu ('<dish> <meat>' sold
+        as its own dish): that longer name, as the same words spelled right are; never the
+        shorter dish with the ingredient added."""
+        for first, second in zip(clause.mentions, clause.mentions[1:]):
+            kinds = (first.kind, second.kind)
+            if first.end != second.start or kinds not in (("item", "topping"), ("topping", "item")) or \
+                    first.kind == "topping" and self.operator_before(clause.tokens, first, clause.mentions):
+                continue
+            item = first if first.kind == "item" else second
+            said = f"{first.said} {second.said}"
+            longer = self.names.spelled(said, "item")
+            if not longer or not set(normalize(item.name).split()) < set(normalize(longer.name).split()):
+                continue
+            whole = Mention(first.start, second.end, "item", longer.name, {"item": longer.name}, said)
+            clause.mentions = sorted([m for m in clause.mentions if m not in (first, second)] + [whole],
+                                     key=lambda m: m.start)
+            result.corrected = [(phrase, name, how) for phrase, name, how in result.corrected if name != item.name]
+            result.corrected.append((said, longer.name, longer.how))
+            return
+
     def kind_with_ingredient(self, clause: Clause, result: Parse) -> None:
         """'a steak wrap' when no such wrap is sold: an ingredient before a bare kind word is
         one name said, looked up whole, and said back if there is none; never some other dish of
@@ -930,7 +982,7 @@ class CustomerParser:
                                      key=lambda m: m.start)
         elif (kind := self.kind_said(span)) is not None:  # "a bowl": which is asked, never said back
             article = first > 0 and toks[first - 1] in ("a", "an")
-            result.preds.append(Pred("vague", (kind, self.quantity_before(toks, first, clause.mentions, int(article)))))
+            result.acts.append(Vague(kind, self.quantity_before(toks, first, clause.mentions, int(article))))
             clause.act, clause.mentions = "unknown", []
         else:
             result.unknown.append(phrase)
@@ -1287,7 +1339,7 @@ class CustomerParser:
 
     # -- one clause ------------------------------------------------------------------------
     def clause(self, clause: Clause, ctx: Context, result: Parse, state: dict) -> None:
-        preds = result.preds
+        acts = result.acts
         toks, text = clause.tokens, clause.text
         placed = state.setdefault("placed", {})  # the foods this line ordered, each with its last order line
         targets = [m for m in clause.items() if self.is_target(toks, m, self.p.definite) or
@@ -1301,29 +1353,29 @@ class CustomerParser:
         if act in ("unknown", "managing"):
             return
         if act in ("order", "quantity") and (many := self.drink_not_named(clause)) is not None:
-            preds.append(Pred("vague", ("drink", many)))  # "and a soda": which drink is asked
+            acts.append(Vague("drink", many))  # "and a soda": which drink is asked
             return
         if act == "recommend":
-            preds.append(self.recommendation(text, items + targets, dish, state["label"]))
+            acts.append(self.recommendation(text, items + targets, dish, state["label"]))
         elif act == "question":
             self.question(clause, items + targets, dish, ctx, result, state)
         elif act == "remove" and self.unit_refs(clause, ctx)[0]:  # "take off the last thing"
             self.refer(clause, ctx, result, state)
-            preds.append(Pred("remove", ("", Const("all"))))
+            acts.append(Remove("", Const("all")))
         elif act == "change":  # "no lettuce on the second one": on the units referred to
             used = self.refer(clause, ctx, result, state)
             rest = Clause(clause.tokens, [m for m in clause.mentions if m not in used], clause.act, clause.asks)
-            self.updates(rest, "", state["line"], ctx, preds)
+            self.updates(rest, "", state["line"], ctx, acts)
         elif act == "remove":
-            self.removal(clause, items, ctx, preds, placed)
+            self.removal(clause, items, ctx, acts, placed)
         elif act == "replace":
             self.replacement(clause, items, ctx, result, state)
         elif act == "resize":
-            self.resize(clause, items or targets, ctx, preds, state, dish)
+            self.resize(clause, items or targets, ctx, acts, state, dish)
         elif act == "set":
             for m in items:
                 n = self.quantity_before(toks, m.start, clause.mentions)
-                preds.append(Pred("set_quantity", (self.ordered_named(m, ctx), n if n is not None else 1)))
+                acts.append(SetQuantity(self.ordered_named(m, ctx), n if n is not None else 1))
                 state["last"] = self.ordered_named(m, ctx)
         elif act == "quantity":
             self.quantity(clause, ctx, result, state)
@@ -1336,20 +1388,19 @@ class CustomerParser:
                  state: dict) -> None:
         """A question's query; words of a food the menu lacks said back instead of "everything is
         available"; the item asked about remembered ("...? I'll take one")."""
-        preds = result.preds
+        acts = result.acts
         query = self.query(clause, named, dish, ctx)
-        if query and query.args[:2] == (Const("available"), "all") and state["label"]:
-            query = Pred("query", (Const("menu"), state["label"], 1, Const("none")))  # "I'm vegan, what do you have?"
-        off_menu = self.off_menu_words(clause) if query and query.args[:2] == (Const("available"), "all") else []
+        if query and (query.kind, query.food) == (Const("available"), "all") and state["label"]:
+            query = Query(Const("menu"), state["label"], 1, None)  # "I'm vegan, what do you have?"
+        off_menu = self.off_menu_words(clause) if query and (query.kind, query.food) == (Const("available"), "all") else []
         if off_menu:  # "do you have root beer?": not on the menu, never "everything is available"
             result.unknown += off_menu
         elif query:
-            preds.append(query)
-            kind, food, n, size = query.args
-            if str(kind) not in ("menu", "total", "with") and food in self.menu.items:
-                state["asked"] = (food, n, None if size == Const("none") else size)  # "...? I'll take one"
+            acts.append(query)
+            if str(query.kind) not in ("menu", "total", "with") and query.food in self.menu.items:
+                state["asked"] = (query.food, query.quantity, query.size)  # "...? I'll take one"
 
-    def removal(self, clause: Clause, items: list[Mention], ctx: Context, preds: list[Pred], placed: dict) -> None:
+    def removal(self, clause: Clause, items: list[Mention], ctx: Context, acts: list[Act], placed: dict) -> None:
         """Each food named taken off (that many of it, or all), or the last one ordered."""
         toks = clause.tokens
         foods = [self.ordered_named(m, ctx) or m.name for m in items] or \
@@ -1357,11 +1408,11 @@ class CustomerParser:
         units: list[Mention | None] = list(items) or [None]
         for m, food in zip(units, foods):
             n = self.quantity_before(toks, m.start, clause.mentions) if m else None
-            if m and self.unsaid(m.name, n, placed, preds):
+            if m and self.unsaid(m.name, n, placed, acts):
                 continue
-            preds.append(Pred("remove", (food, n if n else Const("all"))))
+            acts.append(Remove(food, n if n else Const("all")))
 
-    def resize(self, clause: Clause, named_items: list[Mention], ctx: Context, preds: list[Pred], state: dict,
+    def resize(self, clause: Clause, named_items: list[Mention], ctx: Context, acts: list[Act], state: dict,
                dish: str | None) -> None:
         """A size for the food named, the foods asked about, every food ("all of those large"), or
         the one in context."""
@@ -1377,20 +1428,20 @@ class CustomerParser:
             size = size or next(iter(self.sizes_in(clause)[-1:]), None) if every else size
             if size:  # "another of those, make it a medium": the copy just placed, not the one copied
                 line = state.get("placed", {}).get(target, 0) if state.get("copied") else 0
-                preds.append(Pred("update", (target, Const("option"), option_value("size", size, True)), line))
+                acts.append(Update(target, Const("option"), option_value("size", size, True), line))
 
     @staticmethod
-    def unsaid(food: str, n: int | None, placed: dict[str, int], preds: list[Pred]) -> bool:
+    def unsaid(food: str, n: int | None, placed: dict[str, int], acts: list[Act]) -> bool:
         """'two tacos and a pepsi, scratch the pepsi': a food this sentence ordered, taken off in
         it, is unsaid (its order line, or n of its units), never left in the order."""
         line = placed.get(food)
-        said = next((p for p in preds if p.name == "order" and p.line == line and p.args[0] == food), None)
+        said = next((p for p in acts if isinstance(p, Order) and p.line == line and p.food == food), None)
         if said is None:
             return False
-        if n and n < said.args[1]:
-            preds[preds.index(said)] = replace(said, args=(food, said.args[1] - n))
+        if n and n < said.quantity:
+            acts[acts.index(said)] = said.but(quantity=said.quantity - n)
         else:
-            preds[:] = [p for p in preds if p.line != line]
+            acts[:] = [p for p in acts if line_of(p) != line]
         return True
 
     def order(self, clause: Clause, items: list[Mention], ctx: Context, result: Parse, state: dict) -> None:
@@ -1400,17 +1451,17 @@ class CustomerParser:
         if not clause.items() and (state.get("asked") and one or not state["line"] and (
                 self.asked_food(ctx) and self.number_in(clause) or one and (ctx.discussed or ctx.recommended_items))):
             return self.quantity(clause, ctx, result, state)  # "you have X? gimme a large one": X, large
-        preds = result.preds
+        acts = result.acts
         comma = next((j for j in range(items[-1].end, len(toks)) if toks[j] == ","), None) if items else None
         tail = None if comma is None else self.part(clause, comma, len(toks))
         if tail and (set(tail.tokens) & self.p.definite or self.p.every_unit.search(tail.text)):
             # "a ham pizza and a small olive one, deep dish on the ham one", "..., extra cheese on
             # both": the words after the comma may be about other units of the sentence; tried on a copy first
             head = self.part(clause, 0, len(toks) - len(tail.tokens))
-            trial, tried = Parse(list(preds), [], []), deepcopy(state)
+            trial, tried = Parse(list(acts), [], []), deepcopy(state)
             self.order(head, items, ctx, trial, tried)
-            picked = self.placed_ref(tail, trial.preds)
-            if picked and picked[0][1] != tried["line"] or len(self.every_placed(tail, trial.preds)) > 1:
+            picked = self.placed_ref(tail, trial.acts)
+            if picked and picked[0][1] != tried["line"] or len(self.every_placed(tail, trial.acts)) > 1:
                 self.order(head, items, ctx, result, state)
                 self.order(tail, [], ctx, result, state)
                 return
@@ -1418,7 +1469,7 @@ class CustomerParser:
         placed = self.place_items(clause, items, ctx, result, state, one)
         if len(placed) > 1:  # "two medium ham pizzas with a large pepsi": each item its own modifiers
             for (m, line), (after, _) in zip(placed, placed[1:] + [(None, 0)]):
-                self.updates(self.item_span(clause, m, after), m.name, line, ctx, result.preds)
+                self.updates(self.item_span(clause, m, after), m.name, line, ctx, result.acts)
             return
         self.changes_said(clause, items, ctx, result, state, one)
 
@@ -1426,7 +1477,7 @@ class CustomerParser:
                     one: bool) -> list[tuple[Mention, int]]:
         """Each item the clause names, ordered on a line of its own (or as a combo's choice, or
         asked about when said vaguely); the items ordered, with their lines."""
-        toks, preds = clause.tokens, result.preds
+        toks, acts = clause.tokens, result.acts
         placed: list[tuple[Mention, int]] = []  # the items ordered here, with their lines
         discussed = ctx.discussed if ctx.discussed in self.menu.combos else None
         if discussed and not state["line"] and items and self.number_in(clause) is not None and \
@@ -1435,7 +1486,7 @@ class CustomerParser:
         for m in items:
             vague = self.vague_kind(clause, m)
             if vague:  # "some tacos": which is asked, never guessed
-                preds.append(Pred("vague", vague))
+                acts.append(Vague(*vague))
                 clause.mentions = [x for x in clause.mentions if not (x.kind == "option" and x.start >= m.end)]
                 continue  # the values said before it wait for the answer ("for the office party" is no size)
             choice_combo = self.combo_for_choice(m.name, ctx, state["last"], toks) or next(
@@ -1444,30 +1495,30 @@ class CustomerParser:
                 state["choosing"] = choice_combo
                 for _ in range(self.quantity_before(toks, m.start, clause.mentions, default=1) - 1):
                     state["line"] += 1
-                    preds.append(Pred("specify", (choice_combo, m.name), state["line"]))
+                    acts.append(Specify(choice_combo, m.name, state["line"]))
             if choice_combo and state["last"] == choice_combo and (
-                    not self.slot_left(choice_combo, preds) or
+                    not self.slot_left(choice_combo, acts) or
                     self.quantity_before(toks, m.start, clause.mentions, default=1) > 1):
                 choice_combo = None  # "a combo with a lemonade and also a pepsi", "a combo and two pepsis": orders
             if choice_combo:
                 state["line"] += 1  # each choice its own line: the n-th choice fills the n-th open slot
-                preds.append(Pred("specify", (choice_combo, m.name), state["line"]))
+                acts.append(Specify(choice_combo, m.name, state["line"]))
                 continue
             n = clause.count or self.quantity_before(toks, m.start, clause.mentions, default=self.asked_count(m, ctx))
             part = (1 if one else self.units_of_them(clause, m)) if m is items[-1] else None
             if part and n > part:  # "three tacos, one with no lettuce", "..., jalapenos on two of them": two lines
                 state["line"] += 1
-                preds.append(Pred("order", (m.name, n - part), state["line"]))
+                acts.append(Order(m.name, n - part, state["line"]))
                 said_first = [x for x in clause.mentions if x.end <= m.start and x.kind in ("option", "topping")]
                 self.updates(Clause(toks[:m.end], said_first, clause.act, clause.asks), m.name, state["line"], ctx,
-                             preds)  # "two small pizzas, ...": both small
+                             acts)  # "two small pizzas, ...": both small
                 n = part
             state["line"] += 1
-            preds.append(Pred("order", (m.name, n), state["line"]))
+            acts.append(Order(m.name, n, state["line"]))
             bare = state.setdefault("bare", set())  # the lines that may be units ordered before
             if not m.said and n == 1 and m.name in ctx.ordered and set(state.get("placed", {}).values()) <= bare:
                 bare.add(state["line"])  # "one pepperoni, one ham" after "two pizzas": maybe those two
-                preds.append(Pred("refer", (Const("bare"), 1), state["line"]))
+                acts.append(Refer(Const("bare"), 1, state["line"]))
             placed.append((m, state["line"]))
             state["last"] = m.name
             state.setdefault("placed", {})[m.name] = state["line"]
@@ -1477,15 +1528,15 @@ class CustomerParser:
                      one: bool) -> None:
         """The changes of a clause that ordered at most one item: on that item, on a unit this line
         ordered named again, on each unit the sentence ordered, or on units ordered before."""
-        toks, text, preds = clause.tokens, clause.text, result.preds
-        if not items and (picked := self.placed_ref(clause, result.preds)):
+        toks, text, acts = clause.tokens, clause.text, result.acts
+        if not items and (picked := self.placed_ref(clause, result.acts)):
             (food, at), used = picked  # "a ham pizza and a bacon one, thin crust on the bacon one"
             rest = Clause(toks, [m for m in clause.mentions if m not in used], clause.act, clause.asks)
-            self.updates(rest, food, at, ctx, preds)
+            self.updates(rest, food, at, ctx, acts)
             return
-        every_line = self.every_placed(clause, preds) if not items and not state.get("aimed") else []
+        every_line = self.every_placed(clause, acts) if not items and not state.get("aimed") else []
         for food, at in every_line:  # "a pepsi and a dew, make both large": each unit of the sentence that takes it
-            self.updates(clause, food, at, ctx, preds)
+            self.updates(clause, food, at, ctx, acts)
         if every_line:
             return
         dish = items[-1].name if items else self.context_dish(ctx, state["last"])
@@ -1496,17 +1547,17 @@ class CustomerParser:
             if state.get("aimed") or not self.p.every_unit.search(clause.text) else 0
         units = None
         if not items and one:
-            line = self.line_of_one(preds, state) or line
+            line = self.line_of_one(acts, state) or line
             units = None if line else 1  # no order line of one this sentence: one of the units ordered before
         elif not items and state["line"] and (some := self.units_with(clause)):
-            line = self.line_of_one(preds, state, some) or line  # "three burritos, two with no onions"
+            line = self.line_of_one(acts, state, some) or line  # "three burritos, two with no onions"
         elif not items and not state["line"] and (some := self.some_of_them(clause) or self.units_with(clause)):
             units = some  # "mushrooms on two of them": on that many of the units ordered before
         back = self.taken_back(toks, clause.toppings())
         if not items and not line and back and back is not clause.toppings()[-1]:
             state["line"] += 1  # "not bacon, ham" of an order made before: on the units that have the bacon
-            preds.append(Pred("refer", (Const("said"), back.name), state["line"]))
-            self.updates(clause, "", state["line"], ctx, preds)
+            acts.append(Refer(Const("said"), back.name, state["line"]))
+            self.updates(clause, "", state["line"], ctx, acts)
             return
         answering_kind = not items and not state["last"] and not one and (ctx.ask_topic in ("options", "which") or str(ctx.ask_topic).startswith("pick("))
         every = [f for f in ctx.ordered if clause.options() and all(  # each food with that option group (rules refuse a value it lacks)
@@ -1514,23 +1565,23 @@ class CustomerParser:
             if not items and not line and not clause.toppings() and self.p.every_unit.search(text) else []
         targets: list[str | None] = list(ctx.ask_group) if answering_kind and ctx.ask_group else list(every) or [dish]
         for target in targets:  # "all of them large": each food that has the option
-            self.updates(clause, target, line, ctx, result.preds, units)  # "fresco please": on each dish asked about
+            self.updates(clause, target, line, ctx, result.acts, units)  # "fresco please": on each dish asked about
 
-    def placed_ref(self, clause: Clause, preds: list[Pred]) -> tuple[tuple[str, int], list[Mention]] | None:
+    def placed_ref(self, clause: Clause, acts: list[Act]) -> tuple[tuple[str, int], list[Mention]] | None:
         """'..., deep dish on the medium', 'extra onions on the bean one', 'the chicken one grilled':
         a definite reference to one of the units this sentence ordered (by a word of its food's name,
         or an option or ingredient said for it) picks that unit's order line, and the words of the
         reference say no change themselves. (food, line) and the mentions used; None unless exactly
         one of two or more units fits."""
         toks = clause.tokens
-        lines = {p.line: p.args[0] for p in preds if p.name == "order" and p.line}
+        lines = {p.line: p.food for p in acts if isinstance(p, Order) and p.line}
         if len(lines) < 2:
             return None
-        said: dict[int, set[str]] = {line: set() for line in lines}
-        for p in preds:
-            if p.name == "update" and p.line in said:
-                value = p.args[2]
-                said[p.line].add(value[1] if p.args[1] == Const("option") else value)
+        said: dict[int, set[Value]] = {line: set() for line in lines}
+        for p in acts:
+            if isinstance(p, (Update, UpdateUnits)) and p.line in said:
+                value = p.option  # an option's (group, value, yes|no): its value
+                said[p.line].add(value[1] if p.operation == Const("option") and isinstance(value, tuple) else value)
 
         def fits(line: int, words: list[str], name: str | None) -> bool:
             return name in said[line] or bool(words) and covers(words, lines[line])
@@ -1552,14 +1603,14 @@ class CustomerParser:
                 return (lines[picked[0]], picked[0]), [m] if m else []
         return None
 
-    def every_placed(self, clause: Clause, preds: list[Pred]) -> list[tuple[str, int]]:
+    def every_placed(self, clause: Clause, acts: list[Act]) -> list[tuple[str, int]]:
         """'two soft tacos and a crunchy taco, all fresco', '..., no onions on either': a change
         said for all (both, each, either) after two or more order lines of this sentence goes on
         each of those lines whose food takes it (an option it offers, an ingredient it comes with
         or can have; what it lacks is no change for it): (food, line) of each."""
         if not self.p.every_unit.search(clause.text) or not (clause.toppings() or clause.options()):
             return []
-        lines = [(p.args[0], p.line) for p in preds if p.name == "order" and p.line]
+        lines = [(p.food, p.line) for p in acts if isinstance(p, Order) and p.line]
         if len(lines) < 2:
             return []
 
@@ -1643,13 +1694,13 @@ class CustomerParser:
             [f for f in [kind] if f in self.menu.items]  # "How many Cokes?": the food itself
         count = number_at(words, 0) if len(foods) == 1 and words else None
         if count and count[1] == len(words):  # "three" to "How many pizzas?": the kind's one food
-            return Parse([Pred("order", (foods[0], count[0]), 1)], [], [])
+            return Parse([Order(foods[0], count[0], 1)], [], [])
         fits = [f for f in foods if words and covers(words, f)]
         if len(fits) > 1:  # "the bean one": the name that starts with the words said, if one does
             fits = [f for f in fits if normalize(f).split()[:len(words)] == words] or fits
         if len(fits) > 1:  # still several: asked again, never read as something else
-            return Parse([Pred("vague", (kind, n))], [], [])
-        return Parse([Pred("order", (fits[0], n or 1), 1)], [], []) if fits else None
+            return Parse([Vague(kind, n)], [], [])
+        return Parse([Order(fits[0], n or 1, 1)], [], []) if fits else None
 
     def units_of_them(self, clause: Clause, m: Mention) -> int | None:
         """'three pizzas, jalapenos on two of them', 'three burritos, two with no onions': how many
@@ -1699,32 +1750,33 @@ class CustomerParser:
             words[got[1]] in self.p.operator_words and clause.toppings() else None
 
     @staticmethod
-    def line_of_one(preds: list[Pred], state: dict, units: int = 1) -> int | None:
+    def line_of_one(acts: list[Act], state: dict, units: int = 1) -> int | None:
         """'three tacos, one with no onions, one with extra cheese': the last order line of this
         sentence gives up one unit (or the units said: "two with no onions") for each "one with",
         the modifiers going on it; the units left go to a line after it, so the units are in the
         order said ("one with ham and one with pineapple": the ham one first). The last units left
         take the last one."""
-        orders = [i for i, p in enumerate(preds) if p.name == "order"]
+        orders = {i: p for i, p in enumerate(acts) if isinstance(p, Order)}
         if not orders:
             return None
-        index = orders[-1] if preds[orders[-1]].args[1] > 1 or "rest" not in state else state["rest"]
-        last = preds[index]
-        food, n = last.args
+        index = max(orders) if orders[max(orders)].quantity > 1 or state.get("rest") not in orders else state["rest"]
+        last = orders[index]
+        food, n = last.food, last.quantity
         if n <= units:
             state.pop("rest", None)
             return last.line
-        preds[index] = Pred("order", (food, units), last.line)
+        acts[index] = last.but(quantity=units)
         state["line"] += 1
-        preds.append(Pred("order", (food, n - units), state["line"]))
-        state["rest"] = len(preds) - 1
+        acts.append(Order(food, n - units, state["line"]))
+        state["rest"] = len(acts) - 1
         # what was said for the whole line ("two large pizzas, one with ham") goes on the rest too
-        preds += [replace(p, line=state["line"]) for p in list(preds) if p.name == "update" and p.line == last.line]
+        acts += [p.but(line=state["line"]) for p in list(acts)
+                 if isinstance(p, (Update, UpdateUnits)) and p.line == last.line]
         return last.line
 
-    def slot_left(self, combo: str, preds: list[Pred]) -> bool:
-        ordered = sum(p.args[1] for p in preds if p.name == "order" and p.args[0] == combo)
-        chosen = sum(1 for p in preds if p.name == "specify" and p.args[0] == combo)
+    def slot_left(self, combo: str, acts: list[Act]) -> bool:
+        ordered = sum(p.quantity for p in acts if isinstance(p, Order) and p.food == combo)
+        chosen = sum(1 for p in acts if isinstance(p, Specify) and p.combo == combo)
         return chosen < max(ordered, 1) * self.menu.choice_slots(combo)
 
     @staticmethod
@@ -1753,29 +1805,29 @@ class CustomerParser:
         text = clause.text
         target = state["last"] or (ctx.ordered[-1] if ctx.ordered else None)
         if state["line"] and not ctx.discussed:
-            said = [i for i, p in enumerate(result.preds) if p.name == "order"]
+            said = [(i, p) for i, p in enumerate(result.acts) if isinstance(p, Order)]
             if said and n and n > 1 and self.some_of_them(clause):  # "a gordita crunch, so two of those": two in all
-                line = result.preds[said[-1]]
-                result.preds[said[-1]] = replace(line, args=(line.args[0], n))
+                at, line = said[-1]
+                result.acts[at] = line.but(quantity=n)
             return  # "a pepsi, two": the number was read with the order before it
         if ctx.discussed and (not self.p.acts["set_quantity"].search(text) or ctx.discussed not in ctx.ordered):
             size = next((MULTIPLIERS[w] for w in clause.tokens if w in MULTIPLIERS), 0)
             if n and size and str(size) in normalize(ctx.discussed).split():
                 n = max(n // size, 1)  # "one dozen" of the 12 pack asked about: one of it
             self.order_discussed(ctx, result, state, n)
-            self.updates(clause, ctx.discussed, state["line"], ctx, result.preds)
+            self.updates(clause, ctx.discussed, state["line"], ctx, result.acts)
             return
         if ctx.recommended_items and not self.p.acts["set_quantity"].search(text):
             food = ctx.recommended_items[0]
         elif target and self.p.acts["set_quantity"].search(text):  # a bare number changes nothing: it is asked
-            result.preds.append(Pred("set_quantity", (target, n if n is not None else 1)))
+            result.acts.append(SetQuantity(target, n if n is not None else 1))
             return
         else:
             return
         state["line"] += 1
-        result.preds.append(Pred("order", (food, n if n is not None else 1), state["line"]))
+        result.acts.append(Order(food, n if n is not None else 1, state["line"]))
         state["last"] = food
-        self.updates(clause, food, state["line"], ctx, result.preds)
+        self.updates(clause, food, state["line"], ctx, result.acts)
 
     def copy(self, clause: Clause, ctx: Context, result: Parse, state: dict) -> None:
         """'another one of those', 'two more of the tacos', 'the same again for my wife': more made
@@ -1788,28 +1840,28 @@ class CustomerParser:
         whole = not named and bool(self.p.acts["copy_all"].search(clause.text)) and \
             not (said and len(ctx.ordered) == 1)
         food = "all" if whole else (named[-1] if named else ctx.ordered[-1])
-        if any(p.name == "set_quantity" and p.args[0] == food for p in result.preds):
+        if any(isinstance(p, SetQuantity) and p.food == food for p in result.acts):
             return  # "make it two, she'll want another one": the count said is the whole of it
         if state.get("copied") == state["line"] and n == 1 and state["last"] == food and not named:
-            self.updates(Clause(clause.tokens, said, clause.act, clause.asks), food, state["line"], ctx, result.preds)
+            self.updates(Clause(clause.tokens, said, clause.act, clause.asks), food, state["line"], ctx, result.acts)
             return  # "another one, same thing but with no onions": one copy, described
         state["line"] += 1
         twice = not whole and bool(self.p.acts["double"].search(clause.text))  # each unit once more
-        result.preds.append(Pred("copy", (food, Const("all") if twice else n), state["line"]))
+        result.acts.append(Copy(food, Const("all") if twice else n, state["line"]))
         state["last"] = None if whole else food
         state["copied"] = state["line"]  # "another one, same thing but ...": one copy, described
         if not whole:  # what is said with the copy, and in the clauses after it, is on the new ones only
             state.setdefault("placed", {})[food] = state["line"]
-            self.updates(Clause(clause.tokens, said, clause.act, clause.asks), food, state["line"], ctx, result.preds)
+            self.updates(Clause(clause.tokens, said, clause.act, clause.asks), food, state["line"], ctx, result.acts)
 
     def order_discussed(self, ctx: Context, result: Parse, state: dict, n: int | None = None) -> None:
         """'ok, two of those' / 'do that': the food asked about, in the amount and size asked."""
         state["line"] += 1
-        result.preds.append(Pred("order", (ctx.discussed, n or ctx.discussed_quantity), state["line"]))
+        result.acts.append(Order(ctx.discussed, n or ctx.discussed_quantity, state["line"]))
         group = next((g for g, v in self.menu.options_of(ctx.discussed or "") if v == ctx.discussed_size), "size")
         if ctx.discussed_size:  # "how much is a 2 liter coke?" then "I'll take two": with the value asked
-            result.preds.append(Pred("update", (ctx.discussed, Const("option"), option_value(group, ctx.discussed_size, True)),
-                                     state["line"]))
+            result.acts.append(Update(ctx.discussed, Const("option"), option_value(group, ctx.discussed_size, True),
+                                      state["line"]))
         state["last"] = ctx.discussed
 
     def replacement(self, clause: Clause, items: list[Mention], ctx: Context, result: Parse, state: dict) -> None:
@@ -1821,42 +1873,42 @@ class CustomerParser:
         n = next((got[0] for i in range(1, len(toks)) if toks[i] == "of" and (got := number_at(toks, i - 1))), None)
         if old_name and new_name != old_name and n:  # "change two of them to crunchy": those units only
             state["line"] += 1
-            result.preds += [Pred("remove", (old_name, n)), Pred("order", (new_name, n), state["line"])]
+            result.acts += [Remove(old_name, n), Order(new_name, n, state["line"])]
             state["last"] = new_name
             return
-        said_now = next((p for p in reversed(result.preds) if p.name == "order" and
-                         (p.args[0] == old_name or len(items) == 1)), None)  # "..., no, make that a X"
-        if said_now and new_name in self.menu.combo_choices(said_now.args[0]):
+        said_now = next((p for p in reversed(result.acts) if isinstance(p, Order) and
+                         (p.food == old_name or len(items) == 1)), None)  # "..., no, make that a X"
+        if said_now and new_name in self.menu.combo_choices(said_now.food):
             state["line"] += 1  # "a X combo and make the drink a Y": Y is the combo's choice, the combo stays
-            result.preds.append(Pred("specify", (said_now.args[0], new_name), state["line"]))
+            result.acts.append(Specify(said_now.food, new_name, state["line"]))
             return
         if said_now:  # "a bean burrito, wait no, make that a beef burrito": the order said just now changes
-            result.preds.remove(said_now)
+            result.acts.remove(said_now)
             state["line"] += 1
-            result.preds.append(Pred("order", (new_name, said_now.args[1]), state["line"]))
+            result.acts.append(Order(new_name, said_now.quantity, state["line"]))
             state["last"] = new_name
             return
         if old_name and old_name != new_name:
             state["line"] += 1
-            result.preds.append(Pred("replace", (old_name, new_name), state["line"]))
+            result.acts.append(Replace(old_name, new_name, state["line"]))
             state["last"] = new_name
             said = self.quantity_before(toks, items[-1].start, clause.mentions) if items else None
             if said and (said > 1 or set(toks) & {"one", "1"}):  # "I meant two soft tacos": that many, whatever the count was
-                result.preds.append(Pred("set_quantity", (new_name, said), state["line"]))
+                result.acts.append(SetQuantity(new_name, said, state["line"]))
             if not kind:  # the words of "a chicken one" named the food, not an ingredient to add
-                self.updates(clause, new_name, state["line"], ctx, result.preds)
+                self.updates(clause, new_name, state["line"], ctx, result.acts)
         elif old_name and self.said_again(clause, items, ctx):
             n = self.quantity_before(toks, items[-1].start, clause.mentions, default=1)
             state["line"] += 1  # the last n units ordered go, the ones said now take their place
-            result.preds += [Pred("refer", (Const("food"), old_name), state["line"]),
-                             Pred("refer", (Const("last"), n), state["line"]), Pred("remove", ("", Const("all")))]
+            result.acts += [Refer(Const("food"), old_name, state["line"]),
+                            Refer(Const("last"), n, state["line"]), Remove("", Const("all"))]
             state["line"] += 1
-            result.preds.append(Pred("order", (new_name, n), state["line"]))
+            result.acts.append(Order(new_name, n, state["line"]))
             state["last"] = new_name
-            self.updates(clause, new_name, state["line"], ctx, result.preds)
+            self.updates(clause, new_name, state["line"], ctx, result.acts)
         elif old_name and not any(m.said for m in items):  # "change it to a vegetarian": the food it is, restyled
             state["last"] = old_name
-            self.updates(clause, old_name, 0, ctx, result.preds)
+            self.updates(clause, old_name, 0, ctx, result.acts)
 
     def replaced_names(self, clause: Clause, items: list[Mention],
                        ctx: Context) -> tuple[str | None, str, str | None] | None:
@@ -2040,7 +2092,7 @@ class CustomerParser:
         content = [w for w in words if w not in self.p.definite and w not in self.p.unit_nouns and
                    (w in telling or w.rstrip("s") in named or w not in self.p.filler)]  # "soft one pls"
         if content and all(w in self.p.unit_all or w in ("of", "them", "those") for w in content):
-            return Parse([Pred("refer", (Const("all"), 1), 1)], [], [])  # "both": every unit asked about
+            return Parse([Refer(Const("all"), 1, 1)], [], [])  # "both": every unit asked about
         if not content or len(content) > 4 or \
                 any(w not in self.p.ordinals and w not in named and w.rstrip("s") not in named and w not in options
                     for w in content):
@@ -2049,13 +2101,13 @@ class CustomerParser:
                                              ("option", options[w][1]) if w in options and w not in named else
                                              ("word", w) for w in content]
         refs += [] if any(kind == "nth" for kind, _ in refs) else [("one", 1)]
-        return Parse([Pred("refer", (Const(kind), value), 1) for kind, value in refs], [], [])
+        return Parse([Refer(Const(kind), value, 1) for kind, value in refs], [], [])
 
     def refer(self, clause: Clause, ctx: Context, result: Parse, state: dict) -> list[Mention]:
         """The references of a clause, on a line of their own; the mentions they used."""
         refs, used = self.unit_refs(clause, ctx)
         state["line"] += 1
-        result.preds += [Pred("refer", (Const(kind), value), state["line"]) for kind, value in refs]
+        result.acts += [Refer(Const(kind), value, state["line"]) for kind, value in refs]
         return used
 
     def ordered_named(self, m: Mention, ctx: Context) -> str | None:
@@ -2169,32 +2221,31 @@ class CustomerParser:
 
     # -- suggestions and questions ----------------------------------------------------------
     def recommendation(self, text: str, items: list[Mention], context_dish: str | None,
-                       label: str | None = None) -> Pred:
+                       label: str | None = None) -> NeedRecommend:
         """label: a kind the line said of the customer ("I'm vegetarian, what do you suggest")."""
         upgrade = self.p.acts["upgrade"].search(text)
         if items and upgrade:  # "what do people add to the soft taco?"
-            return Pred("need_recommend", (items[0].name, Const("upgrade")))
+            return NeedRecommend(items[0].name, Const("upgrade"))
         category = self.category_in(text) or label
         if category:
-            return Pred("need_recommend", (category, Const("category")))
+            return NeedRecommend(category, Const("category"))
         if items:
-            return Pred("need_recommend", (items[0].name, Const("upgrade")))
+            return NeedRecommend(items[0].name, Const("upgrade"))
         if (upgrade or self.refers_back(text)) and context_dish:
-            return Pred("need_recommend", (context_dish, Const("upgrade")))
-        return Pred("need_recommend", ("all", Const("category")))
+            return NeedRecommend(context_dish, Const("upgrade"))
+        return NeedRecommend("all", Const("category"))
 
-    def query(self, clause: Clause, items: list[Mention], dish: str | None, ctx: Context) -> Pred | None:
+    def query(self, clause: Clause, items: list[Mention], dish: str | None, ctx: Context) -> Query | None:
         q, text, toppings = self.p.questions, clause.text, clause.toppings()
         food = items[0].name if items else None
         n = self.quantity_before(clause.tokens, items[0].start, clause.mentions, default=1) if items else 1
         offered = {v for _, v in self.menu.options_of(food)} if food else set()
         said = [m.name for m in clause.options()]  # "a 2 liter coke": a value of any group the food offers
-        size = next(iter([v for v in said if v in offered] or self.sizes_in(clause)), Const("none"))
+        size = next(iter([v for v in said if v in offered] or self.sizes_in(clause)), None)
 
-        def ask(kind: str, about: str | None) -> Pred:
+        def ask(kind: str, about: str | None) -> Query:
             assert about, "a question is about something"  # each caller checks it has one
-            return Pred("query", (Const(kind), about, n, size) if about == food else
-                        (Const(kind), about, 1, Const("none")))
+            return Query(Const(kind), about, n, size) if about == food else Query(Const(kind), about, 1, None)
 
         back = self.refers_back(text) and not food
         if q["why"].search(text):
@@ -2222,7 +2273,7 @@ class CustomerParser:
         group = self.group_asked(clause)
         if group and not food and (q["menu"].search(text) or q["available"].search(text)):
             value = min(v for g, v in self.menu.option_words.values() if g == group)  # the group, by one of its values
-            return Pred("query", (Const("options"), value, 1, Const("none")))  # "what crusts do you have?"
+            return Query(Const("options"), value, 1, None)  # "what crusts do you have?"
         named = [m for m in clause.mentions if m.end - m.start > 1]  # "crunchwrap combo" is no category word
         category = self.category_in(" ".join(t for i, t in enumerate(clause.tokens)
                                              if not any(m.start <= i < m.end for m in named)))
@@ -2249,20 +2300,20 @@ class CustomerParser:
         return next((w.removesuffix("s") if w not in groups else w for i, w in enumerate(clause.tokens)
                      if i not in inside and (w in groups or w.removesuffix("s") in groups)), None)
 
-    def option_price_query(self, clause: Clause, value: str, dish: str | None, ctx: Context) -> Pred:
+    def option_price_query(self, clause: Clause, value: str, dish: str | None, ctx: Context) -> Query:
         """'how much would it be with stuffed crust?' about an ordered item that offers the value:
         its price with it (with); 'how much extra is stuffed crust?': what the value adds to the one
         item that offers it, or to the ordered one (extra); else it is asked which item is meant."""
         offering = sorted(i for i in self.menu.items if any(v == value for _, v in self.menu.options_of(i)))
         ordered = [f for f in ctx.ordered if f in offering]
         if ordered and (self.refers_back(clause.text) or "with" in clause.tokens):
-            return Pred("query", (Const("with"), ordered[-1], 1, value))
+            return Query(Const("with"), ordered[-1], 1, value)
         about = dish if dish in offering else ordered[-1] if ordered else offering[0] if len(offering) == 1 else None
         if about is None:
-            return Pred("query", (Const("price"), "all", 1, Const("none")))
+            return Query(Const("price"), "all", 1, None)
         if about == dish and not set(clause.tokens) & {"extra", "more", "upcharge", "surcharge", "add"}:
-            return Pred("query", (Const("price"), about, 1, value))  # "a coke" then "how much for a large?"
-        return Pred("query", (Const("extra"), about, 1, value))
+            return Query(Const("price"), about, 1, value)  # "a coke" then "how much for a large?"
+        return Query(Const("extra"), about, 1, value)
 
     def category_in(self, text: str) -> str | None:
         for w in text.split():
@@ -2289,7 +2340,7 @@ class CustomerParser:
             return None
         return sizes[0][1] if self.p.acts["downsize"].search(clause.text) else sizes[-1][1]
 
-    def updates(self, clause: Clause, dish: str | None, line: int, ctx: Context, preds: list[Pred],
+    def updates(self, clause: Clause, dish: str | None, line: int, ctx: Context, acts: list[Act],
                 units: int | None = None) -> None:
         if dish is None:
             return
@@ -2302,24 +2353,26 @@ class CustomerParser:
             has = self.menu.included(dish)
             if new.name in has and old.name not in has:  # the KB knows which one the dish comes with
                 old, new = new, old
-            preds.append(Pred("update", (dish, Const("change"), (old.name, new.name)) + ((units,) if units else ()), line))
+            change = (old.name, new.name)
+            acts.append(UpdateUnits(dish, Const("change"), change, units, line) if units else
+                        Update(dish, Const("change"), change, line))
             toppings = toppings[2:]
         elif dish and not line and not units and len(toppings) == 1 and "instead" in toks and \
                 self.operator_before(toks, toppings[0], clause.mentions) in (None, "add"):
             # "sausage instead": what it takes the place of on the units ordered, the rules say
-            preds.append(Pred("update", (dish, Const("change"), ("", toppings[0].name)), line))
+            acts.append(Update(dish, Const("change"), ("", toppings[0].name), line))
             toppings = []
         operation = None
         plain = "no" if self.takes_off(text) else "add"  # "take the onions off that": off, never added
         back = self.taken_back(toks, toppings)
         for m in toppings:
             if m is back:  # "not olives, mushrooms": the olives said earlier this line are unsaid, else taken back
-                said_here = [p for p in preds if p.name == "update" and p.args[0] == dish and p.args[2] == m.name
-                             and p.line == line and line]
-                preds[:] = [p for p in preds if p not in said_here]
+                said_here = [p for p in acts if isinstance(p, (Update, UpdateUnits)) and p.dish == dish and
+                             p.option == m.name and p.line == line and line]
+                acts[:] = [p for p in acts if p not in said_here]
                 operation = "unsay" if dish == "" else "no"  # "a pizza, not pepperoni": none on it
                 if not said_here:
-                    preds.append(Pred("update", (dish, Const(operation), m.name), line))
+                    acts.append(Update(dish, Const(operation), m.name, line))
                 continue
             operation = self.operator_before(toks, m, clause.mentions) or self.carried(operation, toks, m, clause) or plain
             owned = operation in ("no", "less", "extra", "regular") or "kind_word" in m.alternatives
@@ -2327,10 +2380,11 @@ class CustomerParser:
             names = sorted({self.own_ingredient(d, m) for d in owners} | ({m.name} if dish == "" else set())) \
                 if owned else [m.name]
             for name in names:
-                preds.append(Pred("update", (dish, Const(operation), name) + ((units,) if units else ()), line))
+                acts.append(UpdateUnits(dish, Const(operation), name, units, line) if units else
+                            Update(dish, Const(operation), name, line))
         if not toppings and self.p.inside["add_suggested"].search(text) and ctx.recommended_toppings:
             for rec_dish, topping in ctx.recommended_toppings:
-                preds.append(Pred("update", (rec_dish, Const("add"), topping)))
+                acts.append(Update(rec_dish, Const("add"), topping))
         for m in clause.options():
             group = m.alternatives["option"]
             since = max([x.end for x in clause.mentions if x.end <= m.start and
@@ -2339,8 +2393,8 @@ class CustomerParser:
                 self.p.inside["new_first"].search(" ".join(toks[max(since, m.start - 3):m.start])) is not None
             offers = any(g == group for g, _ in self.menu.options_of(dish))
             target = dish if offers or line else self.context_sized(ctx, group) or dish
-            preds.append(Pred("update", (target, Const("option"), option_value(group, m.name, not negated)),
-                              line if target == dish else 0))
+            acts.append(Update(target, Const("option"), option_value(group, m.name, not negated),
+                               line if target == dish else 0))
 
     def carried(self, operation: str | None, toks: list[str], m: Mention, clause: Clause) -> str | None:
         """The operation an ingredient said without its own takes from the one before: "with ham,

@@ -18,12 +18,49 @@ from itertools import takewhile
 
 from rapidfuzz import fuzz
 
+from ..acts import (
+    Accept,
+    Act,
+    Add,
+    AddNew,
+    AddUntyped,
+    Ask,
+    Cancel,
+    ChainPrice,
+    Correct,
+    Decline,
+    Delete,
+    DeleteAll,
+    DeleteValue,
+    Edit,
+    EditSwap,
+    Irrelevant,
+    Quit,
+    Restore,
+    RestoreAs,
+    RuleDealFree,
+    RuleDealOff,
+    RuleDealPrice,
+    RuleDrop,
+    RuleHours,
+    RuleInstead,
+    RuleLimit,
+    RuleSuggest,
+    RuleUnclear,
+    Runout,
+    RunoutAs,
+    Save,
+    StorePrice,
+    Undo,
+    UndoItem,
+    Unsure,
+)
 from ..menu.model import Menu
 from ..names import NameMatcher, covers, typo_of, word_alike
 from ..normalize import normalize
 from ..reasoner import Const
 from ..rules import EVERY_DAY, WEEKDAYS, days_mask
-from ..vocab import Pred, bounded
+from ..vocab import bounded
 from .heard import NUMBER, leftover
 from .phrases import manager_phrases, phrases
 from .reading import (
@@ -48,8 +85,14 @@ YES_NO_QUESTIONS = ("confirm_delete", "new_ingredient", "confirm_price", "confir
 # this store's own prices, which the LLM vocabulary leaves out (the chain menu's are its prices),
 # and a rule's words it could not read as a rule; and that a line was half heard (its coverage)
 OFFLINE_ONLY = ("store_price", "chain_price", "rule_unclear", "unsure")
-INSTEAD_OF_NO = ("edit", "runout", "restore", "query")
-HEARD_CHANGES = ("runout", "edit")  # the changes a half-heard line says back first (admin.lp: unsure)  # what a no to a read-back may go on to say
+INSTEAD_OF_NO = (Edit, EditSwap, Runout, RunoutAs, Restore, RestoreAs, Ask)  # what a no to a read-back may go on to say
+HEARD_CHANGES = (Runout, RunoutAs, Edit, EditSwap)  # the changes a half-heard line says back first (admin.lp: unsure)
+SETS = {"add": Add, "edit": Edit}  # a property told of a new item, or of one on the menu
+
+
+def stock_of(said: Act) -> str:
+    """runout or restore for a stock act ("black beans too" says the same again), else ''."""
+    return "runout" if isinstance(said, (Runout, RunoutAs)) else "restore" if isinstance(said, (Restore, RestoreAs)) else ""
 
 
 def days_said(flat: str) -> int:
@@ -298,7 +341,7 @@ class ManagerParser:
         text = self.without_context(self.days_spelled(spoken_prices(text, whole=ctx.ask_topic == "calories")))
         flat = plain_words(text)
         if not flat:
-            return ManagerParse([Pred("irrelevant")])
+            return ManagerParse([Irrelevant()])
         for reads in self.line_readings:  # a whole-line act, in the order the phrase file declares
             found = reads(flat, text, ctx)
             if found:
@@ -310,12 +353,12 @@ class ManagerParser:
             if clause and self.new_item(clause, "; ".join(clauses[i + 1:]), ctx, result):
                 break  # the rest of the line describes the new item
             for part in self.stock_parts(clause, result):
-                said = len(result.preds)
+                said = len(result.acts)
                 target = self.clause(part, ctx, target, result)
-                if len(result.preds) == said and stock and P.said_too.search(plain_words(part)):  # "black beans too"
-                    result.preds += [Pred(stock, self.stock_said(name, result)) for name in self.stock_list(part, result)]
-                stock = next((p.name for p in reversed(result.preds) if p.name in ("runout", "restore")), stock)
-        result.preds = list(dict.fromkeys(result.preds)) or [Pred("irrelevant")]  # said twice is meant once
+                if len(result.acts) == said and stock and P.said_too.search(plain_words(part)):  # "black beans too"
+                    result.acts += [self.stock_act(stock, name, result) for name in self.stock_list(part, result)]
+                stock = next((stock_of(p) for p in reversed(result.acts) if stock_of(p)), stock)
+        result.acts = list(dict.fromkeys(result.acts)) or [Irrelevant()]  # said twice is meant once
         self.hear(text, result)
         return result
 
@@ -323,36 +366,36 @@ class ManagerParser:
         """A change read from a line with words no reading took (not names it used, numbers, or
         words the cue language knows) was half heard: it is said back as a question (unsure),
         and a yes makes it."""
-        changes = [p for p in result.preds if p.name in HEARD_CHANGES and
-                   (p.name != "edit" or str(p.args[1]) in ("price", "price_by"))]
+        changes = [p for p in result.acts if isinstance(p, HEARD_CHANGES) and
+                   (not isinstance(p, (Edit, EditSwap)) or str(p.property) in ("price", "price_by"))]
         if not changes:
             return
         tokens = [t for t in tokenize(text) if is_word(t)]
-        if any(p.name == "edit" for p in changes):  # a day said with a price is a deal's: asked, never every day's price
+        if any(isinstance(p, (Edit, EditSwap)) for p in changes):  # a day said with a price is a deal's: asked, never every day's price
             result.doubted += self.days_doubted(tokens)
-        used = {str(arg) for p in result.preds for arg in p.args} | set(result.read_as) | set(result.read_as.values())
+        used = {str(arg) for p in result.acts for arg in p.field_values()} | set(result.read_as) | set(result.read_as.values())
         spelled = {w for said, name, how in result.corrected if name in used and how != "unsure" and
                    typo_of(said, name, self.menu) for w in said.split()}  # another word close to a name: asked
         spelled |= {w for name in used if normalize(name) not in self.menu.lexicon  # a name taken as said
                     for w in normalize(name).split()}  # ("unicorn meat"): the bot says it is not on the menu
         named = [m for m in find_mentions(self.menu, tokens) if not (m.kind == "item" and self.names_a_kind(tokens, m))]
         result.unheard = list(dict.fromkeys(result.doubted + leftover(tokens, named, used, CUES.known_words | spelled | result.heard)
-                                            + self.other_numbers(tokenize(text), result.preds)))
+                                            + self.other_numbers(tokenize(text), result.acts)))
         if result.unheard:
-            result.preds.append(Pred("unsure"))
+            result.acts.append(Unsure())
 
-    def other_numbers(self, tokens: list[str], preds: list[Pred]) -> list[str]:
+    def other_numbers(self, tokens: list[str], acts: list[Act]) -> list[str]:
         """'<drink> zero is 2.59': beside a new price said in digits, a number outside any menu name
         that no reading took (as cents or as a count) is perhaps part of a name the menu lacks:
         asked about; and 'the large <drink> is 2.99' names a size's price, not the dish's: the
         size is asked about."""
-        if not any(p.name == "edit" and str(p.args[1]) == "price" for p in preds):
+        if not any(isinstance(p, Edit) and str(p.property) == "price" for p in acts):
             return []
-        taken = {arg for p in preds for arg in p.args if isinstance(arg, int)}
+        taken = {arg for p in acts for arg in p.field_values() if isinstance(arg, int)}
         mentions = find_mentions(self.menu, tokens)
         inside = {i for m in mentions for i in range(m.start, m.end)}
         items = {i for m in mentions if m.kind == "item" for i in range(m.start, m.end)}
-        names = {w for p in preds for arg in p.args if isinstance(arg, str) for w in normalize(arg).split()}
+        names = {w for p in acts for arg in p.field_values() if isinstance(arg, str) for w in normalize(arg).split()}
         options = [m.said for m in mentions if m.kind == "option" and m.start not in items
                    and not set(m.said.split()) <= names]  # "big mac": a new dish's own word
         numbers = {i: t.lstrip("$") for i, t in enumerate(tokens) if i not in inside and
@@ -365,13 +408,13 @@ class ManagerParser:
     def line_teach(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
         """'<phrase> means <item>', 'when guests ask for <phrase> they want <item>': customers saying
         the phrase get the item (an alias of it)."""
-        return self.taught(flat, ("teach_when", "teach_verb", "teach_means"), "add")
+        return self.taught(flat, ("teach_when", "teach_verb", "teach_means"), Add)
 
     def line_untaught(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
         """'<phrase> no longer means <item>': the alias comes off."""
-        return self.taught(flat, ("untaught_no", "untaught_stop"), "delete")
+        return self.taught(flat, ("untaught_no", "untaught_stop"), DeleteValue)
 
-    def taught(self, flat: str, cues: tuple[str, ...], act: str) -> ManagerParse | None:
+    def taught(self, flat: str, cues: tuple[str, ...], act: type[Add | DeleteValue]) -> ManagerParse | None:
         """add|delete(Item, alias, Phrase) for the first cue that reads the line; the item is a menu
         item's name, alias or close spelling (else as said: the bot says it is not on the menu).
         A phrase that is only 'it' or 'that' ('that means ...') is no phrase."""
@@ -382,7 +425,7 @@ class ManagerParser:
             result = ManagerParse([])
             item = said.group("item")
             name = self.names.spelled(item, "item")
-            result.preds = [Pred(act, (name.name if name else item, Const("alias"), said.group("phrase")))]
+            result.acts = [act(name.name if name else item, Const("alias"), said.group("phrase"))]
             return result
         return None
 
@@ -419,15 +462,15 @@ class ManagerParser:
         said = hours_numbers(plain_words(P.hours_dash.sub(" to ", folded_line(text))))
         times = hours_times(said)
         if times is None:
-            return ManagerParse([Pred("rule_unclear")])  # a time's cue with no time of day understood
+            return ManagerParse([RuleUnclear()])  # a time's cue with no time of day understood
         days = days_said(flat)
         if not times and not (days and P.hours_only.search(flat)):
             return None
         window = hours_window(times, bool(P.hours_negated.search(said)), said) if times else (0, 1440)
         target = self.hours_target(said, times)
         if window is None or target is None:
-            return ManagerParse([Pred("rule_unclear")])
-        return ManagerParse([Pred("rule_hours", (Const(target[0]), target[1], *window, days or EVERY_DAY))])
+            return ManagerParse([RuleUnclear()])
+        return ManagerParse([RuleHours(Const(target[0]), target[1], *window, days or EVERY_DAY)])
 
     def hours_target(self, said: str, times: list[HoursTime]) -> tuple[str, str] | None:
         """(Scope, Target) the rest of an hours line names: a category ('breakfast', 'tacos'), a
@@ -467,12 +510,12 @@ class ManagerParser:
         folded = digits_said(folded_line(text), P.number_run, P.deal_number_before, P.deal_number_after)
         flat = plain_words(folded)
         for reading in (self.deal_free_said, self.deal_off_said, self.deal_price_said):
-            preds = reading(flat, folded)
-            if preds is not None:
-                return ManagerParse(preds or [Pred("rule_unclear")])
+            acts = reading(flat, folded)
+            if acts is not None:
+                return ManagerParse(acts or [RuleUnclear()])
         return None
 
-    def deal_free_said(self, flat: str, folded: str) -> list[Pred] | None:
+    def deal_free_said(self, flat: str, folded: str) -> list[Act] | None:
         """'a free <dish> with any combo', 'free <dish> with every <combo>', 'buy a <combo>, get a
         <dish> free': rule_deal_free(Combo or "combo", Dish); None when the line is no free-with-a-
         combo line ('make the <dish> free' is a price)."""
@@ -494,9 +537,9 @@ class ManagerParser:
         named = self.deal_names(combo_part, combo=True)
         combo = named[0] if len(named) == 1 else "combo" if not named else None
         item = self.deal_item(item_part, P.deal_combo_filler)
-        return [Pred("rule_deal_free", (combo, item))] if combo and item else []
+        return [RuleDealFree(combo, item)] if combo and item else []
 
-    def deal_off_said(self, flat: str, folded: str) -> list[Pred] | None:
+    def deal_off_said(self, flat: str, folded: str) -> list[Act] | None:
         """'10% off orders over $20', 'take $3 off any order of $25 or more', '15 percent off every
         order': rule_deal_off(percent|amount, Amount, Over cents, 0 when not said). An amount off
         without an order word is a price move (the older reading's) unless a deal word or day is said."""
@@ -516,11 +559,11 @@ class ManagerParser:
                 return []
             said_percent = percent.group("percent")  # '-10%' is no 10% off: its sign is kept, and refused
             sign = -1 if re.match(r"-|minus|negative", said_percent) else 1
-            return [Pred("rule_deal_off", (Const("percent"), sign * bounded(re.sub(r"\D", "", said_percent)), threshold))]
+            return [RuleDealOff(Const("percent"), sign * bounded(re.sub(r"\D", "", said_percent)), threshold)]
         off = cents(amount.group(), bare_is_price=True) if amount else None
-        return [Pred("rule_deal_off", (Const("amount"), off, threshold))] if off is not None else []
+        return [RuleDealOff(Const("amount"), off, threshold)] if off is not None else []
 
-    def deal_price_said(self, flat: str, folded: str) -> list[Pred] | None:
+    def deal_price_said(self, flat: str, folded: str) -> list[Act] | None:
         """'wednesdays, <item>s are a dollar', '<item> for $1.49 on tuesdays', 'make <item> $2 every
         friday', 'daily special: <item> for 99 cents': rule_deal_price(Item, Cents, Days). Only with a
         day said ('every day' too): a price alone, or on sale, is an ordinary price edit (the older reading's)."""
@@ -537,7 +580,7 @@ class ManagerParser:
         talk = len(list(takewhile(lambda w: w not in self.menu_words, said)))  # "marketing promo, tuesdays, <item>
         item = next((found for k in range(min(talk, 3) + 1)  # are 1.49": words of no menu name before the deal
                      if (found := self.whole_item(" ".join(said[k:]), P.deal_filler))), None)
-        return [Pred("rule_deal_price", (item, price, days or EVERY_DAY))] if item else []
+        return [RuleDealPrice(item, price, days or EVERY_DAY)] if item else []
 
     def whole_item(self, said: str, filler: re.Pattern) -> str | None:
         """The one dish or combo whose name is all a rule's words say once its filler is gone; None
@@ -606,28 +649,28 @@ class ManagerParser:
         a name not on the menu as said (admin.lp says so)."""
         old, new = self.offer_said(out), self.offer_said(offer)
         if old is None or new is None:
-            return ManagerParse([Pred("rule_unclear")])
+            return ManagerParse([RuleUnclear()])
         for kind in ("item", "topping"):
             if kind in old and kind in new:
-                return ManagerParse([Pred("rule_instead", (old[kind], new[kind]))])
+                return ManagerParse([RuleInstead(old[kind], new[kind])])
         pick = [said.get("item") or said.get("topping") or said.get("as_said") for said in (old, new)]
         if None in pick or "category" in old or "category" in new:
-            return ManagerParse([Pred("rule_unclear")])  # a kind of food ("drinks"): no one item
-        return ManagerParse([Pred("rule_instead", (pick[0], pick[1]))])
+            return ManagerParse([RuleUnclear()])  # a kind of food ("drinks"): no one item
+        return ManagerParse([RuleInstead(pick[0], pick[1])])
 
     def rule_suggest(self, given: str, offer: str) -> ManagerParse | None:
         """rule_suggest(Given, Offer): Given an item, a category or "combo" (any combo), Offer an item."""
         what, extra = self.offer_said(given), self.offer_said(offer)
         if what is None or extra is None:
-            return ManagerParse([Pred("rule_unclear")])
+            return ManagerParse([RuleUnclear()])
         if "topping" in extra and "item" not in extra and "item" in what:
             return None  # "suggest <topping> with the <dish>": a popular topping, not this
         offered = extra.get("item") or (extra.get("as_said") if len(extra) == 1 else None)
         target = what.get("combo") or what.get("category") or what.get("item") or \
             (what.get("as_said") if len(what) == 1 else None)
         if offered is None or target is None:
-            return ManagerParse([Pred("rule_unclear")])
-        return ManagerParse([Pred("rule_suggest", (target, offered))])
+            return ManagerParse([RuleUnclear()])
+        return ManagerParse([RuleSuggest(target, offered)])
 
     def offer_said(self, phrase: str) -> dict[str, str] | None:
         """What a name in a substitution or suggestion may be: {'item': ..., 'topping': ...,
@@ -665,7 +708,7 @@ class ManagerParser:
     # -- rules: limits of at most N per order, said in plain English (offline only: OFFLINE_ONLY)
     def line_rule_query(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
         """'what rules are on?', 'any limits set?': the rules in force and staged."""
-        return ManagerParse([Pred("query", (Const("rules"), "all"))]) if P.rule_query.search(flat) else None
+        return ManagerParse([Ask(Const("rules"), "all")]) if P.rule_query.search(flat) else None
 
     def line_rule(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
         """'no more than 8 of one item per car', 'limit bean burritos to 10 per order', 'at most 3
@@ -675,8 +718,8 @@ class ManagerParser:
             return None
         scope, target, most = self.rule_said(flat)
         if scope == "any" or most is None:
-            return ManagerParse([Pred("rule_unclear")])
-        return ManagerParse([Pred("rule_limit", (Const(scope), target, most))])
+            return ManagerParse([RuleUnclear()])
+        return ManagerParse([RuleLimit(Const(scope), target, most)])
 
     def line_rule_drop(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
         """'drop the limit on bean burritos', 'remove the 8 per car rule', 'end the wednesday deal':
@@ -694,7 +737,7 @@ class ManagerParser:
         if scope == "item" and kitchen and not any(m.kind == "item" for m in mentions):
             target = kitchen[0]  # an ingredient a substitution names
         kind = scope if family in ("any", "limit") and scope in ("any_item", "total") else family
-        return ManagerParse([Pred("rule_drop", (Const(kind), target, most or 0, days_said(flat)))])
+        return ManagerParse([RuleDrop(Const(kind), target, most or 0, days_said(flat))])
 
     @staticmethod
     def drop_said(flat: str) -> bool:
@@ -746,11 +789,12 @@ class ManagerParser:
         if not P.store_scope.search(folded) or not P.price_like.search(folded):
             return None
         rest = self.parse(P.store_scope.sub(" ", folded), ctx)
-        prices = [p for p in rest.preds if p.name == "edit" and len(p.args) == 3 and str(p.args[1]) == "price"]
-        if not prices or len(prices) != len([p for p in rest.preds if p.name != "unsure"]):
+        prices = [(p.item, p.value) for p in rest.acts if isinstance(p, Edit) and str(p.property) == "price"
+                  and isinstance(p.value, int)]
+        if not prices or len(prices) != len([p for p in rest.acts if not isinstance(p, Unsure)]):
             return None
-        return ManagerParse([Pred("store_price", (p.args[0], p.args[2])) for p in prices] +
-                            [p for p in rest.preds if p.name == "unsure"], unknown=rest.unknown,
+        return ManagerParse([StorePrice(item, cents) for item, cents in prices] +
+                            [p for p in rest.acts if isinstance(p, Unsure)], unknown=rest.unknown,
                             corrected=rest.corrected, unheard=rest.unheard)  # half heard: read back first
 
     def line_chain_price(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
@@ -764,18 +808,18 @@ class ManagerParser:
             names = [ctx.last_item]
         if not names:
             return None
-        result.preds = [Pred("chain_price", (name,)) for name in dict.fromkeys(names)]
+        result.acts = [ChainPrice(name) for name in dict.fromkeys(names)]
         return result
 
     def line_save(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
-        return ManagerParse([Pred("save")]) if P.save.match(flat) else None
+        return ManagerParse([Save()]) if P.save.match(flat) else None
 
     def line_save_and_quit(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
         """'save and quit': a goodbye applies the changes too."""
-        return ManagerParse([Pred("quit")]) if P.save.match(P.then_quit.sub("", flat)) else None
+        return ManagerParse([Quit()]) if P.save.match(P.then_quit.sub("", flat)) else None
 
     def line_quit(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
-        return ManagerParse([Pred("quit")]) if P.quit.search(flat) and not P.add.search(flat) else None
+        return ManagerParse([Quit()]) if P.quit.search(flat) and not P.add.search(flat) else None
 
     def line_undo_named(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
         """'don't delete the cinnamon twists after all': that item's pending changes go. A line
@@ -786,11 +830,11 @@ class ManagerParser:
             return None
         about = [m.name for m in find_mentions(self.menu, tokenize(named_undo.group("rest"))) if m.kind == "item"] \
             or [m.alternatives["topping"] for m in find_mentions(self.menu, tokenize(named_undo.group("rest")))]
-        return ManagerParse([Pred("undo", (name,)) for name in dict.fromkeys(about)]) if about else None
+        return ManagerParse([UndoItem(name) for name in dict.fromkeys(about)]) if about else None
 
     def line_undo_asked(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
         """'no, undo that' to a read-back: nothing happens."""
-        return ManagerParse([Pred("decline")]) if P.undo.match(flat) and ctx.ask_topic in YES_NO_QUESTIONS else None
+        return ManagerParse([Decline()]) if P.undo.match(flat) and ctx.ask_topic in YES_NO_QUESTIONS else None
 
     def line_undo(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
         """'scratch that, I meant 3.79': undo, then the rest of the line (the wrong one said with
@@ -802,13 +846,13 @@ class ManagerParser:
         tail = P.correct_not.sub(" , ", after_words(folded_line(text), flat[:undo.end()].split())).strip(" ,")
         meant = self.meant(tail)
         if meant:
-            return ManagerParse([Pred("correct", (name,)) for name in meant])
+            return ManagerParse([Correct(name) for name in meant])
         tail = plain_words(tail)
-        rest = [p for p in (self.parse(tail, ctx).preds if tail else []) if p.name != "irrelevant"]
+        rest = [p for p in (self.parse(tail, ctx).acts if tail else []) if not isinstance(p, Irrelevant)]
         price = cents(tail, bare_is_price=True) if tail and not rest and ctx.last_item else None
         if price is not None:  # "scratch that, I meant 3.79": the same item, the price meant
-            rest = [Pred("edit", (ctx.last_item, Const("price"), price))]
-        return ManagerParse(list(dict.fromkeys([Pred("undo")] + rest)))
+            rest = [Edit(ctx.last_item, Const("price"), price)]
+        return ManagerParse(list(dict.fromkeys([Undo()] + rest)))
 
     def line_correct(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
         """'I meant the soft tacos', 'not lettuce, cheese', 'pico, not onions': a line that is only
@@ -820,13 +864,13 @@ class ManagerParser:
         if ctx.building or (not lead and said == rest):  # neither "I meant ..." nor "not <the wrong one>"
             return None
         if ctx.ask_topic in ("confirm_rule", "confirm_unrule", "confirm_giveaway"):  # "sorry, 5 not 4": the rule read back is not
-            return ManagerParse([Pred("decline")])  # the one meant; it is left, to be said again
+            return ManagerParse([Decline()])  # the one meant; it is left, to be said again
         meant = self.meant(said.strip(" ,"), stock=bool(lead) and said != rest)
         if meant:
-            return ManagerParse([Pred("correct", (name,)) for name in meant])
+            return ManagerParse([Correct(name) for name in meant])
         price = cents(said, bare_is_price=True) if lead and ctx.last_item and NUMBER_ONLY.fullmatch(plain_words(said)) else None
         if price is not None:  # "sorry, 14.99": the last price change, at the price meant
-            return ManagerParse([Pred("undo"), Pred("edit", (ctx.last_item, Const("price"), price))])
+            return ManagerParse([Undo(), Edit(ctx.last_item, Const("price"), price)])
         return None
 
     def meant(self, said: str, stock: bool = False) -> list[str]:
@@ -846,11 +890,11 @@ class ManagerParser:
         return [near.name] if near and near.how in ("exact", "alias", "lexical") else []
 
     def line_cancel(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
-        return ManagerParse([Pred("cancel")]) if P.cancel.match(flat) else None
+        return ManagerParse([Cancel()]) if P.cancel.match(flat) else None
 
     def line_confirm_yes(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
         """'yes, add it' to a read-back or an offer."""
-        return ManagerParse([Pred("accept")]) if ctx.ask_topic in YES_NO_QUESTIONS and P.confirm_yes.match(flat) \
+        return ManagerParse([Accept()]) if ctx.ask_topic in YES_NO_QUESTIONS and P.confirm_yes.match(flat) \
             and not P.confirm_not.search(flat) else None
 
     def line_confirm_no(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
@@ -861,20 +905,20 @@ class ManagerParser:
         lead = P.confirm_no_lead.match(flat)
         tail = flat[lead.end():].strip() if lead else ""
         if not tail or P.confirm_not.search(tail):
-            return ManagerParse([Pred("decline")])
+            return ManagerParse([Decline()])
         about = ManagerContext(building=ctx.building, build_type=ctx.build_type,
                                last_item=ctx.last_item or ctx.ask_target, last_move=ctx.last_move)
         instead = self.parse(tail, about)
-        rest = [p for p in instead.preds if p.name in INSTEAD_OF_NO]
-        if not rest or len(rest) != len(instead.preds):
-            return ManagerParse([Pred("decline")])
-        return ManagerParse([Pred("decline")] + rest, unknown=instead.unknown, corrected=instead.corrected)
+        rest: list[Act] = [p for p in instead.acts if isinstance(p, INSTEAD_OF_NO)]
+        if not rest or len(rest) != len(instead.acts):
+            return ManagerParse([Decline()])
+        return ManagerParse([Decline()] + rest, unknown=instead.unknown, corrected=instead.corrected)
 
     def line_yes(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
-        return ManagerParse([Pred("accept")]) if phrases().reply(flat) == "yes" else None
+        return ManagerParse([Accept()]) if phrases().reply(flat) == "yes" else None
 
     def line_no(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
-        return ManagerParse([Pred("decline")]) if phrases().reply(flat) == "no" or P.no_popular_line.fullmatch(flat) \
+        return ManagerParse([Decline()]) if phrases().reply(flat) == "no" or P.no_popular_line.fullmatch(flat) \
             else None
 
     def line_question(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
@@ -902,9 +946,9 @@ class ManagerParser:
     def question(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
         """'what's out right now?', 'what have I changed?', 'how much is the X?', 'what's in it?'."""
         if P.out_question.search(flat):
-            return ManagerParse([Pred("query", (Const("out"), "all"))])
+            return ManagerParse([Ask(Const("out"), "all")])
         if P.pending_question.search(flat):
-            return ManagerParse([Pred("query", (Const("pending"), "all"))])
+            return ManagerParse([Ask(Const("pending"), "all")])
         asks = bool(P.question_start.match(flat) or P.stock_question_start.match(flat) or "?" in text)
         if asks and (P.runout.search(flat) or P.restore.search(flat) or P.stock_words.search(flat)):
             names = self.stock_list(text, ManagerParse([])) or self.unknown_stock_name(flat, ManagerParse([])) or \
@@ -913,7 +957,7 @@ class ManagerParser:
             if not names and said and (fresh := new_name(said.group("n"))):
                 names = [self.known(said.group("n"), "topping", ManagerParse([])) or fresh]
             if names:  # "is the steak out?": a question about stock never changes it
-                return ManagerParse([Pred("query", (Const("out"), name)) for name in names])
+                return ManagerParse([Ask(Const("out"), name) for name in names])
         kind = next((k for k, cue in ((k, getattr(CUES.value_questions, k)) for k in CUES.value_kinds) if cue.search(flat)), None)
         if kind is None or not asks:
             return None
@@ -921,7 +965,7 @@ class ManagerParser:
         items = [m.name for m in find_mentions(self.menu, tokenize(text)) if m.kind == "item"]
         about = items[0] if items else (ctx.last_item if P.refers_to_it.search(flat) else None)
         if about:
-            result.preds.append(Pred("query", (Const(kind), about)))
+            result.acts.append(Ask(Const(kind), about))
             return result
         return None
 
@@ -1097,9 +1141,9 @@ class ManagerParser:
         if not name:
             return False
         name = known.get("item") or known.get("topping") or name
-        result.preds.append(Pred("add", (Const(typed), name)) if typed else Pred("add", (name,)))
+        result.acts.append(AddNew(Const(typed), name) if typed else AddUntyped(name))
         if said_category:
-            result.preds.append(Pred("add", (name, Const("category"), said_category)))
+            result.acts.append(Add(name, Const("category"), said_category))
         self.describe(f"{described}; {rest}", name, ctx, result, asked=None, combo=typed == "combo")
         return True
 
@@ -1108,7 +1152,7 @@ class ManagerParser:
         clause = P.none_left.sub(r"out of \1", P.places.sub(" ", clause))  # "no X left in the back": out of X
         clause = P.equipment.sub(" ", clause)  # "the fryer's down, so ...": about a machine, not a food
         flat = plain_words(clause)
-        preds = result.preds
+        acts = result.acts
         mentions = find_mentions(self.menu, tokenize(clause))
         items = [m.name for m in mentions if m.kind == "item"]
         kitchen = [m.alternatives["topping"] for m in mentions if "topping" in m.alternatives]
@@ -1116,7 +1160,7 @@ class ManagerParser:
         if ctx.ask_topic == "type" and ctx.ask_target and not items:
             kind = next((CUES.type_words[w] for w in flat.split() if CUES.type_words.get(w)), None)
             if kind:
-                preds.append(Pred("add", (Const(kind), ctx.ask_target)))
+                acts.append(AddNew(Const(kind), ctx.ask_target))
                 return target
         stock_names = list(dict.fromkeys([m.alternatives["topping"] for m in mentions if "topping" in m.alternatives]
                                          + [self.kitchen_reading(m.said, m.name, result) for m in mentions if m.kind == "item"]))
@@ -1127,7 +1171,7 @@ class ManagerParser:
         if (P.back_again.search(flat) or (P.restore.search(flat) and not P.delete.search(flat) and not P.add.search(flat))) \
                 and (kitchen or items or any(self.family(word) for word in flat.split())):
             back = self.stock_list(clause, result) or stock_names
-            preds += [Pred("restore", self.stock_said(name, result, back=True)) for name in back]
+            acts += [self.stock_act("restore", name, result, back=True) for name in back]
             return target
         taken_out = P.taken_out.search(flat)
         if taken_out and any(m.kind == "item" for m in find_mentions(self.menu, tokenize(taken_out.group("owner")))):
@@ -1136,7 +1180,7 @@ class ManagerParser:
                 not P.price_like.search(clause.lower()) and not P.stock_if.search(flat):
             said = self.stock_list(clause, result) or self.unknown_stock_name(flat, result)
             names = said if said else stock_names
-            preds += [Pred("runout", self.stock_said(name, result)) for name in names]
+            acts += [self.stock_act("runout", name, result) for name in names]
             return target
         return self.menu_change(clause, flat, mentions, ctx, target, result)
 
@@ -1144,7 +1188,7 @@ class ManagerParser:
                     result: ManagerParse) -> str | None:
         """A clause that is no stock news: a price moved, an ingredient taken off, a delete, a swap,
         or an item's price, calories or category edited."""
-        preds, toks = result.preds, tokenize(clause)
+        acts, toks = result.acts, tokenize(clause)
         items = [m.name for m in mentions if m.kind == "item"]
         kitchen = [m.alternatives["topping"] for m in mentions if "topping" in m.alternatives]
         dishes = [m.name for m in mentions if m.kind == "item" and not self.names_a_kind(toks, m)]
@@ -1156,12 +1200,12 @@ class ManagerParser:
         moved = self.price_move(clause, outside, result)  # "cheesy roll up" moves no price up
         if moved is not None and (dishes or result.last_edited):
             for item in dict.fromkeys(dishes or [result.last_edited or ""]):  # one of them is there
-                preds.append(Pred("edit", (item, Const("price_by"), moved)))
+                acts.append(Edit(item, Const("price_by"), moved))
                 result.last_edited = item
             return target
         if items and kitchen and P.not_included.search(flat):
             owner = items[0]  # "the bean burrito doesn't come with onions anymore": an ingredient edit
-            result.preds += [Pred("delete", (owner, Const("ingredient"), name)) for name in kitchen if name != owner]
+            result.acts += [DeleteValue(owner, Const("ingredient"), name) for name in kitchen if name != owner]
             return target
         repriced = P.price_like.search(clause.lower()) and P.reprice_words.search(flat)
         if P.delete.search(flat) and not repriced:
@@ -1188,7 +1232,7 @@ class ManagerParser:
                 for item in dict.fromkeys(items):  # "the soft and the crunchy taco are both 1.49"
                     self.properties(rest, item, ctx, result, asked="price" if priced else None, edit=True)
                     if named and price is None and not self.category(named.group(1), False):
-                        result.preds.append(Pred("edit", (item, Const("category"), named.group(1).strip())))
+                        result.acts.append(Edit(item, Const("category"), named.group(1).strip()))
                 return target
         return self.addition(clause, flat, mentions, items, kitchen, ctx, target, result)
 
@@ -1197,7 +1241,7 @@ class ManagerParser:
         """What is added to an item ("add onions to the X", "X: 3 tacos and a drink"), a new item's
         price, or the answer to what the bot asked of the item it is adding. `items`: the items the
         clause is about (those it names, or the one a price edit of "it" meant)."""
-        preds = result.preds
+        acts = result.acts
         as_kind = P.as_kind.search(flat)
         m = P.add_to_owner.search(P.as_kind.sub(" ", flat).strip())
         if m and (items or kitchen):
@@ -1206,12 +1250,12 @@ class ManagerParser:
             what = m.group("what")
             if adding_to in self.menu.names("combo"):
                 for name, count in self.contents(what, result):
-                    preds.append(Pred("add", (adding_to, Const("contains"), (name, count))))
+                    acts.append(Add(adding_to, Const("contains"), (name, count)))
             elif adding_to:
                 prop = Const("popular") if P.popular.search(flat) or (as_kind and "popular" in as_kind.group()) \
                     else Const("ingredient")
                 for name in self.names_in(what, result, "topping"):
-                    preds.append(Pred("add", (adding_to, prop, name)))
+                    acts.append(Add(adding_to, prop, name))
             return target
         if not items and (price_words := P.price_words.search(flat)):
             m = P.price_of_name.search(flat) or \
@@ -1378,12 +1422,15 @@ class ManagerParser:
         result.read_as[fits[0]] = name  # the reply says so, and how to mean the dish
         return fits[0]
 
-    def stock_said(self, name: str, result: ManagerParse, back: bool = False) -> tuple[str, ...]:
-        """A stock predicate's arguments: the food, and the other food the same words name (an
-        ingredient read from a dish's words: that dish; back, a dish said by its name: that
-        ingredient, in case it is the one out)."""
+    def stock_act(self, stock: str, name: str, result: ManagerParse, back: bool = False) -> Act:
+        """The runout or restore of a food, with the other food the same words name (an ingredient
+        read from a dish's words: that dish; back, a dish said by its name: that ingredient, in
+        case it is the one out)."""
         other = result.read_as.get(name)
-        return (name, other) if other and (back or name in self.menu.toppings) else (name,)
+        said_as = other if other and (back or name in self.menu.toppings) else None
+        if stock == "runout":
+            return RunoutAs(name, said_as) if said_as else Runout(name)
+        return RestoreAs(name, said_as) if said_as else Restore(name)
 
     def unknown_stock_name(self, flat: str, result: ManagerParse) -> list[str]:
         """'we are out of unicorn meat' -> the name as said (the bot says it is not on the menu)."""
@@ -1404,7 +1451,7 @@ class ManagerParser:
 
     def deletion(self, clause: str, flat: str, items: list[str], kitchen: list[str], target: str | None,
                  result: ManagerParse, ctx_item: str | None = None) -> str | None:
-        preds = result.preds
+        acts = result.acts
         m = P.owner_after.search(flat)  # "take the onions off the burrito"
         owner = None
         if m:
@@ -1415,21 +1462,21 @@ class ManagerParser:
         if owner:
             kind = Const("popular") if "popular" in flat else None
             if "popular" in flat and P.all_popular.search(flat) and not kitchen:
-                preds.append(Pred("delete", (owner, Const("popular"))))
+                acts.append(DeleteAll(owner, Const("popular")))
                 return target
             for name in dict.fromkeys(kitchen):
-                preds.append(Pred("delete", (owner, kind or Const("ingredient"), name)))
+                acts.append(DeleteValue(owner, kind or Const("ingredient"), name))
             for name in (i for i in items if i != owner):
-                preds.append(Pred("delete", (owner, Const("contains"), (name, 1))))
+                acts.append(DeleteValue(owner, Const("contains"), (name, 1)))
             return target
         names = items or kitchen
         if not names:
             m = P.delete_name.search(flat)
             deleted = new_name(m.group(1)) if m else None
             if deleted:
-                preds.append(Pred("delete", (self.known(deleted, "item", result) or deleted,)))
+                acts.append(Delete(self.known(deleted, "item", result) or deleted))
             return target
-        preds += [Pred("delete", (name,)) for name in names]
+        acts += [Delete(name) for name in names]
         return target
 
     def swap(self, clause: str, flat: str, items: list[str], kitchen: list[str], target: str | None,
@@ -1446,7 +1493,7 @@ class ManagerParser:
         if "instead of" in flat or P.use_put.search(flat):
             old, new = new, old
         pair = (old, new) if prop == "ingredient" else ((old, 1), (new, 1))
-        result.preds.append(Pred("edit", (owner, prop, *pair)))
+        result.acts.append(EditSwap(owner, prop, *pair))
         return True
 
     def properties(self, text: str, name: str, ctx: ManagerContext, result: ManagerParse, asked: str | None,
@@ -1456,7 +1503,7 @@ class ManagerParser:
         folded = self.numbers(folded, name, "edit", asked, result)
         category = self.category(P.describe_split.split(folded)[0], asked == "category")
         if category and (asked == "category" or P.category_cue.search(folded)):
-            result.preds.append(Pred("edit", (name, Const("category"), category)))
+            result.acts.append(Edit(name, Const("category"), category))
 
     def numbers(self, folded: str, name: str, verb: str, asked: str | None, result: ManagerParse) -> str:
         """Reads the calories and the price of a part ('560 calories', '$4.49', a bare '4.49',
@@ -1464,13 +1511,13 @@ class ManagerParser:
         price even when calories were asked for ('sorry, make that 2.29')."""
         calories = P.calories.search(folded)
         if calories:
-            result.preds.append(Pred(verb, (name, Const("calories"), bounded(calories.group(1) or calories.group(2)))))
+            result.acts.append(SETS[verb](name, Const("calories"), bounded(calories.group(1) or calories.group(2))))
             folded = folded[:calories.start()] + " " + folded[calories.end():]
         with_cents = re.search(r"(?<![\d.])-?\d+\.\d{2}\b", folded)
         if asked == "calories" and not calories and not with_cents and not MONEY.search(folded):
             m = re.search(r"-?\d+", folded)
             if m:
-                result.preds.append(Pred(verb, (name, Const("calories"), bounded(m.group()))))
+                result.acts.append(SETS[verb](name, Const("calories"), bounded(m.group())))
                 return folded[:m.start()] + " " + folded[m.end():]
         if three_decimals(folded):
             result.hint = "A price has at most two decimals (like $3.49); nothing changed."
@@ -1478,7 +1525,7 @@ class ManagerParser:
         price = cents(folded, bare_is_price=asked == "price" or bool(with_cents) or bool(re.search(
             r"\b(for|at|costing|priced|costs?)\s+\$?\d", folded)))
         if price is not None:
-            result.preds.append(Pred(verb, (name, Const("price"), price)))
+            result.acts.append(SETS[verb](name, Const("price"), price))
             folded = re.sub(r"-?\d+(?:\.\d+)?", " ", MONEY.sub(" ", folded))
             folded = P.price_words_drop.sub(" ", folded)
         return folded
@@ -1503,7 +1550,7 @@ class ManagerParser:
             if not normalize(part):
                 continue
             if P.no_popular.search(part):
-                result.preds.append(Pred("add", (name, Const("popular"), Const("none"))))
+                result.acts.append(Add(name, Const("popular"), Const("none")))
                 continue
             popular = P.popular.search(part)
             if popular:
@@ -1516,7 +1563,7 @@ class ManagerParser:
         for mode in dict.fromkeys(m for m, _ in listing):  # every list's phrases share one lookup
             found = [entry for m, entry in listing if m == mode]
             for topping in self.resolved(found, result, "topping"):
-                result.preds.append(Pred("add", (name, Const(mode), topping)))
+                result.acts.append(Add(name, Const(mode), topping))
 
     def listed(self, part: str, name: str, mode: str | None, combo: bool, asked: str | None,
                result: ManagerParse, bare_list: bool, listing: list) -> str | None:
@@ -1532,18 +1579,18 @@ class ManagerParser:
             if not combo:
                 value = category or (self.category(said_kind.group(1), True) if said_kind else None)
                 if value:  # "it's a": no kind said yet, the question stands
-                    result.preds.append(Pred("add", (name, Const("category"), value)))
+                    result.acts.append(Add(name, Const("category"), value))
             return mode
         if asked == "category" and not combo:
             value = self.category(part, True)
             if value:
-                result.preds.append(Pred("add", (name, Const("category"), value)))
+                result.acts.append(Add(name, Const("category"), value))
             return mode
         if mode is None and not bare_list and not self.whole_names(part, "item" if combo else "topping"):
             return mode  # words that are no list of names, in an answer that asked for none
         if mode == "contains" or (mode is None and combo):
             for item, count in self.contents(part, result):
-                result.preds.append(Pred("add", (name, Const("contains"), (item, count))))
+                result.acts.append(Add(name, Const("contains"), (item, count)))
             return "contains"
         mode = mode or "ingredient"
         listing += [(mode, entry) for entry in self.found_in(part, result, "topping")]

@@ -9,7 +9,8 @@ import string
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from ..vocab import Pred, bounded
+from ..acts import Act, Guess
+from ..vocab import bounded
 from .text import number_at, tokenize
 
 MONEY = re.compile(r"(-?)\s*\$\s*(-?\d+(?:\.\d{1,2})?)|(-?\d+(?:\.\d{1,2})?)\s*(dollars?|bucks|usd)\b|"
@@ -43,7 +44,7 @@ class Context:
 
 @dataclass
 class Parse:
-    preds: list[Pred]
+    acts: list[Act]
     unknown: list[str]  # phrases that looked like menu names and are not on the menu
     corrected: list[tuple[str, str, str]]  # (what was said, the menu name it was read as, how)
 
@@ -52,7 +53,7 @@ def asked_not_taken(result: Parse) -> None:
     """Names the matcher was only fairly sure of become questions ("Did you mean the X?", a yes
     orders it), never orders: guess/1 for each, and they leave the list of corrections."""
     guesses = dict.fromkeys(name for _, name, how in result.corrected if how == "unsure")
-    result.preds += [Pred("guess", (name,)) for name in guesses]
+    result.acts += [Guess(name) for name in guesses]
     result.corrected = [c for c in result.corrected if c[2] != "unsure"]
 
 
@@ -70,7 +71,7 @@ class ManagerContext:
 
 @dataclass
 class ManagerParse:
-    preds: list[Pred]
+    acts: list[Act]
     unknown: list[str] = field(default_factory=list)
     corrected: list[tuple[str, str, str]] = field(default_factory=list)  # (said, KB name, how)
     hint: str = ""  # what to say when the sentence was almost understood

@@ -1,4 +1,4 @@
-"""Validated JSON predicates from an LLM -> `Pred`s, every name checked against the KB.
+"""Validated JSON predicates from an LLM -> typed acts (acts.py), every name checked against the KB.
 
 The LLM emits data in the closed vocabulary (vocab.py); here each name is corrected to a KB
 name (names.NameMatcher) or reported as not on the menu, and values get their types (cents,
@@ -10,6 +10,47 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..acts import (
+    BARE,
+    Act,
+    Add,
+    AddNew,
+    AddUntyped,
+    Ask,
+    Copy,
+    Correct,
+    Delete,
+    DeleteAll,
+    DeleteValue,
+    Edit,
+    EditSwap,
+    Either,
+    Greet,
+    Irrelevant,
+    NeedRecommend,
+    Order,
+    Query,
+    Refer,
+    Remove,
+    Replace,
+    Restore,
+    RuleDealFree,
+    RuleDealOff,
+    RuleDealPrice,
+    RuleDrop,
+    RuleHours,
+    RuleInstead,
+    RuleLimit,
+    RuleSuggest,
+    Runout,
+    SetQuantity,
+    Specify,
+    Undo,
+    UndoItem,
+    Update,
+    UpdateUnits,
+    Vague,
+)
 from ..language.phrases import manager_phrases
 from ..language.reading import (
     ManagerContext,
@@ -25,7 +66,7 @@ from ..names import NameMatcher
 from ..normalize import normalize
 from ..reasoner import Const
 from ..rules import EVERY_DAY, days_mask
-from ..vocab import Pred, VocabError, bounded
+from ..vocab import VocabError, bounded
 
 SPECIAL_CONTENT = {"all", "combo"}  # besides the menu's categories and labels
 
@@ -67,12 +108,12 @@ class CustomerReader:
             if about_units(name, f) and key not in lines:
                 lines[key] = next_line(lines)
             lines[""] = lines.get(key, 0)
-            pred = self.pred(name, f, result, lines)
-            if pred:
-                result.preds.append(pred)
+            said = self.act(name, f, result, lines)
+            if said:
+                result.acts.append(said)
         asked_not_taken(result)
-        if not result.preds and not result.unknown:
-            result.preds.append(Pred("irrelevant"))
+        if not result.acts and not result.unknown:
+            result.acts.append(Irrelevant())
         return result
 
     def item(self, said: str, result: Parse) -> str | None:
@@ -84,11 +125,11 @@ class CustomerReader:
             result.unknown.append(tidy(said))
         return name
 
-    def pred(self, name: str, f: dict[str, Any], result: Parse, lines: dict[str, int]) -> Pred | None:
-        """The predicate of one form, its names checked; None when a name is not on the menu (said
+    def act(self, name: str, f: dict[str, Any], result: Parse, lines: dict[str, int]) -> Act | None:
+        """The act of one form, its names checked; None when a name is not on the menu (said
         back instead). `lines`: each food's order line so far, for the changes said with it."""
         if not f:
-            return Pred(name)
+            return BARE[name]()
         readers = {"order": self.ordered,
                    "specify": self.specified,
                    "update": self.update,
@@ -106,33 +147,33 @@ class CustomerReader:
             raise VocabError(f"{name} takes no fields")
         return readers[name](f, result, lines)
 
-    def ordered(self, f: dict[str, Any], result: Parse, lines: dict[str, int]) -> Pred | None:
+    def ordered(self, f: dict[str, Any], result: Parse, lines: dict[str, int]) -> Act | None:
         food = self.item(f["food"], result)
         if food is None:
             return None
         lines[food] = next_line(lines)  # a food ordered again: its newest line
-        return Pred("order", (food, f["quantity"]), lines[food])
+        return Order(food, f["quantity"], lines[food])
 
-    def specified(self, f: dict[str, Any], result: Parse, lines: dict[str, int]) -> Pred | None:
+    def specified(self, f: dict[str, Any], result: Parse, lines: dict[str, int]) -> Act | None:
         combo, dish = self.item(f["combo"], result), self.item(f["dish"], result)
         if not (combo and dish):
             return None
         lines[f"{combo} / {dish}"] = next_line(lines)  # each choice its own line: one combo unit each
-        return Pred("specify", (combo, dish), lines[f"{combo} / {dish}"])
+        return Specify(combo, dish, lines[f"{combo} / {dish}"])
 
-    def recommend(self, f: dict[str, Any], result: Parse, lines: dict[str, int]) -> Pred | None:
+    def recommend(self, f: dict[str, Any], result: Parse, lines: dict[str, int]) -> Act | None:
         content = normalize(f["content"])
         if f["type"] == "upgrade":
             dish = self.item(f["content"], result)
-            return Pred("need_recommend", (dish, Const("upgrade"))) if dish else None
+            return NeedRecommend(dish, Const("upgrade")) if dish else None
         if content not in SPECIAL_CONTENT and content.rstrip("s") in self.menu.categories:
             content = content.rstrip("s")
         if content not in SPECIAL_CONTENT | self.menu.categories | self.menu.labels:
             raise VocabError(f"need_recommend content {f['content']!r} is not a category, a label "
                              f"({', '.join(sorted(self.menu.labels)) or 'none'}), all or combo")
-        return Pred("need_recommend", (content, Const("category")))
+        return NeedRecommend(content, Const("category"))
 
-    def query(self, f: dict[str, Any], result: Parse, lines: dict[str, int]) -> Pred | None:
+    def query(self, f: dict[str, Any], result: Parse, lines: dict[str, int]) -> Act | None:
         said = normalize(f["food"])
         food: str | None = said
         if said == "all" or f["kind"] == "menu" and said in SPECIAL_CONTENT | self.menu.labels:
@@ -145,51 +186,51 @@ class CustomerReader:
                 return None
         quantity = f.get("quantity") if isinstance(f.get("quantity"), int) and f["quantity"] > 0 else 1
         option = self.menu.option_words.get(normalize(f.get("size") or ""), ("", ""))[1]  # a size, or any option
-        return Pred("query", (Const(f["kind"]), food, quantity, option or Const("none")))
+        return Query(Const(f["kind"]), food, quantity, option or None)
 
-    def removed(self, f: dict[str, Any], result: Parse, lines: dict[str, int]) -> Pred | None:
+    def removed(self, f: dict[str, Any], result: Parse, lines: dict[str, int]) -> Act | None:
         food = "" if f["food"] == "" else self.item(f["food"], result)  # "": the units referred to
         quantity = f["quantity"] if f["quantity"] is not None else Const("all")
-        return Pred("remove", (food, quantity)) if food is not None else None
+        return Remove(food, quantity) if food is not None else None
 
-    def quantity_set(self, f: dict[str, Any], result: Parse, lines: dict[str, int]) -> Pred | None:
+    def quantity_set(self, f: dict[str, Any], result: Parse, lines: dict[str, int]) -> Act | None:
         food = self.item(f["food"], result)
-        return Pred("set_quantity", (food, f["quantity"]), lines.get(food or "", 0)) if food else None
+        return SetQuantity(food, f["quantity"], lines.get(food, 0)) if food else None
 
-    def copied(self, f: dict[str, Any], result: Parse, lines: dict[str, int]) -> Pred | None:
+    def copied(self, f: dict[str, Any], result: Parse, lines: dict[str, int]) -> Act | None:
         food = "all" if normalize(f["food"]) == "all" else self.item(f["food"], result)
         quantity = f["quantity"] if isinstance(f["quantity"], int) and f["quantity"] > 0 else \
             Const("all") if f["quantity"] is None and food != "all" else 1
         if not food:
             return None
         lines[food] = next_line(lines)  # a change said with a copy is the copy's ("the same again but small")
-        return Pred("copy", (food, quantity), lines[food])
+        return Copy(food, quantity, lines[food])
 
-    def replaced(self, f: dict[str, Any], result: Parse, lines: dict[str, int]) -> Pred | None:
+    def replaced(self, f: dict[str, Any], result: Parse, lines: dict[str, int]) -> Act | None:
         old, new = self.item(f["old"], result), self.item(f["new"], result)
         if not (old and new):
             return None
         lines[new] = next_line(lines)  # and one said with a replacement is the new unit's
-        return Pred("replace", (old, new), lines[new])
+        return Replace(old, new, lines[new])
 
-    def either(self, f: dict[str, Any], result: Parse, lines: dict[str, int]) -> Pred | None:  # two dishes or drinks, two toppings, or two values of an option ("medium or large")
+    def either(self, f: dict[str, Any], result: Parse, lines: dict[str, int]) -> Act | None:  # two dishes or drinks, two toppings, or two values of an option ("medium or large")
         first, second = (self.menu.option_words.get(normalize(said), ("", ""))[1] or
                          self.name(said, "item", result, "topping") for said in (f["first"], f["second"]))
-        return Pred("either", (first, second)) if first and second else None
+        return Either(first, second) if first and second else None
 
-    def greet(self, f: dict[str, Any], result: Parse, lines: dict[str, int]) -> Pred | None:
-        return Pred("greet", (Const(f["kind"]),))
+    def greet(self, f: dict[str, Any], result: Parse, lines: dict[str, int]) -> Act | None:
+        return Greet(Const(f["kind"]))
 
-    def vague(self, f: dict[str, Any], result: Parse, lines: dict[str, int]) -> Pred | None:  # "some tacos": a kind of food, asked about
+    def vague(self, f: dict[str, Any], result: Parse, lines: dict[str, int]) -> Act | None:  # "some tacos": a kind of food, asked about
         word = normalize(f["kind"])
         kind = next((k for k in (word, word.removesuffix("s"), word.removesuffix("es")) if k in self.menu.categories),
                     None)
         if kind is None:
             raise VocabError(f"vague kind {f['kind']!r} is not a category")
         quantity = f["quantity"] if isinstance(f.get("quantity"), int) and f["quantity"] > 0 else 0
-        return Pred("vague", (kind, quantity))
+        return Vague(kind, quantity)
 
-    def refer(self, f: dict[str, Any], result: Parse, lines: dict[str, int]) -> Pred | None:
+    def refer(self, f: dict[str, Any], result: Parse, lines: dict[str, int]) -> Act | None:
         """Which ordered units a change of dish "" is about: its own line, shared by that change."""
         kind, said = f["kind"], str(f["value"])
         value: str | int | None
@@ -207,9 +248,9 @@ class CustomerReader:
             value = self.name(said, "item" if kind == "food" else "topping", result)
         if value is None:
             raise VocabError(f"refer {kind}: {said!r} is nothing the order can be told apart by")
-        return Pred("refer", (Const(kind), value), lines[""])
+        return Refer(Const(kind), value, lines[""])
 
-    def update(self, f: dict[str, Any], result: Parse, lines: dict[str, int]) -> Pred | None:
+    def update(self, f: dict[str, Any], result: Parse, lines: dict[str, int]) -> Act | None:
         dish = "" if f["dish"] == "" else self.item(f["dish"], result)  # "": the units referred to
         if dish is None:
             return None
@@ -220,17 +261,17 @@ class CustomerReader:
                 raise VocabError(f"update option: {f['option']!r} is no size, style or option on this menu")
             group, value = self.menu.option_words[option]
             wanted = normalize(f.get("new_option") or "") != "no"
-            return Pred("update", (dish, Const("option"), (Const(group), value, Const("yes" if wanted else "no"))), line)
+            return Update(dish, Const("option"), (Const(group), value, Const("yes" if wanted else "no")), line)
         if op == "change":
             if not f["new_option"]:
                 raise VocabError("update change needs new_option, the ingredient that replaces option")
             old, new = self.name(f["option"], "topping", result), self.name(f["new_option"], "topping", result)
-            return Pred("update", (dish, Const("change"), (old, new)), line) if old and new else None
+            return Update(dish, Const("change"), (old, new), line) if old and new else None
         topping = self.name(f["option"], "topping", result)
         units = f.get("units")
         if topping and isinstance(units, int) and units > 0 and not line:
-            return Pred("update", (dish, Const(op), topping, units), line)  # on that many units only
-        return Pred("update", (dish, Const(op), topping), line) if topping else None
+            return UpdateUnits(dish, Const(op), topping, units, line)  # on that many units only
+        return Update(dish, Const(op), topping, line) if topping else None
 
 
 def about_units(name: str, f: dict[str, Any]) -> bool:
@@ -271,9 +312,9 @@ class ManagerReader:
     def read(self, forms: list[tuple[str, dict[str, Any]]], ctx: ManagerContext) -> ManagerParse:
         result = ManagerParse([])
         for name, f in forms:
-            result.preds.append(self.pred(name, f, ctx, result))
-        if not result.preds:
-            result.preds.append(Pred("irrelevant"))
+            result.acts.append(self.act(name, f, ctx, result))
+        if not result.acts:
+            result.acts.append(Irrelevant())
         return result
 
     def known(self, said: str, kind: str, result: ManagerParse) -> str | None:
@@ -318,65 +359,65 @@ class ManagerReader:
             return item, count or 1
         return self.topping(said, result)
 
-    def pred(self, name: str, f: dict[str, Any], ctx: ManagerContext, result: ManagerParse) -> Pred:
+    def act(self, name: str, f: dict[str, Any], ctx: ManagerContext, result: ManagerParse) -> Act:
         if not f:
-            return Pred(name)
+            return BARE[name]()
         if name.startswith("rule_"):
             return self.rule(name, f, result)
         if name == "query" and f["kind"] == "rules":
-            return Pred("query", (Const("rules"), "all"))
+            return Ask(Const("rules"), "all")
         if name in ("runout", "restore"):
-            return Pred(name, (self.food(f["food"], ctx, result),))
+            return (Runout if name == "runout" else Restore)(self.food(f["food"], ctx, result))
         if name == "add_new":
             said = new_name(f["name"])
             if not said:
                 raise VocabError(f"{f['name']!r} is not a name for a new item")
-            return Pred("add", (Const(f["type"]), said)) if f["type"] else Pred("add", (said,))
+            return AddNew(Const(f["type"]), said) if f["type"] else AddUntyped(said)
         if name == "delete":
-            return Pred("delete", (self.food(f["name"], ctx, result),))
+            return Delete(self.food(f["name"], ctx, result))
         if name == "undo":
-            return Pred("undo", (self.food(f["name"], ctx, result),)) if f["name"] else Pred("undo")
+            return UndoItem(self.food(f["name"], ctx, result)) if f["name"] else Undo()
         if name == "correct":
-            return Pred("correct", (self.food(f["name"], ctx, result),))
+            return Correct(self.food(f["name"], ctx, result))
         if name == "query":
             named = f["kind"] == "out" and normalize(f["name"]) not in ("all", "")  # "is the steak out?"
             about = self.food(f["name"], ctx, result) if named or f["kind"] not in ("out", "pending") else "all"
-            return Pred("query", (Const(f["kind"]), about))
+            return Ask(Const(f["kind"]), about)
         item = self.food(f["name"], ctx, result)
         prop = f["property"]
         if name in ("add", "edit"):
-            return Pred(name, (item, Const(prop), self.value(prop, f["value"], f.get("count"), result)))
+            return (Add if name == "add" else Edit)(item, Const(prop), self.value(prop, f["value"], f.get("count"), result))
         if name == "edit_swap":
             old, new = self.value(prop, f["old"], 1, result), self.value(prop, f["new"], 1, result)
-            return Pred("edit", (item, Const(prop), old, new))
+            return EditSwap(item, Const(prop), old, new)
         if name == "delete_value":
-            return Pred("delete", (item, Const(prop), self.value(prop, f["value"], 1, result)))
-        return Pred("delete", (item, Const(prop)))  # delete_all
+            return DeleteValue(item, Const(prop), self.value(prop, f["value"], 1, result))
+        return DeleteAll(item, Const(prop))  # delete_all
 
     # -- store rules (the rules vocabulary, vocab.RULES): names checked, times, days and money typed
-    def rule(self, name: str, f: dict[str, Any], result: ManagerParse) -> Pred:
+    def rule(self, name: str, f: dict[str, Any], result: ManagerParse) -> Act:
         if name == "rule_limit":
             target = "all" if f["scope"] in ("any_item", "total") else self.subject(f["scope"], f["target"], result)
-            return Pred(name, (Const(f["scope"]), target, bounded(f["most"])))
+            return RuleLimit(Const(f["scope"]), target, bounded(f["most"]))
         if name == "rule_hours":
             start, end = self.clock(f["start"], 0), self.clock(f["end"], 1440)
-            return Pred(name, (Const(f["scope"]), self.subject(f["scope"], f["target"], result), start, end,
-                               self.days(f["days"])))
+            return RuleHours(Const(f["scope"]), self.subject(f["scope"], f["target"], result), start, end,
+                             self.days(f["days"]))
         if name == "rule_deal_price":
-            return Pred(name, (self.item(f["item"], result), self.money(f["price"]), self.days(f["days"])))
+            return RuleDealPrice(self.item(f["item"], result), self.money(f["price"]), self.days(f["days"]))
         if name == "rule_deal_off":
             amount = self.number(f["amount"]) if f["kind"] == "percent" else self.money(f["amount"])
-            return Pred(name, (Const(f["kind"]), amount, self.money(f["over"]) if f["over"] else 0))
+            return RuleDealOff(Const(f["kind"]), amount, self.money(f["over"]) if f["over"] else 0)
         if name == "rule_deal_free":
-            return Pred(name, (self.subject("category", f["combo"], result), self.item(f["item"], result)))
+            return RuleDealFree(self.subject("category", f["combo"], result), self.item(f["item"], result))
         if name == "rule_instead":
-            return Pred(name, (self.any_name(f["out"], result), self.any_name(f["offer"], result)))
+            return RuleInstead(self.any_name(f["out"], result), self.any_name(f["offer"], result))
         if name == "rule_suggest":
-            return Pred(name, (self.subject("category", f["given"], result), self.item(f["offer"], result)))
+            return RuleSuggest(self.subject("category", f["given"], result), self.item(f["offer"], result))
         named = self.any_name(f["name"], result) if f["name"] else "all"
         number = (self.money(f["number"]) if "$" in f["number"] or "." in f["number"] else self.number(f["number"])) \
             if f["number"] else 0
-        return Pred("rule_drop", (Const(f["kind"]), named, number, self.days(f["days"]) if f["days"] else 0))
+        return RuleDrop(Const(f["kind"]), named, number, self.days(f["days"]) if f["days"] else 0)
 
     def subject(self, scope: str, said: str, result: ManagerParse) -> str:
         """An item, or for a category scope a category of the menu or 'combo' (any combo)."""

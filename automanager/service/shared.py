@@ -11,6 +11,7 @@ import clingo
 from fastapi import Depends, Request
 
 from .. import paths
+from ..acts import Act, Add
 from ..language.manager_templates import describe
 from ..llm.openai_backend import LLMConfig
 from ..menu.model import Menu
@@ -18,7 +19,6 @@ from ..normalize import normalize
 from ..reasoner import Const, TurnReasoner
 from ..star import ManagerChat
 from ..store import Home
-from ..vocab import Pred
 from . import auth
 from .events import Events, Watcher
 from .lanes import LaneError, Lanes
@@ -73,7 +73,7 @@ class Service:
         return [{**row, "said": describe(row["action"], row["item"], row["property"], row["old"], row["new"])}
                 for row in self.home.history(limit)]
 
-    def manager_turn(self, text: str, said: list[Pred] | None = None) -> dict[str, Any]:
+    def manager_turn(self, text: str, said: list[Act] | None = None) -> dict[str, Any]:
         with self.manager_lock:
             before = self.manager.menu_version
             turn = self.manager.turn(text, said)
@@ -102,7 +102,7 @@ class Service:
             named = self.manager.names.spelled(item, "item")
             if named is None or named.name not in menu.items:
                 raise LaneError(404, f"'{item}' is not an item on the menu")
-        answer = self.manager_turn(f'"{phrase}" means {named.name}', [Pred("add", (named.name, Const("alias"), phrase))])
+        answer = self.manager_turn(f'"{phrase}" means {named.name}', [Add(named.name, Const("alias"), phrase)])
         if not answer["asking"]:
             raise LaneError(409, answer["reply"])
         return {**answer, "status": "asking"}

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from ..acts import Act
 from ..bots.admin import Administrator
 from ..bots.assistant import Assistant
 from ..language.customer_parser import CustomerParser
@@ -25,7 +26,7 @@ from ..names import NameMatcher
 from ..reasoner import WRITER, ReasonerError
 from ..state import State
 from ..store import DEFAULT_STORE, Home, StateError
-from ..vocab import Pred, VocabError
+from ..vocab import VocabError
 
 LOG = logging.getLogger(__name__)
 MAX_INPUT = 2000  # characters of one turn that are read; the rest is ignored, and said so
@@ -118,7 +119,7 @@ class Chat:
         except (ReasonerError, StateError):
             pass  # the first real turn meets the same problem and says it
 
-    def understand(self, text: str, ctx, usage: Usage, said: list[Pred] | None = None, role: str = ""):
+    def understand(self, text: str, ctx, usage: Usage, said: list[Act] | None = None, role: str = ""):
         """The LLM's predicates when an LLM is configured and answers usably within the turn's
         deadline, else the offline parser's. A failed or late LLM opens its breaker: the next turns
         are read offline at once while the server is probed in the background. With `said` (a
@@ -145,7 +146,7 @@ class Chat:
                 usage.fallback = f"offline parser used: {exc}"
         return self.parser.parse(text, ctx)
 
-    def think(self, text: str, ctx, decide, said: list[Pred] | None = None) -> tuple:
+    def think(self, text: str, ctx, decide, said: list[Act] | None = None) -> tuple:
         """Parse (LLM or offline) and let the bot's ASP decide, timing each; the state moves on."""
         start, usage = time.perf_counter(), Usage()
         parse = self.understand(text, ctx, usage, said)
@@ -158,7 +159,7 @@ class Chat:
     def greeting(self) -> str:
         return self.templates.greeting()
 
-    def known(self, said: list[Pred]) -> Any:
+    def known(self, said: list[Act]) -> Any:
         """A line whose predicates are known (a page's button) as this role's parse of it."""
         raise NotImplementedError
 
@@ -182,7 +183,7 @@ class Chat:
     def ended(self) -> bool:
         return self.state.ended
 
-    def turn(self, text: str, said: list[Pred] | None = None, turn_id: str | None = None) -> Turn:
+    def turn(self, text: str, said: list[Act] | None = None, turn_id: str | None = None) -> Turn:
         """One turn, saved. `said`: the predicates of the line when they are known (a page's button),
         so nothing is parsed; `text` is then what the transcript shows. `turn_id` is kept with the
         turn, so a request sent again is known to be answered."""
@@ -215,7 +216,7 @@ class Chat:
                                                  "turns": self.history}, new=not self.saved)
         self.saved = True
 
-    def step(self, text: str, said: list[Pred] | None = None) -> Turn:
+    def step(self, text: str, said: list[Act] | None = None) -> Turn:
         raise NotImplementedError
 
 

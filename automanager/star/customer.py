@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TypeVar
 
+from ..acts import Act, Irrelevant, Review
 from ..bots.assistant import Assistant, context
 from ..language.customer_parser import Context, CustomerParser
 from ..language.customer_templates import CustomerTemplates
@@ -14,11 +15,10 @@ from ..language.reading import Parse
 from ..llm.structured import CustomerReader
 from ..state import Has, Unit
 from ..terms import as_term
-from ..vocab import Pred
 from .chat import Chat, Turn, said_as_phrase
 
 # What a last word to a closed order may say: no, that's all, goodbye, thanks (a "hello" is the next car)
-PARTING = {("decline", ""), ("complete", ""), ("quit", ""), ("greet", "thanks")}
+PARTING = {"decline", "complete", "quit", "greet(thanks)"}  # acts as printed
 
 
 class CustomerChat(Chat):
@@ -36,7 +36,7 @@ class CustomerChat(Chat):
         self.reader = CustomerReader(self.names)
         self.templates = CustomerTemplates(self.menu)
 
-    def known(self, said: list[Pred]) -> Parse:
+    def known(self, said: list[Act]) -> Parse:
         return Parse(said, [], [])
 
     def read(self, forms: list, ctx: Context):
@@ -52,15 +52,15 @@ class CustomerChat(Chat):
                 ctx.recommended_items + [topping for _, topping in ctx.recommended_toppings]))
         return "; ".join(said)
 
-    def step(self, text: str, said: list[Pred] | None = None) -> Turn:
+    def step(self, text: str, said: list[Act] | None = None) -> Turn:
         parse, decision, usage, timings = self.think(text, context(self.state), lambda parse: self.assistant.decide(
-            parse.preds, self.state, self.home.stock_out(), len(parse.unknown), self.home.store_prices(), self.home.now()), said)
+            parse.acts, self.state, self.home.stock_out(), len(parse.unknown), self.home.store_prices(), self.home.now()), said)
         order = self.order()
         counts = Counter(unit["item"] for unit in order)
         reply = self.respond(self.templates.render(decision.actions, parse.unknown, counts), decision.actions, usage)
-        not_caught = [text] if text.strip() and not parse.unknown and {p.name for p in parse.preds} <= {"irrelevant"} \
+        not_caught = [text] if text.strip() and not parse.unknown and all(isinstance(act, Irrelevant) for act in parse.acts) \
             else []
-        return Turn(text=text, reply=reply, parsed=[str(p) for p in parse.preds], actions=decision.actions,
+        return Turn(text=text, reply=reply, parsed=[str(p) for p in parse.acts], actions=decision.actions,
                     corrected=parse.corrected, order=order, llm=usage.as_dict(), timings=timings,
                     board=self.board(decision.actions), unheard=list(dict.fromkeys(said_as_phrase(p) for p in [*parse.unknown, *not_caught])))
 
@@ -73,8 +73,7 @@ class CustomerChat(Chat):
     def parting(self, text: str) -> bool:
         """Is this line only a last word ("nope, thanks!", "bye") to a closed order? It is answered
         in the same session; anything else after the close is a new customer."""
-        said = {(pred.name, str(pred.args[0]) if pred.name == "greet" else "")
-                for pred in self.parser.parse(text, context(self.state)).preds}
+        said = {str(act) for act in self.parser.parse(text, context(self.state)).acts}
         return bool(said) and said <= PARTING
 
     def board(self, actions: dict | None = None) -> dict:
@@ -97,7 +96,7 @@ class CustomerChat(Chat):
 
     def review(self) -> dict:
         """The order as it stands, priced (check/3, detail/3, total/1); the state is not changed."""
-        return self.assistant.decide([Pred("review")], self.state, self.home.stock_out(), 0,
+        return self.assistant.decide([Review()], self.state, self.home.stock_out(), 0,
                                      self.home.store_prices(), self.home.now()).actions
 
     def order(self) -> list[dict]:

@@ -8,6 +8,7 @@ import hashlib
 import logging
 import threading
 
+from ..acts import RULE_ACTS, Act, Ask, Irrelevant
 from ..bots.admin import Administrator
 from ..language.manager_parser import MAX_LIST, ManagerContext, ManagerParser
 from ..language.manager_templates import ManagerTemplates, describe
@@ -21,7 +22,6 @@ from ..reasoner import WRITER, ReasonerError
 from ..state import PENDING, Building, LastAsk, Staged, State, Talked
 from ..store import Home, StateError, VersionMoved
 from ..terms import encode
-from ..vocab import Pred
 from .chat import Chat, Turn
 
 LOG = logging.getLogger(__name__)
@@ -86,7 +86,7 @@ class ManagerChat(Chat):
         self.templates = ManagerTemplates(self.menu.categories, policy.get("max_item_price", 0),
                                           policy.get("max_item_calories", 0), self.menu.example_dish)
 
-    def known(self, said: list[Pred]) -> ManagerParse:
+    def known(self, said: list[Act]) -> ManagerParse:
         return ManagerParse(said)
 
     def read(self, forms: list, ctx: ManagerContext):
@@ -103,7 +103,7 @@ class ManagerChat(Chat):
         decimals, a warning noted), which an LLM's answer does not carry, else the nearest command."""
         return self.parser.parse(text, ctx).hint or self.parser.suggestion(text)
 
-    def understand(self, text: str, ctx, usage: Usage, said: list[Pred] | None = None, role: str = ""):
+    def understand(self, text: str, ctx, usage: Usage, said: list[Act] | None = None, role: str = ""):
         """A line about this store's own prices ("here the X costs $1.79", "use the chain price for X
         again") is read by its cue, offline, before any LLM: the LLM's vocabulary has no store
         prices (its prompt stays within its budget), and would read it as a change to the chain menu.
@@ -111,15 +111,15 @@ class ManagerChat(Chat):
         rules vocabulary and prompt."""
         if said is None and self.llm is not None:
             local = self.parser.store_line(text, ctx)
-            rule_line = local is not None and any(p.name.startswith("rule_") or p.name == "irrelevant" or
-                                                  p.name == "query" and str(p.args[0]) == "rules" for p in local.preds)
+            rule_line = local is not None and any(isinstance(act, (*RULE_ACTS, Irrelevant)) or
+                                                  isinstance(act, Ask) and str(act.kind) == "rules" for act in local.acts)
             rule_line = rule_line or local is None and self.parser.hints_rule(text)
             if local is not None and not rule_line:
                 usage.answered_by = "offline"
                 return local
             if rule_line:  # a rule, or a line with a rule's cue the cues could not read
                 parse = super().understand(text, ctx, usage, said, "rules")
-                if local is not None or any(p.name != "irrelevant" for p in parse.preds):
+                if local is not None or any(not isinstance(act, Irrelevant) for act in parse.acts):
                     return parse
                 # only hinted at a rule, and no rule after all: the manager prompt reads it
         return super().understand(text, ctx, usage, said, role)
@@ -151,7 +151,7 @@ class ManagerChat(Chat):
         """The pending changes as audit rows: (action, item, property, old, new)."""
         return [staged.row() for staged in sorted(self.state.all(Staged), key=encode)]
 
-    def step(self, text: str, said: list[Pred] | None = None) -> Turn:
+    def step(self, text: str, said: list[Act] | None = None) -> Turn:
         """Understand and decide the line, do at once what it decided (carry_out: decided again when
         another manager published meanwhile), then say it."""
         self.ready()
@@ -160,7 +160,7 @@ class ManagerChat(Chat):
             self.sync_menu()
             ctx = self.context()
             parse, decision, usage, timings = self.think(text, ctx, lambda parse: self.admin.decide(
-                parse.preds, self.state, self.home.stock_out(), self.home.store_prices(), self.home.now()), said)
+                parse.acts, self.state, self.home.stock_out(), self.home.store_prices(), self.home.now()), said)
             try:
                 note = self.carry_out(decision.actions, before)
                 break
@@ -170,7 +170,7 @@ class ManagerChat(Chat):
             raise StateError("other managers kept publishing menu versions; nothing of yours was applied. "
                              "Say it again.")
         return Turn(text=text, reply=self.reply(text, ctx, parse, decision.actions, note, usage),
-                    parsed=[str(p) for p in parse.preds], actions=decision.actions, corrected=parse.corrected,
+                    parsed=[str(p) for p in parse.acts], actions=decision.actions, corrected=parse.corrected,
                     pending=[describe(*row) for row in self.staged()], llm=usage.as_dict(), timings=timings)
 
     def carry_out(self, actions: dict, before: State) -> str:
@@ -186,7 +186,7 @@ class ManagerChat(Chat):
               usage: Usage) -> str:
         """The decision in words: what was done and asked, a hint when nothing was understood, the
         words of a half-heard line, and a list read only in part."""
-        hint = parse.hint or (self.why_not(text, ctx) if any(p.name == "irrelevant" for p in parse.preds) else "")
+        hint = parse.hint or (self.why_not(text, ctx) if any(isinstance(act, Irrelevant) for act in parse.acts) else "")
         reply = self.respond(self.templates.render(actions, note, hint), actions, usage)
         if parse.unheard and actions.get("ask"):  # half heard: say what was not, then the question
             reply = f"{self.templates.unheard(parse.unheard)} {reply}"

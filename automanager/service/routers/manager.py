@@ -9,9 +9,9 @@ from typing import Any
 from fastapi import APIRouter, HTTPException
 from fastapi.responses import StreamingResponse
 
+from ...acts import Accept, Decline, Restore, Runout, Save
 from ...language.manager_templates import describe
 from ...star import said_as_phrase
-from ...vocab import Pred
 from ..access import ManagerOnly
 from ..models import (
     Answer,
@@ -57,7 +57,7 @@ def manager_turn(line: Line, service: Shared) -> dict[str, Any]:
 @router.post("/api/manager/answer", response_model=ManagerTurn)
 def manager_answer(answer: Answer, service: Shared) -> dict[str, Any]:
     """Yes or no to the administrator's open question (a read-back before a large change)."""
-    return service.manager_turn("yes" if answer.yes else "no", [Pred("accept" if answer.yes else "decline")])
+    return service.manager_turn("yes" if answer.yes else "no", [Accept() if answer.yes else Decline()])
 
 
 @router.get("/api/stock", response_model=Stock)
@@ -71,7 +71,7 @@ def stock(service: Shared) -> dict[str, Any]:
 def change_stock(change: StockChange, service: Shared) -> dict[str, Any]:
     """Mark a food out or back, as the administrator bot decides (a large runout is read back first)."""
     said = f"{change.name} is {'out' if change.out else 'back'}"
-    return service.manager_turn(said, [Pred("runout" if change.out else "restore", (change.name,))])
+    return service.manager_turn(said, [(Runout if change.out else Restore)(change.name)])
 
 
 @router.get("/api/pending", response_model=PendingChanges)
@@ -84,7 +84,7 @@ def pending(service: Shared) -> dict[str, Any]:
 @router.post("/api/save", response_model=ManagerTurn)
 def save(service: Shared) -> dict[str, Any]:
     """Apply the pending changes as the next menu version."""
-    return service.manager_turn("save", [Pred("save")])
+    return service.manager_turn("save", [Save()])
 
 
 @router.get("/api/versions", response_model=Versions)
