@@ -621,6 +621,27 @@ def report(figures: dict, as_json: bool, line: str, failed: bool) -> None:
         raise typer.Exit(1)
 
 
+@kb_app.command("init")
+def kb_init(
+    folder: Annotated[Path, typer.Argument(help="The new pack's folder (made if missing).")],
+) -> None:
+    """Start a menu pack: write a commented starter menu.toml (a few items, sizes, one meal)
+    that builds and chats at once, ready to be changed into your menu.
+
+    Example: automanager kb init my-menu && automanager kb build --kb my-menu
+    """
+    target = folder / "menu.toml"
+    if target.exists():
+        raise fail(f"{target} already exists; nothing was written", "Edit it, or pick a new folder.")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        target.write_text((Path(__file__).parent / "menu" / "starter.toml").read_text(encoding="utf-8"), encoding="utf-8")
+    except OSError as exc:
+        raise fail(f"cannot write {target}: {exc.strerror or exc}") from None
+    out.print(f"wrote {target}\nnext: automanager kb build --kb {folder}   then   automanager customer --kb {folder}\n"
+              "the format, field by field: kb/packs/README.md")
+
+
 @kb_app.command("build")
 def kb_build(
     kb: KbOption = None,
@@ -637,8 +658,9 @@ def kb_build(
     try:
         menu, notes = build_kb(folder)
     except (BuildError, OSError) as exc:
-        raise fail(str(exc), "Fix the menu file (or kb/curation.toml and the sources) and run `automanager kb build` "
-                   "again; the format is in kb/packs/README.md.") from None
+        source = "kb/curation.toml and the sources" if not (folder / "menu.toml").exists() else f"{folder / 'menu.toml'}"
+        raise fail(str(exc), f"Fix {source} and run `automanager kb build` again; the format is in "
+                   "kb/packs/README.md.") from None
     targets = {folder / "menu.lp": menu, folder / "NOTES.md": notes}
     if check:
         stale = [p.name for p, text in targets.items() if written_text(p) != text]

@@ -179,8 +179,9 @@ class CustomerParser:
             if not self.talk.opened(flat):  # "we're in a hurry", "sorry, the baby's fussy": heard, and nothing to do
                 return Parse(deals or [Greet(Const("hello" if talk and not ctx.ordered else "noted"))], [], [])
         tokens, mentions, choices = self.either_or(tokens, mentions, flat)
-        complete = bool(acts["complete"].search(flat)) or \
-            ctx.ask_topic in (None, "else", "more") and acts["complete_alone"].whole(self.p.without_polite(flat))
+        bare = self.p.without_polite(flat)  # "I'm good, thanks": polite words only, and a closing among them
+        complete = bool(acts["complete"].search(flat)) or ctx.ask_topic in (None, "else", "more") and (
+            acts["complete_alone"].whole(bare) or not bare and bool(acts["complete_alone"].search(flat)))
         if (answer := self.whole_line_answer(tokens, mentions, flat, said, ctx, complete)) is not None:
             return answer
         return self.read_clauses(tokens, mentions, flat, ctx, talk, complete,

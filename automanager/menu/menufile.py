@@ -12,10 +12,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import inflect
+
 from .facts import HEADER, BuildError, ask_facts, constant, fact, offer_facts, option_group_facts
-from .schema import MAX_FILE, Category, Item, Loc, MenuSchema, MenuText
+from .schema import MAX_FILE, Category, Combo, Item, Loc, MenuSchema, MenuText
 
 MENU_FILE = "menu.toml"
+
+
+def number_words(number: int | None) -> list[str]:
+    """What customers call combo number N: "number 2", "number two", "#2", "combo 2", "meal two"."""
+    if number is None:
+        return []
+    said = (str(number), str(inflect.engine().number_to_words(number)).replace("-", " "))
+    return [f"#{number}"] + [f"{lead} {n}" for lead in ("number", "no", "combo", "combo number", "meal", "meal number")
+                             for n in said]
 
 
 def build_menu_file(folder: Path) -> tuple[str, str]:
@@ -67,6 +78,13 @@ class MenuFile:
                 raise BuildError(f"item {first[item.name]} has this name too; each item needs its own",
                                  ("item", rank - 1, "name"))
             out += self.item_facts(item, rank)
+        out += self.choice_facts()
+        seen: dict[str, int] = {}
+        for index, combo in enumerate(menu.combo):
+            if seen.setdefault(combo.name, index) != index:
+                raise BuildError(f"combo {seen[combo.name] + 1} has this name too; each combo needs its own",
+                                 ("combo", index, "name"))
+            out += self.combo_facts(combo, ("combo", index))
         return out
 
     def ingredient_facts(self) -> list[str]:
@@ -126,6 +144,54 @@ class MenuFile:
                     raise BuildError(str(exc), ("categories", item.category, "options", group, "values", i)) from None
             if option.default is not None:
                 out.append(fact("option_default", name, constant(group, "option group"), option.default))
+        return out
+
+    def choice_facts(self) -> list[str]:
+        """The combos' choices: combo_option_group(Choice, Item) for each item it may be, and
+        group_upgrade_price(Choice, Item, Cents) for a pricier one."""
+        items = {item.name for item in self.menu.item}
+        out = []
+        for group, choice in self.menu.choices.items():
+            at: Loc = ("choices", group)
+            if group in items:
+                raise BuildError(f"an item is called {group!r} too; name the choice otherwise ('{group} choice')", at)
+            if bool(choice.items) == (choice.category is not None):
+                raise BuildError('a choice lists its items (items = [...]) or names one category (category = "drink"), '
+                                 "not both and not neither", at)
+            if choice.category is not None and choice.category not in self.menu.categories:
+                raise BuildError(f"{choice.category!r} is not in [categories] ({', '.join(self.menu.categories)})",
+                                 (*at, "category"))
+            for i, member in enumerate(choice.items):
+                if member not in items:
+                    raise BuildError(f"{member!r} is not the name of an [[item]] of this file", (*at, "items", i))
+            members = choice.items or [item.name for item in self.menu.item if item.category == choice.category]
+            for member in choice.upcharges:
+                if member not in members:
+                    raise BuildError(f"{member!r} is not one of its items ({', '.join(members)})", (*at, "upcharges", member))
+            out += [fact("combo_option_group", group, member) for member in members]
+            out += [fact("group_upgrade_price", group, member, cents) for member, cents in choice.upcharges.items()]
+        return out
+
+    def combo_facts(self, combo: Combo, at: Loc) -> list[str]:
+        """A combo: its price and calories, its words ("a number 2" for number = 2), its fixed parts
+        and its choices, each with how many (combo_contain, combo_count)."""
+        name, items = combo.name, {item.name for item in self.menu.item}
+        if name in items:
+            raise BuildError("an [[item]] has this name too; a combo needs its own", (*at, "name"))
+        if not combo.parts and not combo.choose:
+            raise BuildError("a combo holds parts (parts = { ... }), choices (choose = { ... }) or both", at)
+        out = [fact("combo", name), fact("original_price", name, combo.price), fact("original_cal", name, combo.cal)]
+        out += [fact("best_seller", name)] if combo.best_seller else []
+        out += [fact("alias", word, name) for word in [*combo.words, *number_words(combo.number)]]
+        for part, count in combo.parts.items():
+            if part not in items:
+                raise BuildError(f"{part!r} is not the name of an [[item]] of this file", (*at, "parts", part))
+            out += [fact("combo_contain", name, part), fact("combo_count", name, part, count)]
+        for group, count in combo.choose.items():
+            if group not in self.menu.choices:
+                raise BuildError(f"{group!r} is not in [choices] ({', '.join(self.menu.choices) or 'none declared'})",
+                                 (*at, "choose", group))
+            out += [fact("combo_contain", name, group), fact("combo_count", name, group, count)]
         return out
 
     def known(self, ingredient: str, loc: Loc) -> None:

@@ -131,6 +131,25 @@ class Item(Table):
     includes: Words = []
 
 
+class Choice(Table):
+    """One choice a combo offers ("Side", "Drink"): the items it may be, listed or every item of
+    a category, and what a pricier pick adds to the combo's price."""
+    items: Words = []
+    category: Text | None = None
+    upcharges: Annotated[dict[Text, AddOn], Field(max_length=MAX_LIST)] = {}
+
+
+class Combo(Table):
+    name: Text
+    price: Price  # with the plainest pick of each choice
+    cal: Cal = 0
+    number: Annotated[StrictInt, Field(ge=1, le=999)] | None = None  # "a number 2", "#2"
+    words: Words = []
+    best_seller: StrictBool = False
+    parts: Annotated[dict[Text, Annotated[StrictInt, Field(ge=1, le=99)]], Field(max_length=MAX_LIST)] = {}
+    choose: Annotated[dict[Text, Annotated[StrictInt, Field(ge=1, le=99)]], Field(max_length=MAX_LIST)] = {}
+
+
 class MenuSchema(Table):
     restaurant: Restaurant
     policy: PolicyTable = PolicyTable()
@@ -139,6 +158,8 @@ class MenuSchema(Table):
     categories: Annotated[dict[Text, Category], Field(max_length=MAX_ENTRIES)] = {}
     labels: Annotated[dict[Text, Words], Field(max_length=MAX_ENTRIES)] = {}
     item: Annotated[list[Item], Field(max_length=MAX_ENTRIES)] = []
+    choices: Annotated[dict[Text, Choice], Field(max_length=MAX_ENTRIES)] = {}
+    combo: Annotated[list[Combo], Field(max_length=MAX_ENTRIES)] = []
 
 
 Loc = tuple[str | int, ...]
@@ -243,20 +264,21 @@ def field_name(path: Loc) -> str:
     return out
 
 
-ENTRY = {"ingredients": "ingredient", "categories": "category", "options": "option group", "labels": "label"}
+ENTRY = {"ingredients": "ingredient", "categories": "category", "options": "option group", "labels": "label",
+         "choices": "choice"}
 
 
 def where(data: object, path: Loc) -> str:
     """Which entry and field path is: `item "House Special" field price`, `[policy] field ask_questions`."""
     head, rest = (path[0], path[1:]) if path else ("", ())
     raw = data.get(head) if isinstance(data, dict) else None
-    if head == "item" and rest and isinstance(rest[0], int) and isinstance(raw, list):
+    if head in ("item", "combo") and rest and isinstance(rest[0], int) and isinstance(raw, list):
         name = raw[rest[0]].get("name") if isinstance(raw[rest[0]], dict) else None
-        who, rest = (f"item {quoted(name)}" if isinstance(name, str) and plain_text(name)
-                     else f"item {rest[0] + 1}"), rest[1:]
+        who, rest = (f"{head} {quoted(name)}" if isinstance(name, str) and plain_text(name)
+                     else f"{head} {rest[0] + 1}"), rest[1:]
     elif head in ENTRY and rest and isinstance(rest[0], str) and rest[0] != "[key]":
         who, rest = f"{ENTRY[str(head)]} {quoted(rest[0])}", rest[1:]
-    elif head in ("restaurant", "policy", "options", "ingredients", "categories", "labels"):
+    elif head in ("restaurant", "policy", "options", "ingredients", "categories", "labels", "choices"):
         who = f"[{head}]"
     else:
         who, rest = "", path
