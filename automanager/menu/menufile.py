@@ -10,6 +10,7 @@ documented by example in kb/packs/README.md.
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 
 import inflect
@@ -20,11 +21,17 @@ from .schema import MAX_FILE, Category, Combo, Item, Loc, MenuSchema, MenuText
 MENU_FILE = "menu.toml"
 
 
+@cache
+def english() -> inflect.engine:
+    """One inflect engine for the build (making one reads its word tables)."""
+    return inflect.engine()
+
+
 def number_words(number: int | None) -> list[str]:
     """What customers call combo number N: "number 2", "number two", "#2", "combo 2", "meal two"."""
     if number is None:
         return []
-    said = (str(number), str(inflect.engine().number_to_words(number)).replace("-", " "))
+    said = (str(number), str(english().number_to_words(number)).replace("-", " "))
     return [f"#{number}"] + [f"{lead} {n}" for lead in ("number", "no", "combo", "combo number", "meal", "meal number")
                              for n in said]
 
