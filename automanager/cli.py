@@ -66,6 +66,12 @@ def fail(message: str, hint: str = "", code: int = 2) -> typer.Exit:
     return typer.Exit(code)
 
 
+def menu_source(folder: Path) -> str:
+    """What a pack's owner edits: its menu.toml; the shipped pack is built from kb/curation.toml."""
+    menu = folder / "menu.toml"
+    return str(menu) if menu.exists() else "kb/curation.toml and the sources"
+
+
 StateDirOption = Annotated[
     Path | None,
     typer.Option("--state-dir", help="Where sessions and the shared stock list live (default: $AUTOMANAGER_HOME)."),
@@ -658,8 +664,7 @@ def kb_build(
     try:
         menu, notes = build_kb(folder)
     except (BuildError, OSError) as exc:
-        source = "kb/curation.toml and the sources" if not (folder / "menu.toml").exists() else f"{folder / 'menu.toml'}"
-        raise fail(str(exc), f"Fix {source} and run `automanager kb build` again; the format is in "
+        raise fail(str(exc), f"Fix {menu_source(folder)} and run `automanager kb build` again; the format is in "
                    "kb/packs/README.md.") from None
     targets = {folder / "menu.lp": menu, folder / "NOTES.md": notes}
     if check:
@@ -674,7 +679,8 @@ def kb_build(
         raise fail(f"{exc}; menu.lp was not changed") from None
     if problems:
         raise fail(f"the built menu breaks {len(problems)} integrity rule(s); menu.lp was not changed:\n"
-                   + "\n".join(f"- {p}" for p in problems[:20]), "Fix the menu file and run `automanager kb build` again.")
+                   + "\n".join(f"- {p}" for p in problems[:20]),
+                   f"Fix {menu_source(folder)} and run `automanager kb build` again.")
     written: list[Path] = []
     try:
         for path, text in targets.items():

@@ -157,7 +157,7 @@ def test_rejected_updates_say_why_and_change_nothing(home, menu):
     assert confirms(t[1], "rejected_update")[0][-1] == "not_ordered"
     assert t[1].order == [{"item": "Pepsi®"}]
     assert confirms(t[2], "rejected_update") == [("Soft Taco", "option", ("size", "large", "yes"), "no_option")]
-    assert "one size" in t[2].reply
+    assert "has no size choice" in t[2].reply
     assert confirms(t[3], "rejected_update")[0][-1] == "not_topping"
     assert t[3].order == [{"item": "Pepsi®"}, {"item": "Soft Taco"}]
 

@@ -100,7 +100,8 @@ def test_broken_kb_gets_every_violation_in_plain_words(tmp_path):
     expected = [
         "Ghost Taco has no price",
         "dish Ghost Taco has no category",
-        "dish Ghost Taco has no ingredient",
+        "dish Ghost Taco has no ingredient: list what it includes, or say its category has none "
+        "(has_ingredients = false, for drinks)",
         "Plain Taco has a price that is not positive: 0 cents",
         "Plain Taco includes Moon Dust, which is neither an ingredient nor a sauce",
         "topping Sparkles of Plain Taco is neither an ingredient nor a sauce",

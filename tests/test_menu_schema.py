@@ -9,7 +9,9 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from pydantic import BaseModel
 
+from automanager.menu import schema
 from automanager.menu.build import BuildError, build_kb
 from automanager.menu.schema import MAX_DEPTH, MenuSchema
 
@@ -104,13 +106,30 @@ def test_what_the_old_checks_let_through_is_refused_with_line_and_field(tmp_path
     assert re.match(r"menu\.toml, line \d+, ", error) and problem in error, error
 
 
-def test_the_readmes_example_is_a_menu_of_the_schema():
-    """kb/packs/README.md documents the format by example; the schema is its reference."""
+def schema_fields(model: type[BaseModel]) -> set[str]:
+    """Every field name of a model and of the models its fields hold, as a menu file spells it."""
+    names = set()
+    for name, info in model.model_fields.items():
+        names.add(info.alias or name)
+        for inner in re.findall(r"automanager\.menu\.schema\.(\w+)", repr(info.annotation)):
+            names |= schema_fields(getattr(schema, inner))
+    return names
+
+
+def test_the_tutorials_reference_builds_and_uses_every_field_of_the_schema(tmp_path):
+    """kb/packs/README.md is the tutorial; its reference example is a whole menu that builds, and
+    holds every field the schema has, so no field goes undocumented."""
     readme = (REPO / "kb" / "packs" / "README.md").read_text(encoding="utf-8")
-    example = re.search(r"```toml\n(.*?)```", readme, re.S)
+    example = re.search(r"## Reference.*?```toml\n(.*?)```", readme, re.S)
     assert example is not None
     menu = MenuSchema.model_validate(tomllib.loads(example.group(1)))
     assert menu.item[0].name == "Pizza" and menu.categories["pizza"].toppings == "all"
+    (tmp_path / "menu.toml").write_text(example.group(1), encoding="utf-8")
+    build_kb(tmp_path)
+    used = set(re.findall(r"^\s*\[*\s*(?:[\w.]+\.)?([a-z_]+)\s*[=\]]", example.group(1), re.M))
+    used |= set(re.findall(r"[{,]\s*([a-z_]+)\s*=", example.group(1)))
+    used |= set(re.findall(r"^\[+([a-z_]+)", example.group(1), re.M))  # [categories.pizza]
+    assert schema_fields(MenuSchema) - used == set()
 
 
 def test_a_bad_name_of_an_entry_is_named_as_its_name(tmp_path):

@@ -6,6 +6,7 @@ CKTs) and crs/crs.lp (the collaborative rule set) decide what happens and what t
 
 from __future__ import annotations
 
+from collections import Counter
 from datetime import datetime
 from pathlib import Path
 
@@ -110,7 +111,7 @@ def context(state: State) -> Context:
         elif isinstance(typed, Unit):
             units.append((typed.number, typed.food))
     ctx.ordered = list(dict.fromkeys(food for _, food in sorted(units)))
-    ctx.several = sorted({food for _, food in units if sum(f == food for _, f in units) > 1})
+    ctx.units = dict(Counter(food for _, food in units))
     if ctx.ask_group:  # a question about a kind of dish: its first dish is what a short answer is about
         ctx.ask_group.sort(key=ctx.ordered.index)
         ctx.ask_target = ctx.ask_group[0]

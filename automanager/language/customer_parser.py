@@ -180,8 +180,9 @@ class CustomerParser:
                 return Parse(deals or [Greet(Const("hello" if talk and not ctx.ordered else "noted"))], [], [])
         tokens, mentions, choices = self.either_or(tokens, mentions, flat)
         bare = self.p.without_polite(flat)  # "I'm good, thanks": polite words only, and a closing among them
+        unled = bare.split(" ", 1)[-1] if self.p.inside["no_first"].starts(bare) else bare  # "nah, that's good"
         complete = bool(acts["complete"].search(flat)) or ctx.ask_topic in (None, "else", "more") and (
-            acts["complete_alone"].whole(bare) or not bare and bool(acts["complete_alone"].search(flat)))
+            acts["complete_alone"].whole(unled) or not bare and bool(acts["complete_alone"].search(flat)))
         if (answer := self.whole_line_answer(tokens, mentions, flat, said, ctx, complete)) is not None:
             return answer
         return self.read_clauses(tokens, mentions, flat, ctx, talk, complete,
@@ -236,7 +237,8 @@ class CustomerParser:
         self.count_of_a_list(clauses)
         self.units_of_a_list(clauses, result)
         state = {"line": 0, "last": ctx.ordered[-1] if flat.startswith("with ") and ctx.ordered else None,
-                 "label": next((self.menu.label_words[w] for w in flat.split() if w in self.menu.label_words), None)}
+                 "label": next((self.menu.label_words[w] for w in flat.split() if w in self.menu.label_words), None),
+                 "each": self.p.each_unit.search(flat) is not None}  # "... on both": picks for each meal
         for clause in clauses:
             self.clause(clause, ctx, result, state)
         result.acts += extra
@@ -303,6 +305,8 @@ class CustomerParser:
                 end = i + got[1]
                 after = next((w for w in self.p.people_after if tuple(tokens[end:end + len(w)]) == w), None)
                 before = next((w for w in self.p.people_before if tuple(out[len(out) - len(w):]) == w), None)
+                if after and not before and self.names_item_at(tokens, end):
+                    after = None  # "one kids meal": the words start a name on the menu, a count of it
                 if after or before:
                     if before and not after:
                         del out[len(out) - len(before):]
@@ -311,6 +315,10 @@ class CustomerParser:
             out.append(tokens[i])
             i += 1
         return out
+
+    def names_item_at(self, tokens: list[str], start: int) -> bool:
+        """Does a name of the menu start at tokens[start]?"""
+        return any(m.kind == "item" and m.start == start for m in self.mentions_in(tokens))
 
     def heard_numbers(self, tokens: list[str]) -> list[str]:
         """'I'll have to crunchy tacos and for bean burritos': a word that sounds like a number, after
@@ -908,6 +916,9 @@ class CustomerParser:
 
         They never vanish and never swallow the next item: each clause is read on its own."""
         toks = clause.tokens
+        covered = {i for m in clause.mentions for i in range(m.start, m.end)}
+        result.unknown += [f"{toks[i]} {toks[i + 1]}" for i in range(len(toks) - 1)  # "a number 5" no meal has
+                           if toks[i] in self.p.numbered and i not in covered and number_at(toks, i + 1)]
         content, numbers = self.unnamed_words(clause)
         if not content or self.p.acts["recommend"].search(clause.text):
             return
@@ -1472,6 +1483,14 @@ class CustomerParser:
             for (m, line), (after, _) in zip(placed, placed[1:] + [(None, 0)]):
                 self.updates(self.item_span(clause, m, after), m.name, line, ctx, result.acts)
             return
+        if len(placed) == 1 and len(items) > 1:  # "a large number 1 with rings": large is the meal's, not a choice's
+            m, line = placed[0]
+            after = min((x for x in items if x.start > m.start), key=lambda x: x.start, default=None)
+            if after is not None:
+                a, b = self.span_of(clause, m, after)
+                self.updates(self.part(clause, a, b), m.name, line, ctx, result.acts)
+                clause = Clause(toks, [x for x in clause.mentions if not a <= x.start < b or x.kind == "item"],
+                                clause.act, clause.asks)
         self.changes_said(clause, items, ctx, result, state, one)
 
     def place_items(self, clause: Clause, items: list[Mention], ctx: Context, result: Parse, state: dict,
@@ -1490,20 +1509,27 @@ class CustomerParser:
                 acts.append(Vague(*vague))
                 clause.mentions = [x for x in clause.mentions if not (x.kind == "option" and x.start >= m.end)]
                 continue  # the values said before it wait for the answer ("for the office party" is no size)
-            choice_combo = self.combo_for_choice(m.name, ctx, state["last"], toks) or next(
-                (c for c in [state.get("choosing")] if c and m.name in self.menu.combo_choices(c)), None)
-            if choice_combo and state["last"] != choice_combo:  # "drinks on those: two X, one Y": each a choice
+            said_with = self.combo_with(m, toks, placed, state["last"]) or state.get("with_combo")  # "a number 2 with ..."
+            state["with_combo"] = said_with  # "... with fries and a latte": the list goes on
+            m = self.slot_member(m, state.get("choosing") or said_with)
+            choice_combo = self.combo_for_choice(m.name, ctx, state["last"], toks, state["each"]) or next(
+                (c for c in [state.get("choosing")] if c and m.name in self.menu.combo_choices(c)), None) or \
+                (said_with if said_with and self.slot_left(said_with, acts) and self.taken_as_pick(m.name, said_with) else None)
+            said_n = self.quantity_before(toks, m.start, clause.mentions, default=0)
+            meals = self.meals_of(choice_combo, acts, ctx, state) if choice_combo else 1
+            each = state["each"] and meals > 1 and said_n in (0, 1, meals)  # "fries on both", "both with a coke"
+            if choice_combo and state["last"] != choice_combo and not each:  # "drinks on those: two X, one Y"
                 state["choosing"] = choice_combo
-                for _ in range(self.quantity_before(toks, m.start, clause.mentions, default=1) - 1):
+                for _ in range(said_n - 1):
                     state["line"] += 1
                     acts.append(Specify(choice_combo, m.name, state["line"]))
-            if choice_combo and state["last"] == choice_combo and (
-                    not self.slot_left(choice_combo, acts) or
-                    self.quantity_before(toks, m.start, clause.mentions, default=1) > 1):
+            if choice_combo and state["last"] == choice_combo and not each and (
+                    not self.slot_left(choice_combo, acts) or said_n > 1):
                 choice_combo = None  # "a combo with a lemonade and also a pepsi", "a combo and two pepsis": orders
-            if choice_combo:
-                state["line"] += 1  # each choice its own line: the n-th choice fills the n-th open slot
-                acts.append(Specify(choice_combo, m.name, state["line"]))
+            if choice_combo:  # each choice its own line: the n-th choice fills the n-th open slot
+                for _ in range(meals if each else 1):
+                    state["line"] += 1
+                    acts.append(Specify(choice_combo, m.name, state["line"]))
                 continue
             n = clause.count or self.quantity_before(toks, m.start, clause.mentions, default=self.asked_count(m, ctx))
             part = (1 if one else self.units_of_them(clause, m)) if m is items[-1] else None
@@ -1516,6 +1542,7 @@ class CustomerParser:
                 n = part
             state["line"] += 1
             acts.append(Order(m.name, n, state["line"]))
+            state["with_combo"] = None  # a food of its own ends a list of picks
             bare = state.setdefault("bare", set())  # the lines that may be units ordered before
             if not m.said and n == 1 and m.name in ctx.ordered and set(state.get("placed", {}).values()) <= bare:
                 bare.add(state["line"])  # "one pepperoni, one ham" after "two pizzas": maybe those two
@@ -1721,13 +1748,17 @@ class CustomerParser:
     def item_span(self, clause: Clause, m: Mention, after: Mention | None) -> Clause:
         """The part of a clause that modifies item m: from the options and ingredients said just
         before it ("two medium ham <pizzas>") to those said just before the next item."""
+        return self.part(clause, *self.span_of(clause, m, after))
+
+    def span_of(self, clause: Clause, m: Mention, after: Mention | None) -> tuple[int, int]:
+        """Where item_span starts and ends in the clause."""
         def start_of(item: Mention) -> int:
             start = item.start
             while start > 0 and (self.modifier_at(clause, start - 1) or number_at(clause.tokens, start - 1)):
                 start -= 1
             return start
 
-        return self.part(clause, start_of(m), start_of(after) if after else len(clause.tokens))
+        return start_of(m), start_of(after) if after else len(clause.tokens)
 
     @staticmethod
     def part(clause: Clause, a: int, b: int) -> Clause:
@@ -1774,6 +1805,40 @@ class CustomerParser:
         acts += [p.but(line=state["line"]) for p in list(acts)
                  if isinstance(p, (Update, UpdateUnits)) and p.line == last.line]
         return last.line
+
+    def slot_member(self, m: Mention, combo: str | None) -> Mention:
+        """A food said in words of one of the choices of the combo it is said with is that choice
+        ("a kids meal with nuggets": the kids nuggets, not the nuggets sold alone)."""
+        choices = self.menu.combo_choices(combo) if combo else set()
+        if m.name in choices or not (said := self.name_words(m.said)):
+            return m
+        fits = [d for d in choices if covers(said, d)]
+        return replace(m, name=fits[0]) if len(fits) == 1 else m
+
+    def combo_with(self, m: Mention, toks: list[str], placed: list[tuple[Mention, int]], last: str | None) -> str | None:
+        """The combo ordered right before a food said "with" it ("a number 2 with a latte", "a kids
+        meal, with the burger"). A food that is none of its choices may still be taken as a pick
+        (taken_as_pick): the rules refuse it and name the choices, so the customer is asked rather
+        than rung up for what they meant as the meal's."""
+        combo, start = (placed[-1][0].name, placed[-1][0].end) if placed else (last, 0)
+        if not combo or not self.menu.combo_choices(combo) or "with" not in toks[start:m.start]:
+            return None
+        return combo
+
+    def taken_as_pick(self, name: str, combo: str) -> bool:
+        """Is a food said with a combo that is none of its choices meant as its pick ("a number 2
+        with a latte": asked, as a latte is a pick of some meal), not as a food of its own ("a combo
+        with a bean burrito", "... and a cheeseburger": the kind of its fixed parts)?"""
+        kinds = self.menu.category_of
+        parts = {kinds.get(part) for c, part in self.menu.facts.get("combo_contain", []) if c == combo} - {None}
+        return any(name in members for members in self.menu.groups.values()) and kinds.get(name) not in parts
+
+    @staticmethod
+    def meals_of(combo: str, acts: Sequence[Act], ctx: Context, state: dict) -> int:
+        """How many units of a combo picks said "on both" go with: those this sentence ordered,
+        else those of the order."""
+        now = [a.quantity for a in acts if isinstance(a, Order) and a.food == combo]
+        return now[-1] if now and state["last"] == combo else ctx.units.get(combo, 1)
 
     def slot_left(self, combo: str, acts: list[Act]) -> bool:
         ordered = sum(p.quantity for p in acts if isinstance(p, Order) and p.food == combo)
@@ -1882,6 +1947,11 @@ class CustomerParser:
         if said_now and new_name in self.menu.combo_choices(said_now.food):
             state["line"] += 1  # "a X combo and make the drink a Y": Y is the combo's choice, the combo stays
             result.acts.append(Specify(said_now.food, new_name, state["line"]))
+            return
+        asked = ctx.ask_target if str(ctx.ask_topic).startswith("choice") else None
+        if not said_now and asked and old_name == asked and new_name in self.menu.combo_choices(asked):
+            state["line"] += 1  # "which drink?" - "make it a milk then": the pick asked for, the meal stays
+            result.acts.append(Specify(asked, new_name, state["line"]))
             return
         if said_now:  # "a bean burrito, wait no, make that a beef burrito": the order said just now changes
             result.acts.remove(said_now)
@@ -2206,12 +2276,12 @@ class CustomerParser:
         return offering[-1] if offering else None
 
     def combo_for_choice(self, name: str, ctx: Context, last_item: str | None,
-                         tokens: Sequence[str] = ()) -> str | None:
+                         tokens: Sequence[str] = (), each: bool = False) -> str | None:
         """The combo a named dish is a choice for: the combo just said or asked about, or an
         ordered combo whose group the clause names ("make the drink a <drink>")."""
         combos = ([last_item] if last_item else []) + (
             [ctx.ask_target] if ctx.ask_topic and ctx.ask_topic.startswith("choice") else [])
-        with_it = "with" in tokens and self.refers_back(" ".join(tokens))  # "and a <drink> with it"
+        with_it = "with" in tokens and self.refers_back(" ".join(tokens)) or each  # "and a <drink> with it", "... on both"
         combos += [c for c in reversed(ctx.ordered) if c in self.menu.combos and any(
             (with_it or group.lower() in tokens or group.lower() + "s" in tokens) and name in self.menu.groups[group]
             for c2, group in self.menu.facts.get("combo_contain", []) if c2 == c and group in self.menu.groups)][:1]

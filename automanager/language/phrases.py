@@ -138,6 +138,8 @@ class Phrases:
         self.bare_words = frozenset(words["bare_words"])
         self.some_units = Cue(tuple(words["some_units"]))
         self.every_unit = Cue(tuple(words["every_unit"]))
+        self.each_unit = Cue(tuple(words["each_unit"]))
+        self.numbered = frozenset(words["numbered"])
         self.drink = frozenset(words["drink"])
         self.operators = [(tuple(phrase.split()), op) for phrase, op in
                           sorted(words["operators"], key=lambda pair: -len(pair[0].split()))]

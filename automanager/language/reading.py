@@ -30,7 +30,7 @@ class Context:
     recommended_items: list[str] = field(default_factory=list)
     recommended_toppings: list[tuple[str, str]] = field(default_factory=list)  # (dish, topping)
     ordered: list[str] = field(default_factory=list)  # foods in order of first unit
-    several: list[str] = field(default_factory=list)  # foods of more than one unit ("the pizza" of two: alike?)
+    units: dict[str, int] = field(default_factory=dict)  # how many units of each food the order holds
     discussed: str | None = None
     discussed_quantity: int = 1
     discussed_size: str | None = None
@@ -40,6 +40,12 @@ class Context:
     held: bool = False  # the bot asked which unit a change is for ("the soft one" answers it)
     pending: bool = False  # the last line was half heard: its changes wait for a yes
     asked_kind: tuple[str, int] | None = None  # the last line asked which food of a kind (and how many)
+
+
+    @property
+    def several(self) -> list[str]:
+        """The foods of more than one unit ("the pizza" of two: alike?)."""
+        return sorted(food for food, n in self.units.items() if n > 1)
 
 
 @dataclass

@@ -38,6 +38,8 @@ def folded_line(text: str) -> str:
     text = letters_folded(text).translate(CLAUSE_MARKS)
     text = re.sub(r"(?<=\d),(?=\d{3})", "", text)
     text = re.sub(r"\b(she|he|it|they)['’`]ll\b", r"\1 will", text)  # "she'll" is no "shell"
+    text = re.sub(r"#\s*(?=\d)", " number ", text)  # "a #2": combo number 2, never two of something
+    text = re.sub(r"(?<![\d.])(\d+)['’`]?s\b", r"\1", text)  # "two number 3s": the number, not a word "s"
     return re.sub(r"['’`]", "", text).replace("&", " and ")
 
 

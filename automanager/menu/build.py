@@ -117,6 +117,7 @@ class Builder:
                        fact("original_price", name, price), fact("original_cal", name, cal)]
         if category == "drink":
             self.ingredients[name] = []
+            self.facts.append(fact("no_ingredients", category))
             usual, larger = self.rules["drink_sizes"]
             self.facts += offer_facts(name, "size", usual, self.cur["options"])
             if cal_high > cal:  # the sources list a larger size

@@ -21,7 +21,8 @@ MESSAGES = {
     "no_price": "{0} has no price",
     "no_items": "the menu has no dish or combo: add items to it (kb/packs/README.md shows how)",
     "no_category": "dish {0} has no category",
-    "no_ingredient": "dish {0} has no ingredient",
+    "no_ingredient": "dish {0} has no ingredient: list what it includes, or say its category has none "
+                     "(has_ingredients = false, for drinks)",
     "bad_price": "{0} has a price that is not positive: {1} cents",
     "price_over_limit": "{0} costs {1} cents, over the policy maximum (max_item_price)",
     "bad_topping": "topping {1} of {0} is neither an ingredient nor a sauce",

@@ -15,8 +15,9 @@ from pathlib import Path
 
 import inflect
 
+from ..normalize import normalize
 from .facts import HEADER, BuildError, ask_facts, constant, fact, offer_facts, option_group_facts
-from .schema import MAX_FILE, Category, Combo, Item, Loc, MenuSchema, MenuText
+from .schema import MAX_FILE, Category, Combo, Item, Loc, MenuSchema, MenuText, Offer, ServingHours
 
 MENU_FILE = "menu.toml"
 
@@ -28,11 +29,12 @@ def english() -> inflect.engine:
 
 
 def number_words(number: int | None) -> list[str]:
-    """What customers call combo number N: "number 2", "number two", "#2", "combo 2", "meal two"."""
+    """What customers call combo number N: "number 2", "number two", "combo 2", "meal two"
+    ("#2" is read as "number 2", a plural "two number 2s" as the number itself)."""
     if number is None:
         return []
     said = (str(number), str(english().number_to_words(number)).replace("-", " "))
-    return [f"#{number}"] + [f"{lead} {n}" for lead in ("number", "no", "combo", "combo number", "meal", "meal number")
+    return [f"{lead} {n}" for lead in ("number", "no", "combo", "combo number", "meal", "meal number")
                              for n in said]
 
 
@@ -71,6 +73,7 @@ class MenuFile:
                 menu.policy.model_dump(exclude={"ask_questions"}, exclude_none=True).items()]
         out += ask_facts(menu.policy.ask_questions, self.groups)
         out += option_group_facts(self.groups)
+        self.check_option_words()
         out += [fact("label_word", label, word) for label, words in menu.labels.items() for word in words]
         out += self.ingredient_facts()
         for group, spec in menu.options.items():
@@ -79,6 +82,8 @@ class MenuFile:
                     self.known(ingredient, ("options", group, "values", value, "contains", i))
         for name, kind in menu.categories.items():
             self.check_category(name, kind)
+            out += self.hours_facts("category", name, kind.hours, ("categories", name))
+            out += [] if kind.has_ingredients else [fact("no_ingredients", name)]
         first: dict[str, int] = {}
         for rank, item in enumerate(menu.item, start=1):
             if first.setdefault(item.name, rank) != rank:
@@ -94,6 +99,27 @@ class MenuFile:
             out += self.combo_facts(combo, ("combo", index))
         return out
 
+    def check_option_words(self) -> None:
+        """An option value or word that is also how an item or combo is called would compete with it
+        in every order ("coca cola" a size and a drink): refused, both places named. So is a word of
+        an item that is only a number (it would be read as how many)."""
+        names: dict[str, str] = {}
+        entries: list[tuple[str, int, Item | Combo]] = [("item", i, item) for i, item in enumerate(self.menu.item)]
+        entries += [("combo", i, combo) for i, combo in enumerate(self.menu.combo)]
+        for kind, index, entry in entries:
+            for i, word in enumerate(entry.words):
+                if normalize(word).replace(" ", "").isdigit():
+                    raise BuildError(f"{word!r} is only a number, which customers say for how many; "
+                                     'use "number 2" (a combo\'s number = 2 adds those words)', (kind, index, "words", i))
+            for word in (entry.name, *entry.words):
+                names.setdefault(normalize(word), f'{kind} "{entry.name}"' + (" words" if word != entry.name else ""))
+        for group, spec in self.menu.options.items():
+            for value, details in spec.values.items():
+                for loc, word in [((), value), *((("words", i), w) for i, w in enumerate(details.words))]:
+                    if normalize(word) in names:
+                        raise BuildError(f"{word!r} is also said for {names[normalize(word)]}; an option word cannot "
+                                         "name an item: drop one of the two", ("options", group, "values", value, *loc))
+
     def ingredient_facts(self) -> list[str]:
         out = []
         for name, spec in self.menu.ingredients.items():
@@ -104,14 +130,18 @@ class MenuFile:
         return out
 
     def check_category(self, name: str, kind: Category) -> None:
-        """The toppings a category names are ingredients, and its options' defaults, prices and
-        calories are for values it offers (a price for a misspelled value would be lost)."""
+        """The toppings a category names are ingredients, and its options are for values it offers."""
         at: Loc = ("categories", name)
         for field in ("toppings", "popular_toppings"):
             names = getattr(kind, field)
             for i, topping in enumerate([] if names == "all" else names):
                 self.known(topping, (*at, field, i))
-        for group, spec in kind.options.items():
+        self.check_offers(kind.options, at)
+
+    def check_offers(self, offers: dict[str, Offer], at: Loc) -> None:
+        """An offer's default, prices and calories are for values it offers (a price for a
+        misspelled value would be lost)."""
+        for group, spec in offers.items():
             if spec.default is not None and spec.default not in spec.values:
                 raise BuildError(f"default {spec.default!r} is not one of its {group} values ({', '.join(spec.values)})",
                                  (*at, "options", group, "default"))
@@ -120,6 +150,33 @@ class MenuFile:
                     if value not in spec.values:
                         raise BuildError(f"{value!r} is not one of its {group} values ({', '.join(spec.values)})",
                                          (*at, "options", group, field, value))
+
+    def offered(self, name: str, offers: dict[str, tuple[Offer, Loc]]) -> list[str]:
+        """The option facts of an item or combo: each value it offers, at the price and calories
+        its offer gives (else its group's), and its default."""
+        out = []
+        for group, (option, at) in offers.items():
+            for i, value in enumerate(option.values):
+                try:
+                    out += offer_facts(name, group, value, self.groups, option.prices.get(value), option.cals.get(value))
+                except BuildError as exc:
+                    raise BuildError(str(exc), (*at, "options", group, "values", i)) from None
+            if option.default is not None:
+                out.append(fact("option_default", name, constant(group, "option group"), option.default))
+        return out
+
+    def hours_facts(self, scope: str, name: str, hours: ServingHours | None, at: Loc) -> list[str]:
+        """menu_hours/5: when an item, category or combo is served, the facts of a manager's hours
+        rule (a rule the manager states for the same days overrides them)."""
+        windows = [] if hours is None else hours if isinstance(hours, list) else [hours]
+        out = []
+        for i, window in enumerate(windows):
+            start, end = window.minutes(window.start), window.minutes(window.until)
+            if start == end:
+                raise BuildError("from and until are the same time; give the hours it is served",
+                                 (*at, "hours", *([i] if isinstance(hours, list) else [])))
+            out.append(fact("menu_hours", constant(scope, "scope"), name, start, end, window.mask()))
+        return out
 
     def item_facts(self, item: Item, rank: int) -> list[str]:
         name, at = item.name, ("item", rank - 1)
@@ -143,15 +200,12 @@ class MenuFile:
             out += [fact("available_topping", name, topping), fact("upgrade_price", name, topping, spec.price),
                     fact("upgrade_cal", name, topping, spec.cal)]
         out += [fact("popular_topping", name, t) for t in kind.popular_toppings]
-        for group, option in kind.options.items():
-            for i, value in enumerate(option.values):
-                try:
-                    out += offer_facts(name, group, value, self.groups, option.prices.get(value), option.cals.get(value))
-                except BuildError as exc:
-                    raise BuildError(str(exc), ("categories", item.category, "options", group, "values", i)) from None
-            if option.default is not None:
-                out.append(fact("option_default", name, constant(group, "option group"), option.default))
-        return out
+        self.check_offers(item.options, at)
+        offers: dict[str, tuple[Offer, Loc]] = {group: (option, ("categories", item.category))
+                                                for group, option in kind.options.items()}
+        offers |= {group: (option, at) for group, option in item.options.items()}
+        out += self.offered(name, offers)
+        return out + self.hours_facts("item", name, item.hours, at)
 
     def choice_facts(self) -> list[str]:
         """The combos' choices: combo_option_group(Choice, Item) for each item it may be, and
@@ -199,7 +253,9 @@ class MenuFile:
                 raise BuildError(f"{group!r} is not in [choices] ({', '.join(self.menu.choices) or 'none declared'})",
                                  (*at, "choose", group))
             out += [fact("combo_contain", name, group), fact("combo_count", name, group, count)]
-        return out
+        self.check_offers(combo.options, at)
+        out += self.offered(name, {group: (option, at) for group, option in combo.options.items()})
+        return out + self.hours_facts("item", name, combo.hours, at)
 
     def known(self, ingredient: str, loc: Loc) -> None:
         if ingredient not in self.menu.ingredients:

@@ -55,6 +55,9 @@ CalChange = Annotated[StrictInt, Field(ge=-MAX_CAL, le=MAX_CAL)]
 Policy = Annotated[StrictInt, Field(ge=0, le=MAX_INT)]
 Words = Annotated[list[Text], Field(max_length=MAX_LIST)]
 # "all" (every ingredient an item does not include) or a list; only the matching shape is tried
+Clock = Annotated[StrictStr, Field(pattern=r"^([01]?[0-9]|2[0-3]):[0-5][0-9]$")]  # "06:00", "22:30"
+DAYS = {"mon": 1, "tue": 2, "wed": 4, "thu": 8, "fri": 16, "sat": 32, "sun": 64, "weekdays": 31, "weekend": 96}
+Day = Literal["mon", "tue", "wed", "thu", "fri", "sat", "sun", "weekdays", "weekend"]
 Toppings = Annotated[Annotated[Literal["all"], Tag("all")] | Annotated[Words, Tag("list")],
                      Discriminator(lambda v: "all" if v == "all" else "list")]
 
@@ -105,18 +108,48 @@ class Ingredient(Table):
     words: Words = []
 
 
-class CategoryOption(Table):
+class Hours(Table):
+    """When something is served: from one time until another (an until before from runs past
+    midnight), on the days listed (every day when left out)."""
+    start: Clock = Field(alias="from")
+    until: Clock
+    days: Annotated[list[Day], Field(max_length=9)] = []
+
+    def mask(self) -> int:
+        """The days as the rules' weekday mask (mon 1 ... sun 64)."""
+        mask = 0
+        for day in self.days or ["weekdays", "weekend"]:
+            mask |= DAYS[day]
+        return mask
+
+    def minutes(self, clock: str) -> int:
+        hour, minute = clock.split(":")
+        return int(hour) * 60 + int(minute)
+
+
+# one window ({ from = "06:00", until = "10:30" }) or several ([{ ... }, { ... }])
+ServingHours = Annotated[Annotated[Hours, Tag("one")] | Annotated[list[Hours], Field(max_length=14), Tag("list")],
+                         Discriminator(lambda v: "list" if isinstance(v, list) else "one")]
+
+
+class Offer(Table):
+    """The values of an option group a category, an item or a combo offers, with what each adds."""
     values: Annotated[list[Text], Field(min_length=1, max_length=MAX_LIST)]
     prices: Annotated[dict[Text, Change], Field(max_length=MAX_LIST)] = {}
     cals: Annotated[dict[Text, CalChange], Field(max_length=MAX_LIST)] = {}
     default: Text | None = None
 
 
+Offers = Annotated[dict[GroupName, Offer], Field(max_length=MAX_LIST)]
+
+
 class Category(Table):
     made_to_order: StrictBool = False
+    has_ingredients: StrictBool = True  # false: its items list none (drinks, bottled sides)
     toppings: Toppings = []
     popular_toppings: Words = []
-    options: Annotated[dict[GroupName, CategoryOption], Field(max_length=MAX_LIST)] = {}
+    options: Offers = {}
+    hours: ServingHours | None = None
 
 
 class Item(Table):
@@ -129,6 +162,8 @@ class Item(Table):
     by_the_order: StrictBool = False
     labels: Words = []
     includes: Words = []
+    options: Offers = {}  # its own, over its category's for a group both name
+    hours: ServingHours | None = None
 
 
 class Choice(Table):
@@ -148,6 +183,8 @@ class Combo(Table):
     best_seller: StrictBool = False
     parts: Annotated[dict[Text, Annotated[StrictInt, Field(ge=1, le=99)]], Field(max_length=MAX_LIST)] = {}
     choose: Annotated[dict[Text, Annotated[StrictInt, Field(ge=1, le=99)]], Field(max_length=MAX_LIST)] = {}
+    options: Offers = {}  # meal sizes: "a large number 2"
+    hours: ServingHours | None = None
 
 
 class MenuSchema(Table):
@@ -330,8 +367,12 @@ def explain(error: ErrorDetails, path: Loc) -> str:
         return f"has {ctx['actual_length']:,} entries; at most {ctx['max_length']:,}"
     if kind == "list_type" and path[-1:] == ("toppings",):
         return f'must be "all" or a list [...], not {shown(value)}'
+    if kind == "string_pattern_mismatch" and path[-1:] in (("from",), ("until",)):
+        return f'must be a time of day as "HH:MM" on a 24-hour clock ("06:00", "22:30"), not {shown(value)}'
     if kind == "string_pattern_mismatch":
         return f"{shown(value)}: use lowercase letters, digits and _ only (it becomes a name in the rules)"
+    if kind in ("model_type", "dict_type") and "hours" in path:
+        return f'must be {{ from = "06:00", until = "10:30" }} (days = [...] optional), not {shown(value)}'
     messages = {"missing": "is missing", "string_type": f"must be text in quotes, not {shown(value)}",
                 "bool_type": f"must be true or false, not {shown(value)}",
                 "list_type": f"must be a list [...], not {shown(value)}",
