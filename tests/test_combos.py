@@ -76,8 +76,10 @@ def picks(unit: dict) -> set[str]:
 
 
 def test_a_meal_size_is_the_meals_and_priced_from_the_menu_file(tmp_path, monkeypatch):
-    chat, _ = chat_on(BURGER, tmp_path, monkeypatch, "a large number 3 with onion rings and a diet coke",
-                      "and a cheeseburger meal with fries and a root beer", "make that one a large meal too")
+    chat, replies = chat_on(BURGER, tmp_path, monkeypatch, "a large number 3 with onion rings and a diet coke",
+                            "and a cheeseburger meal with fries and a root beer", "make that one a large meal too",
+                            "that's all")
+    assert "a large Cheeseburger Meal (with large French Fries, with large Root Beer)" in replies[-1]  # its picks resized
     first, second = chat.order()
     assert (first["item"], first["size"], picks(first)) == (
         "Bacon Cheeseburger Meal", ["large"], {'("Side",1,"Onion Rings")', '("Drink",1,"Diet Cola")'})
@@ -234,3 +236,42 @@ def test_an_items_own_option_is_offered_on_it_alone(tmp_path, monkeypatch):
     chat, replies = chat_on(BURGER, tmp_path, monkeypatch, "a latte with oat milk", "and a hot chocolate with almond milk")
     assert "has no milk choice" in replies[1]
     assert chat.order() == [{"item": "Latte", "milk": ["oat milk"]}, {"item": "Hot Chocolate"}]
+
+
+# ---- how a meal's picks are read ----------------------------------------------------------------------
+
+def read(line: str) -> list[tuple[str, str, int]]:
+    from automanager.language.customer_parser import Context, CustomerParser
+
+    acts = CustomerParser(MENU).parse(line, Context()).acts
+    return [("order", a.food, a.quantity) if isinstance(a, Order) else ("pick", a.dish, 1)
+            for a in acts if isinstance(a, (Order, Specify))]
+
+
+@pytest.mark.parametrize("line, expected", [
+    ("a kids meal with nuggets, apples and milk",
+     [("order", "Kids Meal", 1), ("pick", "Kids Nuggets", 1), ("pick", "Apple Slices", 1), ("pick", "Milk", 1)]),
+    ("one kids meal, with the burger and an oj",  # "one kids" is no count of children
+     [("order", "Kids Meal", 1), ("pick", "Kids Burger", 1), ("pick", "Orange Juice", 1)]),
+    ("a kids meal and nuggets", [("order", "Kids Meal", 1), ("order", "Chicken Nuggets", 1)]),  # not said with it
+    ("a number 1 with fries, and a cheeseburger",  # the kind of its burger: one more, not a pick
+     [("order", "Cheeseburger Meal", 1), ("pick", "French Fries", 1), ("order", "Cheeseburger", 1)]),
+    ("number 2 with a latte", [("order", "Double Cheeseburger Meal", 1), ("pick", "Latte", 1)]),  # refused, asked
+    ("two number ones, both with fries and a coke",
+     [("order", "Cheeseburger Meal", 2), ("pick", "French Fries", 1), ("pick", "French Fries", 1),
+      ("pick", "Cola", 1), ("pick", "Cola", 1)]),
+])
+def test_what_is_said_with_a_meal_is_read_as_its_picks_or_as_foods_of_their_own(line, expected):
+    assert read(line) == expected
+
+
+def test_picks_said_on_both_after_ordering_go_to_each_meal(tmp_path, monkeypatch):
+    chat, _ = chat_on(BURGER, tmp_path, monkeypatch, "two number 6s please", "onion rings and root beer on both")
+    assert [picks(unit) for unit in chat.order()] == [{'("Side",1,"Onion Rings")', '("Drink",1,"Root Beer")'}] * 2
+
+
+def test_a_meal_number_no_meal_has_is_said_back_not_dropped():
+    from automanager.language.customer_parser import Context, CustomerParser
+
+    parsed = CustomerParser(MENU).parse("a number 9 with a coke", Context())
+    assert "number 9" in parsed.unknown and any(type(a).__name__ == "Unsure" for a in parsed.acts)

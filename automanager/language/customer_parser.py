@@ -918,7 +918,7 @@ class CustomerParser:
         toks = clause.tokens
         covered = {i for m in clause.mentions for i in range(m.start, m.end)}
         result.unknown += [f"{toks[i]} {toks[i + 1]}" for i in range(len(toks) - 1)  # "a number 5" no meal has
-                           if toks[i] in self.p.numbered and i not in covered and number_at(toks, i + 1)]
+                           if toks[i] in self.p.numbered and not {i, i + 1} & covered and number_at(toks, i + 1)]
         content, numbers = self.unnamed_words(clause)
         if not content or self.p.acts["recommend"].search(clause.text):
             return

@@ -526,14 +526,16 @@ class CustomerTemplates:
         details: dict[int, list[str]] = defaultdict(list)
         before: dict[int, list[str]] = defaultdict(list)
         food_of = {p.unit: p.food for p in priced}
+        resized = {(d.unit, d.value[0]): self.option_said(*d.value[1]) for d in changes if d.kind == "pick_option"}
         for unit, kind, value in sorted((d.unit, d.kind, d.value) for d in changes):
             if kind == "option" and value[2] == "yes" and self.worth_saying(food_of.get(unit), *value[:2]):
                 text = self.option_said(value[0], value[1])
                 (before if value[0] in self.menu.said_before_name else details)[unit].append(text)
             elif kind in CHANGE_WORDS:
                 details[unit].append(("with " if kind in ("add", "plain") else "") + change_words(kind, value))
-            elif kind == "choice":
-                details[unit].append(f"with {value[2]}")
+            elif kind == "choice":  # a large meal's large fries
+                size = resized.get((unit, value))
+                details[unit].append(f"with {size} {value[2]}" if size else f"with {value[2]}")
             elif kind in ("deal", "free"):  # a manager's promotion: the deal price's days, the free item's combo
                 details[unit].append(REPLIES["confirm"]["deal_detail_" + kind].format(
                     days=days_text(value) if kind == "deal" else "", combo=value))
