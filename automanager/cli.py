@@ -45,6 +45,9 @@ app.add_typer(kb_app, name="kb")
 state_app = typer.Typer(help="Show or reset the shared state: stock list, menu changes, sessions.",
                         no_args_is_help=True)
 app.add_typer(state_app, name="state")
+orders_app = typer.Typer(help="Orders customers closed: list them, print a receipt, set the store's sales tax.",
+                         no_args_is_help=True)
+app.add_typer(orders_app, name="orders")
 
 # Names, ids, paths and settings printed come from users: none is read as rich markup or emoji codes.
 out = Console(markup=False, emoji=False)
@@ -405,6 +408,150 @@ def load(read, state_dir: Path | None, kb: Path | None = None, store: str | None
         return read(open_home(state_dir, folder, home.store))
     except (StateError, ReasonerError) as exc:
         raise fail(str(exc)) from None
+
+
+DayOption = Annotated[str | None, typer.Option("--day", help="The store's local day, YYYY-MM-DD (default: today).")]
+
+
+def day_of(said: str | None, home: Home):
+    """--day as a date (today when not given); a bad one is refused with the format."""
+    from datetime import date
+
+    try:
+        return date.fromisoformat(said) if said else home.now().date()
+    except ValueError:
+        raise fail(f"--day {said!r} is no date", "Give it as YYYY-MM-DD, e.g. --day 2026-11-27.") from None
+
+
+@orders_app.command("list")
+def orders_list(day: DayOption = None, open_only: Annotated[bool, typer.Option(
+                    "--open", help="Only the tickets the kitchen has still to make, any day.")] = False,
+                state_dir: StateDirOption = None, as_json: JsonOption = False, store: StoreOption = None) -> None:
+    """The orders of a day (or the open tickets), in ticket order: ticket, time, source, lines, total.
+
+    Example: automanager orders list --day 2026-11-27 --json
+    """
+    from datetime import datetime, time, timedelta
+
+    from .orders import OrderBook
+
+    home = open_home(state_dir, None, store)
+    when = day_of(day, home)
+    start = datetime.combine(when, time())
+    try:
+        book = OrderBook(home)
+        orders = book.open_tickets() if open_only else book.placed_between(start, start + timedelta(days=1))
+    except StateError as exc:
+        raise fail(str(exc)) from None
+    if as_json:
+        out.print_json(json.dumps([o.as_dict() for o in orders]))
+        return
+    if not orders:
+        out.print("No open tickets." if open_only else f"No orders on {when.isoformat()}.")
+        return
+    table = Table("id", "ticket", "placed", "source", "items", "total", "status")
+    for o in orders:
+        table.add_row(str(o.id), f"#{o.ticket}", o.placed_at.replace("T", " "), o.source,
+                      ", ".join(f"{line.quantity} {line.item}" for line in o.lines), f"${o.total / 100:,.2f}", o.status)
+    out.print(table)
+
+
+@orders_app.command("show")
+def orders_show(order_id: Annotated[int, typer.Argument(help="The order's id (orders list shows it).")],
+                state_dir: StateDirOption = None, as_json: JsonOption = False, kb: KbOption = None,
+                store: StoreOption = None) -> None:
+    """An order's receipt: its lines, subtotal, discount, tax and total.
+
+    Example: automanager orders show 12
+    """
+    from .orders import OrderBook
+    from .receipt import receipt_text
+
+    order = load(lambda home: OrderBook(home).get(order_id), state_dir, kb, store)
+    if order is None:
+        raise fail(f"no order {order_id} in this store", "See the ids with `automanager orders list` (--day for "
+                   "another day, --store for another store).", code=1)
+    if as_json:
+        out.print_json(json.dumps(order.as_dict()))
+        return
+    restaurant = Menu.load(paths.kb_files(use_kb(kb))).restaurant
+    out.print(receipt_text(order, restaurant), end="", highlight=False)
+
+
+@orders_app.command("tax")
+def orders_tax(rate: Annotated[str | None, typer.Argument(
+                   help="The sales tax in percent (8.25, 8.875; 0 for none). Without it, the rate is shown.",
+                   show_default=False)] = None,
+               state_dir: StateDirOption = None, store: StoreOption = None) -> None:
+    """Show or set the store's sales tax: added to every order from the next turn on, on its total
+    after discounts, rounded half up to the cent once per order.
+
+    Example: automanager orders tax 8.875 --store downtown
+    """
+    from .orders import OrderBook, percent, tax_thousandths
+
+    home = open_home(state_dir, None, store)
+    try:
+        book = OrderBook(home)
+        if rate is None:
+            current = book.tax_rate()
+            out.print(f"sales tax of store {home.store}: {percent(current) if current else 'none'}")
+            return
+        book.set_tax_rate(tax_thousandths(rate))
+    except ValueError as exc:
+        raise fail(str(exc)) from None
+    except StateError as exc:
+        raise fail(str(exc)) from None
+    out.print(f"sales tax of store {home.store} is now {percent(tax_thousandths(rate))}")
+
+
+@app.command("report")
+def day_in_numbers(day: DayOption = None, state_dir: StateDirOption = None, as_json: JsonOption = False,
+                   as_csv: Annotated[bool, typer.Option("--csv", help="Print CSV rows (section, key, value, cents).")]
+                   = False, store: StoreOption = None) -> None:
+    """The day in numbers: orders, sales, tax, the average ticket, sales per hour, the top items,
+    what could not be sold because it ran out (and its value), what customers said that no bot understood.
+
+    Example: automanager report --day 2026-11-27 --csv > day.csv
+    """
+    import csv
+
+    from .report import day_report
+
+    home = open_home(state_dir, None, store)
+    try:
+        figures = day_report(home, day_of(day, home))
+    except StateError as exc:
+        raise fail(str(exc)) from None
+    if as_json:
+        out.print_json(json.dumps(figures.as_dict()))
+        return
+    if as_csv:
+        writer = csv.writer(sys.stdout, lineterminator="\n")
+        writer.writerow(["section", "key", "value", "cents"])
+        for key in ("orders", "sales", "tax", "revenue", "average_ticket", "lost_value"):
+            writer.writerow(["day", key, getattr(figures, key), ""])
+        writer.writerows(["hour", h["hour"], h["orders"], h["sales"]] for h in figures.per_hour)
+        writer.writerows(["item", i["item"], i["quantity"], i["sales"]] for i in figures.top_items)
+        writer.writerows(["lost", i["item"], i["quantity"], i["cents"]] for i in figures.lost)
+        writer.writerows(["not_understood", p["phrase"], p["count"], ""] for p in figures.not_understood)
+        return
+    money = lambda cents: f"${cents / 100:,.2f}"  # noqa: E731
+    out.print(f"Store {figures.store}, {figures.day}: {figures.orders} orders, sales {money(figures.sales)}, "
+              f"tax {money(figures.tax)}, taken {money(figures.revenue)}, average ticket {money(figures.average_ticket)}")
+    for title, rows, columns in (
+            ("per hour", [(f"{h['hour']:02d}:00", str(h["orders"]), money(h["sales"])) for h in figures.per_hour],
+             ("hour", "orders", "sales")),
+            ("top items", [(i["item"], str(i["quantity"]), money(i["sales"])) for i in figures.top_items],
+             ("item", "sold", "sales")),
+            ("ran out", [(i["item"], str(i["quantity"]), money(i["cents"])) for i in figures.lost],
+             ("item", "refused", "value")),
+            ("not understood", [(p["phrase"], str(p["count"])) for p in figures.not_understood], ("phrase", "times"))):
+        if rows:
+            table = Table(*columns, title=title)
+            for row in rows:
+                table.add_row(*row)
+            out.print(table)
 
 
 @app.command("eval")

@@ -125,6 +125,9 @@ class Listener(Protocol):
 #    by (store, ingredient) and unheard phrases by (store, phrase); store_price, a store's own
 #    price of a menu item over the chain menu's. SQLite cannot change a primary key: those two
 #    tables are made again and their rows copied.
+# 5: orders as records (placed_order: one per closed customer session, its ticket number, lines and
+#    amounts in cents), each store's sales tax (store_tax: thousandths of a percent) and what customers
+#    asked for that had run out (lost_sale).
 AUDIT_ID = {"sqlite": "INTEGER PRIMARY KEY AUTOINCREMENT", "postgresql": "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"}
 MIGRATIONS: list[tuple[int, Callable[[str], list[str]]]] = [
     (1, lambda engine: [
@@ -142,6 +145,15 @@ MIGRATIONS: list[tuple[int, Callable[[str], list[str]]]] = [
     ]),
     (3, lambda engine: ["ALTER TABLE menu_version ADD COLUMN menu_text TEXT"]),
     (4, lambda engine: stores_step(engine)),
+    (5, lambda engine: [
+        f"CREATE TABLE IF NOT EXISTS placed_order (id {AUDIT_ID[engine]}, store TEXT NOT NULL, session TEXT NOT NULL, "
+        "ticket INTEGER NOT NULL, source TEXT NOT NULL, placed_at TEXT NOT NULL, lines TEXT NOT NULL, "
+        "subtotal INTEGER NOT NULL, discount INTEGER NOT NULL, tax INTEGER NOT NULL, total INTEGER NOT NULL, "
+        "status TEXT NOT NULL DEFAULT 'open', bumped_at TEXT, UNIQUE (store, session), UNIQUE (store, ticket))",
+        "CREATE TABLE IF NOT EXISTS store_tax (store TEXT PRIMARY KEY, rate INTEGER NOT NULL, at TEXT NOT NULL)",
+        "CREATE TABLE IF NOT EXISTS lost_sale (store TEXT NOT NULL, session TEXT NOT NULL, at TEXT NOT NULL, "
+        "item TEXT NOT NULL, quantity INTEGER NOT NULL, cents INTEGER NOT NULL)",
+    ]),
 ]
 
 

@@ -211,13 +211,13 @@ class Home:
         if "database" in self.__dict__:
             self.database.close()
 
-    def _read(self, query: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    def read(self, query: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         try:
             return self.database.read(query, params)
         except DatabaseError as exc:
             raise state_error(exc) from exc
 
-    def _write(self, work: Callable[[Transaction], Result], exclusive: bool = False) -> Result:
+    def write(self, work: Callable[[Transaction], Result], exclusive: bool = False) -> Result:
         """Run `work` in one write transaction: all of it lands, or none (`exclusive`: with no
         other write in between)."""
         try:
@@ -235,7 +235,7 @@ class Home:
 
     def stock_list(self) -> list[tuple[str, str]]:
         """(name, since) of everything out of stock."""
-        return self._read("SELECT ingredient, since FROM stock_out WHERE store = ? ORDER BY ingredient", (self.store,))
+        return self.read("SELECT ingredient, since FROM stock_out WHERE store = ? ORDER BY ingredient", (self.store,))
 
     def set_stock(self, ingredient: str, out: bool, session: str = "") -> None:
         def work(conn: Transaction) -> None:
@@ -250,7 +250,7 @@ class Home:
                     "in" if out else "out", "out" if out else "in")
                 self.database.notify(conn, "stock", store=self.store)  # the store's lanes hear of it at the commit
 
-        self._write(work)
+        self.write(work)
 
     # -- menu versions ----------------------------------------------------------------------------
     @cached_property
@@ -273,7 +273,7 @@ class Home:
 
     def latest_version(self) -> int:
         """The newest menu version made from this KB (0: the KB as shipped)."""
-        rows = self._read("SELECT max(version) FROM menu_version WHERE base = ?", (self.base_digest,))
+        rows = self.read("SELECT max(version) FROM menu_version WHERE base = ?", (self.base_digest,))
         return rows[0][0] or 0
 
     def menu_files(self, version: int) -> list[Path]:
@@ -281,7 +281,7 @@ class Home:
             return self.base_files
         path = self.root / "menu" / f"v{version}.lp"
         if not path.is_file():  # made on another machine of the chain, or lost: made from its text
-            rows = self._read("SELECT menu_text FROM menu_version WHERE version = ?", (version,))
+            rows = self.read("SELECT menu_text FROM menu_version WHERE version = ?", (version,))
             if not rows or rows[0][0] is None:
                 raise StateError(f"menu version {version} is missing ({path}). Restore the file from a backup, "
                                  "or run `automanager state reset` to start from the shipped menu.")
@@ -290,7 +290,7 @@ class Home:
 
     def published(self, session: str, batch: str) -> int | None:
         """The version that published this session's staged batch, if one did."""
-        rows = self._read("SELECT version FROM menu_version WHERE session = ? AND batch = ?", (session, batch))
+        rows = self.read("SELECT version FROM menu_version WHERE session = ? AND batch = ?", (session, batch))
         return rows[0][0] if rows else None
 
     def commit_menu(self, session: str, batch: str, based_on: int, records: Iterable[tuple[Any, ...]],
@@ -322,7 +322,7 @@ class Home:
             return version
 
         try:
-            version = self._write(work, exclusive=True)
+            version = self.write(work, exclusive=True)
             path = self.root / "menu" / f"v{version}.lp"
             try:
                 os.replace(written[-1], path)
@@ -337,7 +337,7 @@ class Home:
     def history(self, limit: int = 50) -> list[dict[str, Any]]:
         """The newest applied changes first, with old and new values: this store's (stock, store
         prices) and the chain's menu versions, whichever store's manager published them."""
-        rows = self._read("SELECT at, session, version, action, item, property, old, new, store FROM audit "
+        rows = self.read("SELECT at, session, version, action, item, property, old, new, store FROM audit "
                           "WHERE store = ? OR version IS NOT NULL ORDER BY id DESC LIMIT ?", (self.store, limit))
         keys = ("at", "session", "version", "action", "item", "property", "old", "new", "store")
         return [dict(zip(keys, row)) for row in rows]
@@ -356,13 +356,13 @@ class Home:
 
     # -- the service's lanes ------------------------------------------------------------------
     def open_lane(self, lane: str, token_hash: str, session: str) -> None:
-        self._write(lambda conn: conn.execute("INSERT INTO lane (lane, token_hash, session, opened_at, closed_at, store) "
+        self.write(lambda conn: conn.execute("INSERT INTO lane (lane, token_hash, session, opened_at, closed_at, store) "
                                               "VALUES (?, ?, ?, ?, NULL, ?)",
                                               (lane, token_hash, session, now(), self.store)))
 
     def lane_session(self, lane: str, session: str) -> None:
         """The lane serves its next car in `session`."""
-        self._write(lambda conn: conn.execute("UPDATE lane SET session = ? WHERE lane = ?", (session, lane)))
+        self.write(lambda conn: conn.execute("UPDATE lane SET session = ? WHERE lane = ?", (session, lane)))
 
     def close_lane(self, lane: str) -> None:
         """Close the lane; of the store's closed lanes only the newest KEEP_CLOSED rows are kept
@@ -374,11 +374,11 @@ class Home:
                          "FROM lane WHERE store = ? AND closed_at IS NOT NULL ORDER BY closed_at DESC, lane LIMIT ?)",
                          (self.store, self.store, KEEP_CLOSED))
 
-        self._write(work)
+        self.write(work)
 
     def lanes(self) -> list[tuple[str, str, str]]:
         """(lane, token hash, session) of every open lane of this store, oldest first."""
-        return [(lane, token, session) for lane, token, session in self._read(
+        return [(lane, token, session) for lane, token, session in self.read(
             "SELECT lane, token_hash, session FROM lane WHERE closed_at IS NULL AND store = ? ORDER BY opened_at, lane",
             (self.store,))]
 
@@ -392,28 +392,28 @@ class Home:
                              "ON CONFLICT(store, phrase) DO UPDATE SET count = unheard.count + 1, "
                              "last_at = excluded.last_at", (self.store, phrase, now()))
 
-        self._write(work)
+        self.write(work)
 
     def unheard(self, status: str = "open", limit: int = 100) -> list[dict[str, Any]]:
-        rows = self._read("SELECT phrase, count, last_at, status FROM unheard WHERE store = ? AND status = ? "
+        rows = self.read("SELECT phrase, count, last_at, status FROM unheard WHERE store = ? AND status = ? "
                           "ORDER BY count DESC, last_at DESC LIMIT ?", (self.store, status, limit))
         return [dict(zip(("phrase", "count", "last_at", "status"), row)) for row in rows]
 
     def heard(self, phrase: str) -> dict[str, Any] | None:
         """The row of a phrase customers said that no bot understood, or None."""
-        rows = self._read("SELECT phrase, count, last_at, status FROM unheard WHERE store = ? AND phrase = ?",
+        rows = self.read("SELECT phrase, count, last_at, status FROM unheard WHERE store = ? AND phrase = ?",
                           (self.store, phrase))
         return dict(zip(("phrase", "count", "last_at", "status"), rows[0])) if rows else None
 
     def mark_unheard(self, phrase: str, status: str) -> bool:
         """Set a phrase's status (taught, not_sold); False when no customer said it."""
-        return bool(self._write(lambda conn: conn.execute(
+        return bool(self.write(lambda conn: conn.execute(
             "UPDATE unheard SET status = ? WHERE store = ? AND phrase = ?", (status, self.store, phrase)).rowcount))
 
     # -- this store's own prices over the chain menu -----------------------------------------------
     def store_prices(self) -> dict[str, int]:
         """item -> cents: this store's price of each item it prices itself (the chain menu's otherwise)."""
-        return dict(self._read("SELECT item, cents FROM store_price WHERE store = ? ORDER BY item", (self.store,)))
+        return dict(self.read("SELECT item, cents FROM store_price WHERE store = ? ORDER BY item", (self.store,)))
 
     def set_store_price(self, item: str, cents: int | None, chain_price: int | None = None, session: str = "") -> bool:
         """Set this store's price of an item (None: the chain menu's price again), logged with the
@@ -433,7 +433,7 @@ class Home:
                 "price", chain_price if old is None else old, chain_price if cents is None else cents)
             return True
 
-        return bool(self._write(work))
+        return bool(self.write(work))
 
     def reset(self) -> None:
         """Delete sessions, menu versions, stock list and audit log (on purpose only); on a shared
@@ -441,7 +441,7 @@ class Home:
         written is found before anything is deleted."""
         self.check_writable(space=False)  # a full disk still lets files go, which frees it
         if self.database.engine != "sqlite":
-            self._write(lambda conn: [conn.execute(f"DELETE FROM {table}") for table in SHARED_TABLES], exclusive=True)
+            self.write(lambda conn: [conn.execute(f"DELETE FROM {table}") for table in SHARED_TABLES], exclusive=True)
         self.close()
         self._journals.clear()
         try:
@@ -471,7 +471,7 @@ class Home:
 
 
 KEEP_CLOSED = 256  # closed lane rows a store keeps (the newest): what the service closed lately
-SHARED_TABLES = ("stock_out", "menu_version", "audit", "lane", "unheard", "store_price")
+SHARED_TABLES = ("stock_out", "menu_version", "audit", "lane", "unheard", "store_price", "placed_order", "store_tax", "lost_sale")
 
 
 def state_error(exc: DatabaseError) -> StateError:

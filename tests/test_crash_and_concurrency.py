@@ -53,10 +53,10 @@ def test_sigkill_of_the_manager_never_half_applies_a_menu_change(engine, tmp_pat
         time.sleep(rng.uniform(0, 0.15))
         manager.kill()
         data = home.load_session(session)  # the session is whole
-        versions = home._read("SELECT version FROM menu_version")
-        audited = {row[0] for row in home._read("SELECT DISTINCT version FROM audit WHERE version IS NOT NULL")}
+        versions = home.read("SELECT version FROM menu_version")
+        audited = {row[0] for row in home.read("SELECT DISTINCT version FROM audit WHERE version IS NOT NULL")}
         assert audited == {v for (v,) in versions}  # a version and its audit rows land together, or neither
-        assert home._read("SELECT version FROM menu_version WHERE menu_text IS NULL") == []  # any machine makes it
+        assert home.read("SELECT version FROM menu_version WHERE menu_text IS NULL") == []  # any machine makes it
         for (version,) in versions:
             assert "Soft Taco" in Menu.load(home.menu_files(version)).items  # every published file is whole
         if "phase(ended)" in data["state"]:

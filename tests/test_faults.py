@@ -79,7 +79,7 @@ def test_a_damaged_menu_version_is_named_and_never_silently_replaced(home):
     CustomerChat(home)
     assert version_file.read_text(encoding="utf-8") == published
     version_file.unlink()
-    home._write(lambda conn: conn.execute("UPDATE menu_version SET menu_text = NULL"))  # a release before the text
+    home.write(lambda conn: conn.execute("UPDATE menu_version SET menu_text = NULL"))  # a release before the text
     with pytest.raises(StateError, match="menu version 1 is missing"):
         CustomerChat(home)
 

@@ -151,7 +151,7 @@ def test_closed_lane_rows_are_pruned(tmp_path, engine):
     for n in range(300):
         home.open_lane(f"lane-{n}", "digest", f"s{n}")
         home.close_lane(f"lane-{n}")
-    rows = home._read("SELECT lane FROM lane")
+    rows = home.read("SELECT lane FROM lane")
     assert len(rows) <= 257  # the newest closed ones and the open one, not one row a car
     assert ("kept-open",) in rows and ("lane-299",) in rows and ("lane-0",) not in rows
     assert home.lanes() == [("kept-open", "digest", "s0")]

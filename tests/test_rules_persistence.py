@@ -70,7 +70,7 @@ def in_force(home: Home) -> set[Rule]:
 def audited_on(home: Home, rule: Rule, version: int) -> bool:
     """Does the audit log say the rule is on in `version`: its last audit row published by then is an add?"""
     item, prop, value = rule.audit
-    rows = home._read("SELECT action FROM audit WHERE version IS NOT NULL AND version <= ? AND item = ? AND property = ? "
+    rows = home.read("SELECT action FROM audit WHERE version IS NOT NULL AND version <= ? AND item = ? AND property = ? "
                       "AND ((action = 'add' AND new = ?) OR (action = 'delete' AND old = ?)) ORDER BY id",
                       (version, item, prop, value, value))
     return bool(rows) and rows[-1][0] == "add"
@@ -80,11 +80,11 @@ def assert_whole(homes: list[Home]) -> None:
     """Every published version is whole on every machine, its audit rows landed with it, and each rule
     is in the newest version iff the audit log says it was published."""
     home = homes[0]
-    versions = [v for (v,) in home._read("SELECT version FROM menu_version ORDER BY version")]
-    audited = {v for (v,) in home._read("SELECT DISTINCT version FROM audit WHERE version IS NOT NULL")}
+    versions = [v for (v,) in home.read("SELECT version FROM menu_version ORDER BY version")]
+    audited = {v for (v,) in home.read("SELECT DISTINCT version FROM audit WHERE version IS NOT NULL")}
     assert audited == set(versions)  # a version and its audit rows land together, or neither
     assert versions == list(range(1, len(versions) + 1))
-    texts = dict(home._read("SELECT version, menu_text FROM menu_version"))
+    texts = dict(home.read("SELECT version, menu_text FROM menu_version"))
     for machine in homes:
         for version in versions:  # the file a machine serves is the text that was published
             assert machine.menu_files(version)[0].read_text(encoding="utf-8") == texts[version], (machine.root, version)
@@ -276,7 +276,7 @@ def test_sigkill_around_a_save_leaves_each_rule_whole_or_not_there(engine, tmp_p
         assert [(action, name, what) for action, name, what, _old, _new in staged] == \
             ([] if landed else [("delete" if drop else "add", item, prop)]), (moment, staged)
         if landed:  # exactly this change, with its one audit row
-            rows = homes[0]._read("SELECT action, item, property, old, new FROM audit WHERE version = ?", (after,))
+            rows = homes[0].read("SELECT action, item, property, old, new FROM audit WHERE version = ?", (after,))
             assert rows == [("delete", item, prop, value, None) if drop else ("add", item, prop, None, value)]
             on ^= {rule}
         assert_whole(homes)

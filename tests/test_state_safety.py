@@ -34,7 +34,7 @@ def price_of(home, item):
 
 
 def audit(home):
-    return home._read("SELECT version, action, item, property, old, new FROM audit ORDER BY id")
+    return home.read("SELECT version, action, item, property, old, new FROM audit ORDER BY id")
 
 
 # -- 1. numbers beyond clingo's 32 bits ----------------------------------------------------------

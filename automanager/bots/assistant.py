@@ -42,13 +42,16 @@ PROGRAM = Path(__file__).with_name("assistant.lp")
 class Assistant:
     def __init__(self, kb_files: list[Path], cache: Path | None = None):
         self.reasoner = TurnReasoner.shared(kb_files, [paths.data_dir("crs") / "crs.lp", PROGRAM], cache,
-                                            inputs={*INPUTS, *(cls.name for cls in CUSTOMER_ACTS), "name_word", "new_heard"})
+                                            inputs={*INPUTS, *(cls.name for cls in CUSTOMER_ACTS), "name_word", "new_heard",
+                                                    "tax_rate"})
 
     def decide(self, acts: list[Act], state: State, runout: list[str], unknown: int = 0,
-               prices: dict[str, int] | None = None, clock: datetime | None = None) -> Decision:
-        """prices: the store's own price (cents) of the items it prices itself, over the chain menu's."""
+               prices: dict[str, int] | None = None, clock: datetime | None = None, tax: int = 0) -> Decision:
+        """prices: the store's own price (cents) of the items it prices itself, over the chain menu's;
+        tax: the store's sales tax in thousandths of a percent (0: none)."""
         facts = [atom("runout", name) for name in runout]
         facts += [atom("store_price", item, cents) for item, cents in sorted((prices or {}).items())]
+        facts += [atom("tax_rate", tax)] if tax else []
         facts += clock_facts(clock)
         facts += state.holds()
         if any(isinstance(said, Refer) and str(said.kind) == "word" for said in acts):

@@ -48,6 +48,7 @@ from .outputs import (
     PricePart,
     Recommend,
     RejectedUpdate,
+    Taxed,
     Total,
     Updated,
     assistant_said,
@@ -310,6 +311,14 @@ class CustomerTemplates:
                                                       amount=dollars(discount.cents)))
         return ""
 
+    @staticmethod
+    def tax_text(actions: Atoms, key: str = "taxed") -> str:
+        """After a total and its discount: ' plus $0.72 tax, $9.50 in all' (key taxed) or ', with
+        $0.72 tax' (tax_included, said of what is paid); '' where the store sets no tax."""
+        for taxed in rows_of(actions, Taxed)[:1]:
+            return str(REPLIES["confirm"][key].format(tax=dollars(taxed.tax), total=dollars(taxed.total)))
+        return ""
+
     def more(self, food: str, n: int) -> str:
         """'another <dish>', 'two more <dishes>'."""
         if n == 1:
@@ -388,8 +397,9 @@ class CustomerTemplates:
         if mode == "parting":
             return SPEAK["parting"]
         if mode in ("close", "quit"):
+            paid = rows_of(actions, Taxed)[0].total if actions.get("taxed") else rows_of(actions, Total)[0].cents
             return SPEAK["closed_goodbye" if mode == "quit" else "closed"].format(
-                total=dollars(rows_of(actions, Total)[0].cents), discount=self.discount_text(actions),
+                total=dollars(paid), discount=self.discount_text(actions) + self.tax_text(actions, "tax_included"),
                 restaurant=self.menu.restaurant)
         if mode == "ask":
             return self.question(actions)
@@ -481,7 +491,7 @@ class CustomerTemplates:
         if key not in said:
             return ""
         first = values[0]  # a price, a count of calories or what ran out
-        discount = self.discount_text(actions) if prop == "total" else ""
+        discount = self.discount_text(actions) + self.tax_text(actions) if prop == "total" else ""
         return said[key].format(food=f, foods=plural(f, 2), items=items, choices=items.replace(" and ", " or "),
                                 price=dollars(first) if isinstance(first, int) else "", calories=first,
                                 ingredient=first, discount=discount)
@@ -512,7 +522,7 @@ class CustomerTemplates:
     def check(self, actions: Atoms) -> str:
         """The priced summary: equal units grouped, in the order they were said."""
         return SPEAK["summary"].format(lines=join(self.lines(actions)), total=dollars(rows_of(actions, Total)[0].cents),
-                                       discount=self.discount_text(actions))
+                                       discount=self.discount_text(actions) + self.tax_text(actions))
 
     def lines(self, actions: Atoms) -> list[str]:
         return [f"{self.count(line.name, line.quantity)}" + (f" ({line.modifiers})" if line.modifiers else "") +

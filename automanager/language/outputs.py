@@ -464,6 +464,30 @@ class BoardTotal(Term):
     cents: int
 
 
+@predicate("board_bill")
+class BoardBill(Term):
+    """The order's money as a ticket and a receipt show it (cents)."""
+    subtotal: int  # the units' prices
+    discount: int
+    tax: int
+    total: int  # what is paid: subtotal - discount + tax
+
+
+@predicate("lost")
+class Lost(Term):
+    """What a customer asked for and could not have because something ran out."""
+    food: str
+    quantity: int
+    cents: int  # what it would have cost
+
+
+@predicate("taxed")
+class Taxed(Term):
+    """A total said with its sales tax: '$8.78 plus $0.72 tax, $9.50 in all'."""
+    tax: int
+    total: int
+
+
 @predicate("discount")
 class Discount(Term):
     said: Value  # the order discount rule that gives it

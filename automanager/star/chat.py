@@ -46,6 +46,7 @@ class Turn:
     menu_version: int = 0
     unheard: list[str] = field(default_factory=list)  # customer: what no name or act of the menu fits
     board: dict = field(default_factory=dict)  # customer: the order board after the turn (lines, total)
+    placed: dict | None = None  # customer: the order this turn closed, as recorded (its ticket number)
     llm: dict = field(default_factory=dict)  # backend, calls, tokens, latency, fallback (Usage)
 
 
@@ -197,6 +198,7 @@ class Chat:
             turn.menu_version = self.menu_version
             self.history.append({"user": turn.text, "bot": turn.reply, "at": datetime.now(UTC).isoformat(),
                                  **({"id": turn_id} if turn_id else {})})
+            self.settle(turn, before[0])
             self.save()
         except BaseException:  # not saved: the chat is as before the line, which may be said again
             self.state = before[0]
@@ -218,6 +220,10 @@ class Chat:
 
     def step(self, text: str, said: list[Act] | None = None) -> Turn:
         raise NotImplementedError
+
+    def settle(self, turn: Turn, before: State) -> None:
+        """What a turn leaves outside the session, written before the session is saved (a turn
+        that is not saved runs again, and writes the same)."""
 
 
 MAX_PHRASE = 200  # characters of a phrase kept in the list of what no bot understood

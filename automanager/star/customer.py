@@ -4,16 +4,18 @@ until it has one, priced by the rules, and the lane's next car."""
 from __future__ import annotations
 
 from collections import Counter
+from functools import cached_property
 from typing import TypeVar
 
 from ..acts import Act, Irrelevant, Review
 from ..bots.assistant import Assistant, context
 from ..language.customer_parser import Context, CustomerParser
 from ..language.customer_templates import CustomerTemplates
-from ..language.outputs import BoardDetail, BoardTotal, BoardUnit, rows_of
+from ..language.outputs import BoardBill, BoardDetail, BoardTotal, BoardUnit, Lost, rows_of
 from ..language.reading import Parse
 from ..llm.structured import CustomerReader
-from ..state import Has, Unit
+from ..orders import Line, OrderBook
+from ..state import Has, State, Unit
 from ..terms import as_term
 from .chat import Chat, Turn, said_as_phrase
 
@@ -52,9 +54,16 @@ class CustomerChat(Chat):
                 ctx.recommended_items + [topping for _, topping in ctx.recommended_toppings]))
         return "; ".join(said)
 
+    source = "chat"  # where its orders come from: a lane sets "lane <name>"
+
+    @cached_property
+    def orders(self) -> OrderBook:
+        return OrderBook(self.home)
+
     def step(self, text: str, said: list[Act] | None = None) -> Turn:
         parse, decision, usage, timings = self.think(text, context(self.state), lambda parse: self.assistant.decide(
-            parse.acts, self.state, self.home.stock_out(), len(parse.unknown), self.home.store_prices(), self.home.now()), said)
+            parse.acts, self.state, self.home.stock_out(), len(parse.unknown), self.home.store_prices(), self.home.now(),
+            self.orders.tax_rate()), said)
         order = self.order()
         counts = Counter(unit["item"] for unit in order)
         reply = self.respond(self.templates.render(decision.actions, parse.unknown, counts), decision.actions, usage)
@@ -81,7 +90,7 @@ class CustomerChat(Chat):
         prices, and the total (cents), priced by the ASP: as a turn's decision left it
         (board/3, board_detail/3, board_total/1), else priced now."""
         actions = self.review() if actions is None else actions
-        lines = [{"quantity": line.quantity, "item": line.name, "modifiers": line.modifiers,
+        lines = [{"quantity": line.quantity, "food": line.item, "item": line.name, "modifiers": line.modifiers,
                   "unit_price": line.unit_price, "line_price": line.quantity * line.unit_price}
                  for line in self.templates.groups(rows_of(actions, BoardUnit), rows_of(actions, BoardDetail))]
         return {"lines": lines, "total": rows_of(actions, BoardTotal)[0].cents}
@@ -97,7 +106,21 @@ class CustomerChat(Chat):
     def review(self) -> dict:
         """The order as it stands, priced (check/3, detail/3, total/1); the state is not changed."""
         return self.assistant.decide([Review()], self.state, self.home.stock_out(), 0,
-                                     self.home.store_prices(), self.home.now()).actions
+                                     self.home.store_prices(), self.home.now(), self.orders.tax_rate()).actions
+
+    def settle(self, turn: Turn, before: State) -> None:
+        """What was refused because it ran out is noted for the manager's day; the order this turn
+        closed goes to the kitchen: recorded once (a turn run again writes the same record), with its
+        lines as the board shows them and its money as the rules priced it."""
+        if lost := [(row.food, row.quantity, row.cents) for row in rows_of(turn.actions, Lost)]:
+            self.orders.note_lost(self.session_id, lost)
+        if before.ended or not self.ended or not turn.board.get("lines"):
+            return
+        bill = rows_of(turn.actions, BoardBill)[0]
+        lines = [Line(line["quantity"], line["food"], line["item"], line["modifiers"], line["unit_price"])
+                 for line in turn.board["lines"]]
+        turn.placed = self.orders.place(self.session_id, self.source, lines,
+                                        (bill.subtotal, bill.discount, bill.tax, bill.total)).as_dict()
 
     def order(self) -> list[dict]:
         """The order so far, one entry per unit, from the saved state."""

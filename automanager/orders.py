@@ -1,0 +1,174 @@
+"""Orders as records: what a customer closed, as the kitchen display, a receipt and the day's
+report read it (table placed_order, on either engine), and each store's sales tax (store_tax).
+
+An order is written when its customer closes it, keyed by (store, session): a turn said again (a
+retry, or a turn run again after a crash before its session was saved) writes the same record,
+never a second one, and keeps the ticket number it got, the store's next. Amounts are integer
+cents the rules priced (board_bill/4: subtotal, discount, tax, total); a tax rate is kept in
+thousandths of a percent (8.875% is 8875), so no float ever touches money."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from datetime import datetime
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from .database import Transaction
+from .store import Home, StateError
+
+MAX_TAX = 30_000  # thousandths of a percent: 30%; no sales tax is higher (825 for 8.25 is a typo)
+COLUMNS = "id, store, session, ticket, source, placed_at, lines, subtotal, discount, tax, total, status, bumped_at"
+
+
+@dataclass(frozen=True)
+class Line:
+    quantity: int
+    food: str  # the menu's item
+    item: str  # as said, with the options said before its name: "large Pepsi"
+    modifiers: str  # as the kitchen reads them: "no Onion, with Bacon"
+    unit_price: int  # cents
+
+
+@dataclass(frozen=True)
+class PlacedOrder:
+    id: int
+    store: str
+    session: str
+    ticket: int
+    source: str  # "lane <name>" or "chat"
+    placed_at: str  # the store's local time, ISO 8601
+    lines: tuple[Line, ...]
+    subtotal: int
+    discount: int
+    tax: int
+    total: int  # what the customer pays
+    status: str  # open (on the kitchen display) or done (bumped)
+    bumped_at: str | None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "lines": [asdict(line) for line in self.lines]}
+
+
+def placed(row: tuple[Any, ...]) -> PlacedOrder:
+    values = dict(zip(COLUMNS.split(", "), row))
+    values["lines"] = tuple(Line(**line) for line in json.loads(values["lines"]))
+    return PlacedOrder(**values)
+
+
+def tax_thousandths(said: str) -> int:
+    """A tax rate as a person writes it ("8.875", "8.875%", "0") in thousandths of a percent;
+    ValueError saying why when it is none."""
+    try:
+        rate = Decimal(said.strip().removesuffix("%").strip()) * 1000
+    except InvalidOperation:
+        raise ValueError(f"{said!r} is no percentage; write it like 8.25 or 8.875") from None
+    if rate != rate.to_integral_value() or not 0 <= rate <= MAX_TAX:
+        raise ValueError(f"{said!r}: a sales tax is 0 to {MAX_TAX // 1000}% with at most three decimals (8.875)")
+    return int(rate)
+
+
+def percent(thousandths: int) -> str:
+    """8875 -> "8.875%"."""
+    return f"{Decimal(thousandths) / 1000:f}".rstrip("0").rstrip(".") + "%"
+
+
+class OrderBook:
+    """One store's orders and its sales tax."""
+
+    def __init__(self, home: Home):
+        self.home = home
+
+    def tax_rate(self) -> int:
+        """This store's sales tax in thousandths of a percent; 0 when it set none."""
+        rows = self.home.read("SELECT rate FROM store_tax WHERE store = ?", (self.home.store,))
+        return int(rows[0][0]) if rows else 0
+
+    def set_tax_rate(self, thousandths: int) -> None:
+        if not 0 <= thousandths <= MAX_TAX:
+            raise StateError(f"a sales tax is 0 to {MAX_TAX // 1000}%, not {percent(thousandths)}")
+        self.home.write(lambda conn: conn.execute(
+            "INSERT INTO store_tax (store, rate, at) VALUES (?, ?, ?) ON CONFLICT(store) DO UPDATE SET "
+            "rate = excluded.rate, at = excluded.at", (self.home.store, thousandths, self.home.now().isoformat())))
+
+    def place(self, session: str, source: str, lines: list[Line], bill: tuple[int, int, int, int]) -> PlacedOrder:
+        """Record the order a session closed (again: the same record, its ticket kept) and tell the
+        kitchen display at the commit."""
+        subtotal, discount, tax, total = bill
+        text = json.dumps([asdict(line) for line in lines], ensure_ascii=False)
+        store = self.home.store
+
+        def work(conn: Transaction) -> PlacedOrder:
+            conn.execute("INSERT INTO placed_order (store, session, ticket, source, placed_at, lines, subtotal, discount, "
+                         "tax, total) SELECT ?, ?, COALESCE(MAX(ticket), 0) + 1, ?, ?, ?, ?, ?, ?, ? FROM placed_order "
+                         "WHERE store = ? ON CONFLICT (store, session) DO UPDATE SET lines = excluded.lines, "
+                         "subtotal = excluded.subtotal, discount = excluded.discount, tax = excluded.tax, "
+                         "total = excluded.total",
+                         (store, session, source, self.home.now().isoformat(timespec="seconds"), text, subtotal, discount,
+                          tax, total, store))
+            order = placed(conn.execute(f"SELECT {COLUMNS} FROM placed_order WHERE store = ? AND session = ?",
+                                        (store, session)).fetchone())
+            self.home.database.notify(conn, "ticket", store=store, id=order.id)
+            return order
+
+        return self.home.write(work, exclusive=True)  # the next ticket number, with no other order in between
+
+    def note_lost(self, session: str, lost: list[tuple[str, int, int]]) -> None:
+        """(item, quantity, cents) a customer asked for and could not have: it had run out."""
+        at = self.home.now().isoformat(timespec="seconds")
+        self.home.write(lambda conn: [conn.execute(
+            "INSERT INTO lost_sale (store, session, at, item, quantity, cents) VALUES (?, ?, ?, ?, ?, ?)",
+            (self.home.store, session, at, item, quantity, cents)) for item, quantity, cents in lost])
+
+    def lost_between(self, start: datetime, end: datetime) -> list[tuple[str, str, int, int]]:
+        """(at, item, quantity, cents) of the lost sales from start to before end."""
+        return [(at, item, int(quantity), int(cents)) for at, item, quantity, cents in self.home.read(
+            "SELECT at, item, quantity, cents FROM lost_sale WHERE store = ? AND at >= ? AND at < ? ORDER BY at",
+            (self.home.store, start.isoformat(timespec="seconds"), end.isoformat(timespec="seconds")))]
+
+    def get(self, order_id: int) -> PlacedOrder | None:
+        rows = self.home.read(f"SELECT {COLUMNS} FROM placed_order WHERE store = ? AND id = ?", (self.home.store, order_id))
+        return placed(rows[0]) if rows else None
+
+    def of_session(self, session: str) -> PlacedOrder | None:
+        rows = self.home.read(f"SELECT {COLUMNS} FROM placed_order WHERE store = ? AND session = ?",
+                              (self.home.store, session))
+        return placed(rows[0]) if rows else None
+
+    def open_tickets(self) -> list[PlacedOrder]:
+        """What the kitchen has still to make, oldest first."""
+        return [placed(row) for row in self.home.read(
+            f"SELECT {COLUMNS} FROM placed_order WHERE store = ? AND status = 'open' ORDER BY ticket", (self.home.store,))]
+
+    def bump(self, order_id: int) -> bool:
+        """The kitchen made it: off the display. False when there is no such open ticket."""
+        def work(conn: Transaction) -> bool:
+            done = conn.execute("UPDATE placed_order SET status = 'done', bumped_at = ? WHERE store = ? AND id = ? "
+                                "AND status = 'open'", (self.home.now().isoformat(timespec="seconds"),
+                                                        self.home.store, order_id)).rowcount
+            if done:
+                self.home.database.notify(conn, "ticket", store=self.home.store, id=order_id)
+            return bool(done)
+
+        return bool(self.home.write(work))
+
+    def recall(self) -> PlacedOrder | None:
+        """The ticket bumped last, back on the display (a bump by mistake); None when none was."""
+        def work(conn: Transaction) -> PlacedOrder | None:
+            rows = conn.execute(f"SELECT {COLUMNS} FROM placed_order WHERE store = ? AND status = 'done' "
+                                "ORDER BY bumped_at DESC, ticket DESC LIMIT 1", (self.home.store,)).fetchall()
+            if not rows:
+                return None
+            order = placed(rows[0])
+            conn.execute("UPDATE placed_order SET status = 'open', bumped_at = NULL WHERE id = ?", (order.id,))
+            self.home.database.notify(conn, "ticket", store=self.home.store, id=order.id)
+            return order
+
+        return self.home.write(work)
+
+    def placed_between(self, start: datetime, end: datetime) -> list[PlacedOrder]:
+        """The orders placed from start to before end (the store's local time), in ticket order."""
+        return [placed(row) for row in self.home.read(
+            f"SELECT {COLUMNS} FROM placed_order WHERE store = ? AND placed_at >= ? AND placed_at < ? ORDER BY ticket",
+            (self.home.store, start.isoformat(timespec="seconds"), end.isoformat(timespec="seconds")))]
