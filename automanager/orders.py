@@ -26,8 +26,8 @@ COLUMNS = "id, store, session, ticket, source, placed_at, lines, subtotal, disco
 class Line:
     quantity: int
     food: str  # the menu's item
-    item: str  # as said, with the options said before its name: "large Pepsi"
-    modifiers: str  # as the kitchen reads them: "no Onion, with Bacon"
+    item: str  # as said, with the options said before its name: "large <drink>"
+    modifiers: str  # as the kitchen reads them: "no <ingredient>, with <topping>"
     unit_price: int  # cents
 
 

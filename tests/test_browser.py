@@ -559,3 +559,59 @@ def test_the_stock_board_files_foods_by_category_with_what_is_out_first(browser,
     expect(first.locator('li[data-food="Diet Pepsi®"]')).to_be_visible()
     mark(dashboard, "Diet Pepsi®", out=False)
     expect(first.locator("h3")).not_to_contain_text("Out now")
+
+
+def close_order(page: sync_api.Page) -> None:
+    for line in ["that's all", "no thanks", "that's it", "no", "bye"]:  # the bot may ask about sizes first
+        if page.locator("#farewell").is_visible():
+            break
+        say(page, line)
+    expect(page.locator("#farewell")).to_be_visible()
+
+
+def test_an_order_closed_on_a_lane_is_on_the_kitchen_display_within_a_second(browser, contexts, service):
+    kitchen = new_page(browser, contexts, service)
+    kitchen.goto(f"/kitchen?token={service.token}")
+    expect(kitchen).to_have_url(re.compile(r"/kitchen$"))  # the token left the address bar for a cookie
+    expect(kitchen.locator("#live")).to_have_text("live")
+    lane = new_page(browser, contexts, service)
+    open_lane(lane)
+    say(lane, "a bean burrito with no onions and a large pepsi")
+    close_order(lane)
+    sent = lane.locator("#sent")
+    expect(sent).to_contain_text("Sent to the kitchen: ticket #")
+    number = re.search(r"#(\d+)", sent.inner_text()).group(1)
+    ticket = kitchen.locator(f'#tickets li.ticket[data-ticket="{number}"]')
+    expect(ticket).to_be_visible(timeout=1_000)  # live: within a second of the close
+    expect(ticket.locator(".mod.no")).to_have_text("no Onions")  # what to leave off stands out
+    expect(ticket).to_contain_text("Bean Burrito")
+    expect(ticket).to_contain_text("large Pepsi")
+    if shots():
+        kitchen.screenshot(path=str(shots() / "kitchen.png"))
+
+    ticket.get_by_role("button", name="Bump").click()
+    expect(ticket).to_have_count(0)
+    kitchen.locator("#recall").click()  # the ticket bumped last comes back
+    expect(ticket).to_be_visible()
+
+    receipt = lane.locator("#receipt").get_attribute("href")
+    paid = re.search(r"Order complete: (\$\d+\.\d\d)", lane.locator("#farewell").inner_text()).group(1)
+    page = new_page(browser, contexts, service)
+    page.goto(receipt)
+    expect(page.locator("#ticket")).to_have_text(f"#{number}")
+    expect(page.locator("tr.total td.money")).to_have_text(paid)
+    expect(page.locator("tr.subtotal td.money")).to_have_text(lane.locator("#total").inner_text())
+    assert page.request.get(receipt.rsplit("/", 1)[0] + "/not-the-key").status == 404  # no counting receipts
+    assert kitchen.errors == [] and lane.errors == []
+
+
+def test_the_kitchen_needs_the_managers_token(browser, contexts, service):
+    page = new_page(browser, contexts, service)
+    answer = page.goto("/kitchen")
+    assert answer is not None and answer.status == 401
+    expect(page.locator("body")).to_contain_text("/kitchen?token=")
+    lane = page.request.post("/api/lanes").json()
+    for method, path in [("get", "/api/kitchen/tickets"), ("post", "/api/kitchen/recall"),
+                         ("get", "/api/kitchen/events"), ("post", "/api/kitchen/tickets/1/bump")]:
+        for headers in [{}, {"Authorization": f"Bearer {lane['token']}"}]:
+            assert getattr(page.request, method)(path, headers=headers).status == 401, (method, path)

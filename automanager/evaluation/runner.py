@@ -32,6 +32,7 @@ from ..menu.commit import facts_by_text
 from ..menu.model import Menu
 from ..names import NameMatcher
 from ..normalize import normalize
+from ..orders import OrderBook
 from ..reasoner import Const, caches_written
 from ..star import CustomerChat, ManagerChat, Turn
 from ..state import Has, State, Unit
@@ -72,6 +73,8 @@ def run_scenario(scenario: Scenario, llm: LLMConfig | None = None, judge: OpenAI
     with tempfile.TemporaryDirectory(dir=root) as tmp, caches_written():
         home = Home(Path(tmp), scenario.pack or kb)
         home.clock = scenario.now
+        if scenario.tax:
+            OrderBook(home).set_tax_rate(scenario.tax)
         manager: ManagerChat | None = None
         customers: dict[int, CustomerChat] = {}
         last: CustomerChat | None = None
@@ -161,6 +164,8 @@ class Checker:
             return sorted(self.canonical_units(expected))
         if key == "total":
             return self.auto_total(expected) if expected == "auto" else round(expected * 100)
+        if key == "paid":
+            return round(expected * 100)
         if key in ("menu", "not_menu"):
             return sorted(str(s) for s in expected)
         if key in ("say", "not_say"):
@@ -192,6 +197,13 @@ class Checker:
         ours = [t for t in self.turns if t["role"] == "customer"]
         stated = [args[0] for t in ours for args in t["actions"].get("total", [])]
         return stated[-1] if stated else None
+
+    def actual_paid(self, _expected) -> int | None:
+        """What the customer was last told to pay: the total with its tax, where the store sets one."""
+        ours = [t["actions"] for t in self.turns if t["role"] == "customer"]
+        stated = [args[1] for actions in ours for args in actions.get("taxed", [])] or \
+            [args[0] for actions in ours for args in actions.get("total", [])]
+        return stated[-1] if stated and self.customer else None
 
     def actual_stock_out(self, _expected) -> list[str]:
         return sorted(self.home.stock_out())

@@ -18,13 +18,14 @@ import clingo
 import yaml
 
 from .. import paths
+from ..orders import tax_thousandths
 from ..terms import parse
 
 UNIT_LISTS = ("add", "no", "less", "extra", "change", "style", "choices")
-SCENARIO_KEYS = ("name", "about", "pack", "now", "steps", "expect")  # each documented in eval/README.md
+SCENARIO_KEYS = ("name", "about", "pack", "now", "tax_rate_percent", "steps", "expect")  # each documented in eval/README.md
 STEP_KEYS = ("manager", "customer", "session")
 UNIT_KEYS = ("item", "quantity", "size", *UNIT_LISTS)
-EXPECT_KEYS = ("rejected", "order", "total", "stock_out", "menu", "not_menu", "say", "not_say", "ended")
+EXPECT_KEYS = ("rejected", "order", "total", "paid", "stock_out", "menu", "not_menu", "say", "not_say", "ended")
 
 
 class ScenarioError(Exception):
@@ -67,6 +68,7 @@ class Scenario:
     about: str = ""
     pack: Path | None = None  # the menu pack it runs on (kb/packs/<name>); None: the one the run uses
     now: datetime | None = None  # `now:`, a local time (ISO 8601): the bots' clock for the whole scenario
+    tax: int = 0  # `tax_rate_percent:`, in thousandths of a percent: the store's sales tax
     path: Path | None = None
     line: int = 0
 
@@ -158,7 +160,16 @@ class Reader:
         return Scenario(name=self.text(keys["name"], "name"), steps=steps, expect=expect,
                         about=self.text(keys["about"], "about") if "about" in keys else "",
                         pack=self.pack(keys["pack"]) if "pack" in keys else None,
-                        now=self.now(keys["now"]) if "now" in keys else None, path=self.path, line=node.start_mark.line + 1)
+                        now=self.now(keys["now"]) if "now" in keys else None,
+                        tax=self.tax(keys["tax_rate_percent"]) if "tax_rate_percent" in keys else 0,
+                        path=self.path, line=node.start_mark.line + 1)
+
+    def tax(self, node: yaml.Node) -> int:
+        """`tax_rate_percent: 8.875`: the store's sales tax for the whole scenario."""
+        try:
+            return tax_thousandths(self.text(node, "tax_rate_percent"))
+        except ValueError as exc:
+            raise self.fail(node, f"tax_rate_percent: {exc}") from None
 
     def now(self, node: yaml.Node) -> datetime:
         """`now: 2026-11-24T11:30`: the local time the scenario happens at (ISO 8601, no zone)."""
@@ -203,10 +214,11 @@ class Reader:
                 if not isinstance(value, yaml.SequenceNode):
                     raise self.fail(value, "order must be a list of units")
                 out[key] = [self.unit(item) for item in value.value]
-            elif key == "total":
-                total = self.scalar(value, "total")
-                if total != "auto" and (isinstance(total, bool) or not isinstance(total, (int, float)) or total < 0):
-                    raise self.fail(value, "total must be an amount in dollars (7.57) or auto")
+            elif key in ("total", "paid"):
+                total = self.scalar(value, key)
+                if (total != "auto" or key == "paid") and (
+                        isinstance(total, bool) or not isinstance(total, (int, float)) or total < 0):
+                    raise self.fail(value, f"{key} must be an amount in dollars (7.57)" + " or auto" * (key == "total"))
                 out[key] = total
             else:  # ended
                 ended = self.scalar(value, "ended")

@@ -1,6 +1,6 @@
 """The HTTP service: lanes (a customer chat each), the manager's chat, stock board, pending changes,
-menu versions, audit history and what customers said that no bot understood, with a live event
-stream and three pages. Every route answers JSON described by a model (models.py); every error is
+menu versions, audit history and what customers said that no bot understood, the kitchen's tickets
+and each order's receipt, with a live event stream and four pages. Every route answers JSON described by a model (models.py); every error is
 JSON with a status code and says what to do (errors.py); nothing a lane may call changes the
 stock, the menu or the aliases (access.py). The API's documentation (/docs, /redoc) is served from
 the package's own files: a drive-through's network may have no way out.
@@ -23,7 +23,7 @@ from ..llm.openai_backend import LLMConfig
 from ..store import Home
 from .errors import answer_errors
 from .models import Error
-from .routers import lanes, manager, pages
+from .routers import kitchen, lanes, manager, pages
 from .shared import Service
 
 STORE_PATIENCE = 5.0  # seconds a lane's turn waits for a busy or lost store before a 503 (a car cannot wait 30)
@@ -53,6 +53,6 @@ def create_app(home: Home, llm: LLMConfig | None = None) -> FastAPI:
     app.state.service = service
     app.mount("/static", StaticFiles(directory=str(Path(__file__).parent / "static")), name="static")
     answer_errors(app)
-    for router in (lanes.router, manager.router, pages.router):
+    for router in (lanes.router, manager.router, kitchen.router, kitchen.receipts, pages.router):
         app.include_router(router)
     return app

@@ -78,3 +78,9 @@ def forged(origin: str | None, referer: str | None, sent: str | None, own: str, 
         return ("the request lacks the dashboard's page token (the X-CSRF-Token header): reload the "
                 "dashboard and try again, or call the API with 'Authorization: Bearer <token>'")
     return None
+
+
+def receipt_key(manager: str, order_id: int) -> str:
+    """The key of an order's receipt address: only the service (and a page it sent it to) knows it,
+    so receipts cannot be read by counting order ids."""
+    return hmac.new(manager.encode("utf-8"), f"receipt {order_id}".encode(), hashlib.sha256).hexdigest()[:32]

@@ -1,5 +1,5 @@
 """The live event stream the pages listen to (server-sent events): runouts and restocks, new menu
-versions, lane orders and manager turns. Turns run in worker threads; they publish here and the
+versions, lane orders, manager turns and the kitchen's open tickets. Turns run in worker threads; they publish here and the
 event loop hands each event to every listener whose filter takes it, so no page polls."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from ..database import DatabaseError, Listener
+from ..orders import OrderBook
 from ..store import Home, StateError
 
 LOG = logging.getLogger(__name__)
@@ -87,6 +88,7 @@ class Watcher:
         self.stopping = threading.Event()
         self.stock: list[str] | None = None
         self.version: int | None = None
+        self.tickets: list[dict[str, Any]] | None = None  # the kitchen's open tickets as last published
         self.state = "starting"  # "listening", or "polling" while the listener is not connected
         self.thread: threading.Thread | None = None
 
@@ -160,8 +162,12 @@ class Watcher:
     def look(self) -> None:
         try:
             stock, version = self.home.stock_out(), self.home.latest_version()
+            tickets = [order.as_dict() for order in OrderBook(self.home).open_tickets()]
         except StateError:
             return  # the store is being replaced or is damaged: the next look tries again
+        if tickets != self.tickets:
+            self.tickets = tickets
+            self.events.publish("tickets", tickets=tickets)
         if stock != self.stock:
             before = set(self.stock or [])
             self.stock = stock

@@ -56,8 +56,10 @@ class Lane:
 
 
 class Lanes:
-    def __init__(self, home: Home, llm: LLMConfig | None, publish: Callable[..., None]):
+    def __init__(self, home: Home, llm: LLMConfig | None, publish: Callable[..., None],
+                 receipt_url: Callable[[int], str] = str):
         self.home, self.llm, self.publish = home, llm, publish  # publish(kind, **data): the event stream
+        self.receipt_url = receipt_url  # an order id's receipt page
         self.open: dict[str, Lane] = {}
         self.lock = threading.Lock()
         self.idle = setting(IDLE_SETTING, float, float(IDLE), "a number of seconds above 0",
@@ -73,6 +75,7 @@ class Lanes:
         for lane_id, token_hash, session in self.home.lanes():
             try:
                 chat = CustomerChat(self.home, session, self.llm)
+                chat.source = f"lane {lane_id}"
             except StateError:  # its first turn never landed (or the file is gone): a new car
                 chat = self.new_chat(lane_id)
             lane = self.open[lane_id] = Lane(lane_id, token_hash, chat)
@@ -81,6 +84,7 @@ class Lanes:
 
     def new_chat(self, lane_id: str) -> CustomerChat:
         chat = CustomerChat(self.home, llm=self.llm)
+        chat.source = f"lane {lane_id}"
         self.home.lane_session(lane_id, chat.session_id)
         return chat
 
@@ -193,7 +197,7 @@ class Lanes:
             chat = addressed(lane.chat, lane.finished, text)
             chat.catch_up()
             turn = chat.turn(text, turn_id=turn_id)
-            answer = {**car(lane, chat, turn.board), "text": turn.text, "reply": turn.reply}
+            answer = {**self.car(lane, chat, turn.board), "text": turn.text, "reply": turn.reply}
             try:
                 self.next_car(lane)
             except StateError as exc:  # the turn is saved and answered: the next line greets the next car
@@ -213,13 +217,25 @@ class Lanes:
         for chat in filter(None, (lane.chat, lane.finished)):
             for said in reversed(chat.history):
                 if said.get("id") == turn_id:
-                    return {**car(lane, chat), "text": said["user"], "reply": said["bot"], "repeated": True}
+                    return {**self.car(lane, chat), "text": said["user"], "reply": said["bot"], "repeated": True}
         return None
+
+    def car(self, lane: Lane, chat: CustomerChat, board: dict[str, Any] | None = None) -> dict[str, Any]:
+        """A car at a lane: its session, the greeting it had, its conversation, its priced order
+        board (`board`: as its last turn's decision left it, else priced now) and, once it closed,
+        the ticket the kitchen has and its receipt."""
+        order = chat.orders.of_session(chat.session_id) if chat.ended else None
+        placed = {"id": order.id, "ticket": order.ticket, "tax": order.tax, "paid": order.total,
+                  "receipt": self.receipt_url(order.id)} if order else None
+        return {"lane": lane.id, "session": chat.session_id, "greeting": chat.templates.greeting(),
+                "ended": chat.ended, "menu_version": chat.menu_version,
+                "turns": [{"user": t["user"], "bot": t["bot"]} for t in chat.history], **(board or chat.board()),
+                "placed": placed}
 
     def view(self, lane: Lane) -> dict[str, Any]:
         """What a lane shows now: its car's conversation and order board."""
         with lane.lock:
-            return car(lane, lane.chat)
+            return self.car(lane, lane.chat)
 
     def close(self, lane: Lane) -> None:
         with self.lock:
@@ -230,11 +246,3 @@ class Lanes:
         self.home.close_lane(lane.id)  # first: a store that cannot say so leaves the lane open, to close again
         self.open.pop(lane.id, None)
         self.publish("lane_closed", lane=lane.id)
-
-
-def car(lane: Lane, chat: CustomerChat, board: dict[str, Any] | None = None) -> dict[str, Any]:
-    """A car at a lane: its session, the greeting it had, its conversation and its priced order
-    board (`board`: as its last turn's decision left it, else priced now)."""
-    return {"lane": lane.id, "session": chat.session_id, "greeting": chat.templates.greeting(), "ended": chat.ended,
-            "menu_version": chat.menu_version, "turns": [{"user": t["user"], "bot": t["bot"]} for t in chat.history],
-            **(board or chat.board())}

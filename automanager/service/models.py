@@ -42,6 +42,34 @@ class BoardLine(BaseModel):
     line_price: int = Field(description="Cents for the line.")
 
 
+class PlacedTicket(BaseModel):
+    id: int = Field(description="The order's id (automanager orders show <id>).")
+    ticket: int = Field(description="The number the kitchen calls it by.")
+    tax: int = Field(description="Cents of sales tax.")
+    paid: int = Field(description="Cents to pay: the total with its tax.")
+    receipt: str = Field(description="The receipt page's address (add .txt for plain text).")
+
+
+class TicketLine(BaseModel):
+    quantity: int
+    food: str
+    item: str
+    modifiers: str
+    unit_price: int
+
+
+class Ticket(BaseModel):
+    """An order as the kitchen display shows it."""
+
+    id: int
+    ticket: int
+    source: str = Field(description="Where it was ordered: 'lane <id>' or 'chat'.")
+    placed_at: str = Field(description="The store's local time it was sent, ISO 8601.")
+    lines: list[TicketLine]
+    total: int
+    status: str = Field(description="open (to make) or done (bumped).")
+
+
 class Said(BaseModel):
     user: str
     bot: str
@@ -58,6 +86,7 @@ class Car(BaseModel):
     turns: list[Said]
     lines: list[BoardLine]
     total: int = Field(description="Cents, as the rules priced the order.")
+    placed: PlacedTicket | None = Field(None, description="Once the order is closed: its kitchen ticket and receipt.")
 
 
 class OpenedLane(Car):

@@ -32,10 +32,14 @@ class Service:
         self.home, self.llm = home, llm
         self.token = auth.manager_token(home.root)
         self.events = Events()
-        self.lanes = Lanes(home, llm, self.events.publish)
+        self.lanes = Lanes(home, llm, self.events.publish, self.receipt_url)
         self.manager_lock = threading.Lock()
         self.manager = ManagerChat(home, llm=llm)
         self.watcher = Watcher(home, self.events, self.dishes_out)
+
+    def receipt_url(self, order_id: int) -> str:
+        """The address of an order's receipt page (its key is the service's to give)."""
+        return f"/receipts/{order_id}/{auth.receipt_key(self.token, order_id)}"
 
     def dishes_out(self, stock: list[str]) -> dict[str, list[str]]:
         """For each food out, the menu items it takes off (crs.lp decides, as for customers)."""

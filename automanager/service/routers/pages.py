@@ -11,7 +11,7 @@ from fastapi.templating import Jinja2Templates
 
 from .. import auth
 from ..access import COOKIE
-from ..shared import Shared
+from ..shared import Service, Shared
 
 PAGES = Jinja2Templates(directory=str(Path(__file__).parent.parent / "templates"))
 router = APIRouter(include_in_schema=False)
@@ -33,15 +33,27 @@ def lane_page(request: Request, service: Shared) -> HTMLResponse:
 def dashboard(request: Request, service: Shared, token: str | None = None) -> HTMLResponse | RedirectResponse:
     """The manager's page. Opened once as /dashboard?token=<token>, it keeps the token in an
     HttpOnly cookie and drops it from the address bar."""
+    return manager_page(request, service, token, "dashboard")
+
+
+@router.get("/kitchen", response_model=None)
+def kitchen(request: Request, service: Shared, token: str | None = None) -> HTMLResponse | RedirectResponse:
+    """The kitchen display: open tickets, live; bump and recall. Opened as the dashboard is."""
+    return manager_page(request, service, token, "kitchen")
+
+
+def manager_page(request: Request, service: Service, token: str | None, name: str) -> HTMLResponse | RedirectResponse:
+    """A page the manager's token opens: ?token=<token> once keeps it in an HttpOnly cookie and
+    drops it from the address bar; the page carries the page token its writes send back."""
     if token is not None:
         if not auth.same(token, service.token):
-            return PAGES.TemplateResponse(request, "login.html", {"wrong": True}, status_code=401)
-        response = RedirectResponse("/dashboard", status_code=303)
+            return PAGES.TemplateResponse(request, "login.html", {"wrong": True, "page": name}, status_code=401)
+        response = RedirectResponse(f"/{name}", status_code=303)
         response.set_cookie(COOKIE, token, httponly=True, samesite="strict")
         return response
     if not auth.same(request.cookies.get(COOKIE), service.token):
-        return PAGES.TemplateResponse(request, "login.html", {"wrong": False}, status_code=401)
-    return PAGES.TemplateResponse(request, "dashboard.html", {"restaurant": service.manager.ready().restaurant,
-                                                                "store": service.home.store,
-                                                                "page_token": auth.page_token(service.token)},
+        return PAGES.TemplateResponse(request, "login.html", {"wrong": False, "page": name}, status_code=401)
+    return PAGES.TemplateResponse(request, f"{name}.html", {"restaurant": service.manager.ready().restaurant,
+                                                             "store": service.home.store,
+                                                             "page_token": auth.page_token(service.token)},
                                   headers={"Cache-Control": "no-store"})

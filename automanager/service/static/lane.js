@@ -66,7 +66,12 @@
 
     const farewell = $("farewell");
     farewell.hidden = !view.ended;
-    farewell.textContent = view.ended ? `Order complete: ${money(view.total)}. Thank you! Next car, just start talking.` : "";
+    const placed = view.placed;
+    fill(farewell, view.ended ? [
+      `Order complete: ${money(placed ? placed.paid : view.total)}. `,
+      placed ? el("span", { id: "sent" }, `Sent to the kitchen: ticket #${placed.ticket}.`) : null,
+      placed ? el("a", { id: "receipt", href: placed.receipt, target: "_blank", rel: "noopener" }, "Receipt") : null,
+      " Thank you! Next car, just start talking."] : []);
     $("line").placeholder = view.ended ? "Next car: say what you'd like…" : "Say what you'd like…";
   }
 
@@ -79,6 +84,7 @@
     view = {
       session: state.session, greeting: sessionStorage.getItem(said) || "", turns: state.turns || [],
       lines: state.lines || [], total: state.total || 0, ended: !!state.ended, menu_version: state.menu_version,
+      placed: state.placed || null,
     };
     $("lane-id").textContent = "Lane " + state.lane;
     render();
@@ -95,7 +101,8 @@
     if (!reply.repeated && !(last && last.user === reply.text && last.bot === reply.reply)) {
       view.turns.push({ user: reply.text, bot: reply.reply });
     }
-    Object.assign(view, { lines: reply.lines, total: reply.total, ended: reply.ended, menu_version: reply.menu_version });
+    Object.assign(view, { lines: reply.lines, total: reply.total, ended: reply.ended, menu_version: reply.menu_version,
+                          placed: reply.placed || null });
     render();
   }
 

@@ -1,0 +1,204 @@
+"""Orders as records: a closed order is recorded exactly once (a retried turn, a process killed
+with kill -9 between the record and the session's save), the store's sales tax is the rules' to
+the cent, and the day's report is a plain sum over the recorded orders. On both engines."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from datetime import datetime
+from decimal import ROUND_HALF_UP, Decimal
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from automanager import paths
+from automanager.acts import Order, Review
+from automanager.bots.assistant import Assistant
+from automanager.cli import app
+from automanager.menu.model import Menu
+from automanager.orders import OrderBook, tax_thousandths
+from automanager.report import day_report
+from automanager.star import CustomerChat
+from automanager.state import State
+from automanager.store import Home, StateUnavailable
+
+MENU = Menu.load(paths.kb_files())
+ASSISTANT = Assistant(MENU.files)
+DISHES = sorted(d for d, in MENU.facts["dish"] if d not in MENU.combos)[:40]
+CLOSE = ["two bean burritos and a large pepsi", "that's all", "no", "no"]  # ordered, asked, summary, closed
+REPO = Path(__file__).resolve().parents[1]
+
+
+def closed_order(home: Home, lines: list[str] = CLOSE) -> CustomerChat:
+    chat = CustomerChat(home)
+    for line in lines:
+        chat.turn(line)
+    assert chat.ended
+    return chat
+
+
+# ---- tax: the rules' arithmetic against the test's own -----------------------------------------------
+
+def half_up(cents: Decimal) -> int:
+    return int(cents.quantize(Decimal(1), rounding=ROUND_HALF_UP))
+
+
+@settings(max_examples=40, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.sampled_from(DISHES), st.integers(1, 4)), min_size=1, max_size=4, unique_by=lambda x: x[0]),
+       st.integers(0, 30_000))
+def test_tax_is_the_rate_on_the_total_rounded_half_up_once_per_order(lines, rate):
+    said = [Order(dish, n, line) for line, (dish, n) in enumerate(lines, start=1)]
+    decision = ASSISTANT.decide(said, State(), [], tax=rate)
+    state = decision.state
+    bill = ASSISTANT.decide([Review()], state, [], tax=rate).actions["board_bill"][0]
+    subtotal, discount, tax, paid = bill
+    prices = dict(MENU.facts["original_price"])
+    assert subtotal == sum(prices[dish] * n for dish, n in lines)  # plain dishes, no options said
+    assert tax == half_up(Decimal(subtotal - discount) * rate / 100_000)
+    assert paid == subtotal - discount + tax
+
+
+@pytest.mark.parametrize("said, thousandths", [("8.875", 8875), ("8.25%", 8250), ("0", 0), (" 7 ", 7000), ("30", 30000)])
+def test_a_tax_rate_is_read_as_a_person_writes_it(said, thousandths):
+    assert tax_thousandths(said) == thousandths
+
+
+@pytest.mark.parametrize("said", ["abc", "-1", "30.5", "8.8755", "825", ""])
+def test_a_tax_rate_that_is_none_is_refused_saying_why(said):
+    with pytest.raises(ValueError, match="percentage|0 to 30%"):
+        tax_thousandths(said)
+
+
+# ---- exactly once --------------------------------------------------------------------------------------
+
+def test_a_closed_order_is_recorded_once_with_its_lines_and_money(tmp_path, engine):
+    home = Home(tmp_path)
+    OrderBook(home).set_tax_rate(8875)
+    chat = closed_order(home)
+    [order] = OrderBook(home).open_tickets()
+    assert order.session == chat.session_id and order.ticket == 1 and order.source == "chat"
+    assert [(line.quantity, line.food) for line in order.lines] == [(2, "Bean Burrito"), (1, "Pepsi®")]
+    assert order.lines[1].item == "large Pepsi®"
+    assert (order.subtotal, order.discount, order.total) == (428, 0, 428 + order.tax)
+    assert order.tax == half_up(Decimal(428) * 8875 / 100_000) == 38
+    chat.turn("thanks, bye")  # a last word to the closed order: no second order
+    closed_order(home, ["a crunchy taco", "that's all", "no", "no"])  # the next car: the next ticket
+    assert [o.ticket for o in OrderBook(home).open_tickets()] == [1, 2]
+
+
+def test_a_close_said_again_after_its_save_failed_is_recorded_once(tmp_path, engine, monkeypatch):
+    home = Home(tmp_path)
+    chat = CustomerChat(home)
+    for line in CLOSE[:-1]:
+        chat.turn(line)
+    save = Home.save_session
+    failing = {"left": 1}
+
+    def save_once_failing(self, *args, **kwargs):
+        if failing["left"]:
+            failing["left"] -= 1
+            raise StateUnavailable("disk full (test)")
+        return save(self, *args, **kwargs)
+
+    monkeypatch.setattr(Home, "save_session", save_once_failing)
+    with pytest.raises(StateUnavailable):
+        chat.turn(CLOSE[-1])  # recorded, then not saved: the customer says it again
+    assert not chat.ended
+    chat.turn(CLOSE[-1])
+    assert chat.ended
+    orders = OrderBook(home).open_tickets()
+    assert len(orders) == 1 and orders[0].ticket == 1
+
+
+KILLED = textwrap.dedent("""
+    import os, signal, sys
+    from pathlib import Path
+    from automanager.orders import OrderBook
+    from automanager.star import CustomerChat
+    from automanager.store import Home
+    place = OrderBook.place
+    def place_then_die(self, *args, **kwargs):
+        place(self, *args, **kwargs)
+        os.kill(os.getpid(), signal.SIGKILL)  # recorded, the session not saved yet
+    OrderBook.place = place_then_die
+    home = Home(Path(sys.argv[1]))
+    chat = CustomerChat(home, sys.argv[2])
+    chat.turn(sys.argv[3])
+""")
+
+
+def test_a_process_killed_mid_close_leaves_one_order_when_the_close_is_said_again(tmp_path, engine):
+    home = Home(tmp_path)
+    chat = CustomerChat(home)
+    for line in CLOSE[:-1]:
+        chat.turn(line)
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    done = subprocess.run([sys.executable, "-c", KILLED, str(tmp_path), chat.session_id, CLOSE[-1]], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == -signal.SIGKILL, done.stderr
+    assert len(OrderBook(home).open_tickets()) == 1  # it was recorded before the kill
+    again = CustomerChat(Home(tmp_path), chat.session_id)  # the session as last saved: not closed
+    assert not again.ended
+    again.turn(CLOSE[-1])
+    assert again.ended
+    [order] = OrderBook(home).open_tickets()
+    assert order.ticket == 1 and order.session == chat.session_id
+
+
+# ---- the kitchen's bump and recall, lost sales and the day's report -------------------------------------
+
+def test_bump_takes_a_ticket_off_and_recall_brings_the_last_one_back(tmp_path, engine):
+    home = Home(tmp_path)
+    for _ in range(3):
+        closed_order(home)
+    book = OrderBook(home)
+    first, second, third = book.open_tickets()
+    assert book.bump(second.id) and not book.bump(second.id)  # bumped once
+    assert [o.ticket for o in book.open_tickets()] == [1, 3]
+    recalled = book.recall()
+    assert recalled is not None and recalled.ticket == 2
+    assert [o.ticket for o in book.open_tickets()] == [1, 2, 3]
+    assert book.recall() is None  # nothing bumped is left to recall
+
+
+def test_the_days_report_is_a_sum_over_the_recorded_orders(tmp_path, engine):
+    home = Home(tmp_path)
+    home.clock = datetime(2026, 11, 25, 12, 5)
+    OrderBook(home).set_tax_rate(7250)
+    closed_order(home)
+    closed_order(home, ["three crunchy tacos and a cheesy gordita crunch", "that's all", "no", "no"])
+    home.clock = datetime(2026, 11, 25, 18, 40)
+    closed_order(home, ["a bean burrito", "that's all", "no", "no"])
+    home.clock = datetime(2026, 11, 26, 9, 0)  # another day: not in the report
+    closed_order(home)
+    orders = OrderBook(home).placed_between(datetime(2026, 11, 25), datetime(2026, 11, 26))
+    report = day_report(home, datetime(2026, 11, 25).date())
+    assert report.orders == len(orders) == 3
+    assert report.revenue == sum(o.total for o in orders)
+    assert report.tax == sum(o.tax for o in orders)
+    assert report.sales == sum(o.subtotal - o.discount for o in orders)
+    assert report.average_ticket == half_up(Decimal(report.sales) / 3)
+    assert [(h["hour"], h["orders"]) for h in report.per_hour] == [(12, 2), (18, 1)]
+    sold = {i["item"]: i["quantity"] for i in report.top_items}
+    assert sold == {"Bean Burrito": 3, "Crunchy Taco": 3, "Pepsi®": 1, "Cheesy Gordita Crunch": 1}
+    result = CliRunner().invoke(app, ["report", "--day", "2026-11-25", "--csv", "--state-dir", str(tmp_path)])
+    assert result.exit_code == 0 and f"day,revenue,{report.revenue}," in result.output
+
+
+def test_what_ran_out_is_counted_with_its_value_in_the_report(tmp_path, engine):
+    home = Home(tmp_path)
+    home.clock = datetime(2026, 11, 25, 13, 0)
+    home.set_stock("Refried Beans", out=True)
+    chat = CustomerChat(home)
+    chat.turn("two bean burritos and a crunchy taco")
+    report = day_report(home, datetime(2026, 11, 25).date())
+    price = dict(MENU.facts["original_price"])["Bean Burrito"]
+    assert report.lost == [{"item": "Bean Burrito", "quantity": 2, "cents": 2 * price}]
+    assert report.lost_value == 2 * price
