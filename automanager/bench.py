@@ -61,6 +61,7 @@ from .reasoner import Const, caches_written, term
 from .service.lanes import MAX_LANES, PER_CLIENT_SETTING
 from .star import Chat, CustomerChat, ManagerChat
 from .state import LastAsk, State
+from .orders import OrderBook
 from .store import Home
 
 # The paper's Table 1 (s(CASP) reasoning, GPT-4 round trip) and our targets, in ms.
@@ -594,6 +595,7 @@ def served_run(lanes: int = 32, turns: int = 20, kb: Path | None = None, think: 
     with tempfile.TemporaryDirectory() as tmp:
         state = Path(tmp) / "state"
         server = Served(state, kb)
+        kitchen = KitchenWatch(server)
         try:
             load = LaneLoad(server, customer_lines(menu), lanes, turns, think, seed)
             manager = threading.Thread(target=load.manager, name="bench-manager",
@@ -607,7 +609,9 @@ def served_run(lanes: int = 32, turns: int = 20, kb: Path | None = None, think: 
                 event.set()
             manager.join(120)
             versions = server.call("GET", "/api/versions", None, server.manager)[1]
+            kitchen.settle([order.id for order in OrderBook(Home(state, kb)).open_tickets()])
         finally:
+            kitchen.stop()
             server.stop()
         if "Traceback" in server.stderr():
             load.errors.append("a traceback in the service's log")
@@ -621,8 +625,54 @@ def served_run(lanes: int = 32, turns: int = 20, kb: Path | None = None, think: 
             "errors": len(load.errors),
             "error_samples": sorted(set(load.errors))[:5], "lost": sum(1 for t in acked if kept[t] == 0),
             "doubled": sum(1 for t in acked if kept[t] > 1), "manager_saves": load.saves,
-            "menu_version": versions.get("latest"), "target_p95": SERVED_TARGET_P95,
+            "menu_version": versions.get("latest"), **kitchen.figures(), "target_p95": SERVED_TARGET_P95,
             "meets": p95 <= SERVED_TARGET_P95, "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]}}
+
+
+class KitchenWatch:
+    """The kitchen display open through the run: its live stream of open tickets read in a thread
+    of its own. At the end every order the store recorded must have reached it, and no event may
+    show one ticket twice."""
+
+    def __init__(self, server: Served):
+        self.seen: set[int] = set()
+        self.twice = 0  # events that listed one order twice
+        self.events = 0
+        self.recorded: list[int] = []
+        self.stopping = False
+        self.conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)  # heartbeats every 15 s
+        self.conn.request("GET", "/api/kitchen/events", headers={"Authorization": f"Bearer {server.manager}"})
+        self.stream = self.conn.getresponse()
+        self.thread = threading.Thread(target=self.read, name="bench-kitchen", daemon=True)
+        self.thread.start()
+
+    def read(self) -> None:
+        try:
+            for raw in self.stream:
+                if raw.startswith(b"data: "):
+                    ids = [ticket["id"] for ticket in json.loads(raw[6:])["tickets"]]
+                    self.events += 1
+                    self.twice += len(ids) != len(set(ids))
+                    self.seen.update(ids)
+        except Exception:
+            if not self.stopping:  # a stream cut while the bench runs is its failure; once stopped, the end
+                raise
+
+    def settle(self, recorded: list[int], patience: float = 5.0) -> None:
+        """Wait (a little) until the display has shown every recorded order."""
+        self.recorded = recorded
+        deadline = time.monotonic() + patience
+        while not set(recorded) <= self.seen and time.monotonic() < deadline:
+            time.sleep(0.05)
+
+    def stop(self) -> None:
+        self.stopping = True
+        self.conn.close()
+
+    def figures(self) -> dict:
+        return {"orders_closed": len(self.recorded), "tickets_shown": len(set(self.recorded) & self.seen),
+                "tickets_missing": len(set(self.recorded) - self.seen), "tickets_twice": self.twice,
+                "kitchen_events": self.events}
 
 
 class LaneLoad:

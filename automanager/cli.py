@@ -723,8 +723,10 @@ def served_bench(lanes: int, turns: int, folder: Path | None, think: float, as_j
            f"{figures['think_s']} s): {figures['turns_per_second']} turns/s; p50 {figures['p50']} ms, p95 "
            f"{figures['p95']} ms (target <= {figures['target_p95']}), p99 {figures['p99']} ms; {figures['errors']} "
            f"errors, {figures['lost']} lost, {figures['doubled']} doubled; menu version {figures['menu_version']} "
-           f"after {len(figures['manager_saves'])} saves",
-           failed=bool(figures["errors"] or figures["lost"] or figures["doubled"]))
+           f"after {len(figures['manager_saves'])} saves; kitchen display: {figures['tickets_shown']} of "
+           f"{figures['orders_closed']} closed orders shown, {figures['tickets_twice']} shown twice",
+           failed=bool(figures["errors"] or figures["lost"] or figures["doubled"] or figures["tickets_missing"]
+                       or figures["tickets_twice"]))
 
 
 def turn_bench(quick: bool, folder: Path | None, plot_file: Path | None, as_json: bool) -> None:

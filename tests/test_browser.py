@@ -586,6 +586,7 @@ def test_an_order_closed_on_a_lane_is_on_the_kitchen_display_within_a_second(bro
     expect(ticket.locator(".mod.no")).to_have_text("no Onions")  # what to leave off stands out
     expect(ticket).to_contain_text("Bean Burrito")
     expect(ticket).to_contain_text("large Pepsi")
+    expect(ticket.locator(".source")).to_have_text("lane " + lane.locator("#lane-id").inner_text().split()[-1])
     if shots():
         kitchen.screenshot(path=str(shots() / "kitchen.png"))
 
@@ -615,3 +616,27 @@ def test_the_kitchen_needs_the_managers_token(browser, contexts, service):
                          ("get", "/api/kitchen/events"), ("post", "/api/kitchen/tickets/1/bump")]:
         for headers in [{}, {"Authorization": f"Bearer {lane['token']}"}]:
             assert getattr(page.request, method)(path, headers=headers).status == 401, (method, path)
+
+
+def test_the_dashboards_day_in_numbers_draws_its_charts(browser, contexts, service):
+    lane = new_page(browser, contexts, service)
+    open_lane(lane)
+    say(lane, "three crunchy tacos and a large pepsi")
+    close_order(lane)
+    dashboard = new_page(browser, contexts, service)
+    open_dashboard(dashboard, service)
+    figures = dashboard.locator("#figures")
+    expect(figures).to_contain_text(re.compile(r"\d+ orders? · sales \$\d+\.\d\d"))
+    report = dashboard.request.get("/api/report").json()
+    assert report["orders"] >= 1 and report["revenue"] == report["sales"] + report["tax"]
+    assert any(item["item"] == "Crunchy Taco" and item["quantity"] >= 3 for item in report["top_items"])
+    for name in ("hours", "items", "lost"):
+        image = dashboard.locator(f"#chart-{name}")
+        dashboard.wait_for_function("(img) => img.complete && img.naturalWidth > 0", arg=image.element_handle())
+    drawn = dashboard.request.get("/api/report/items.svg").text()
+    assert drawn.startswith("<svg") and drawn.count('class="bar"') == len(report["top_items"][:8])
+    assert "Crunchy Taco" in drawn
+    assert dashboard.request.get("/api/report/nothing.svg").status == 404
+    if shots():
+        dashboard.locator("#report-card").screenshot(path=str(shots() / "report.png"))
+    assert dashboard.errors == []

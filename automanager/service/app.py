@@ -23,7 +23,7 @@ from ..llm.openai_backend import LLMConfig
 from ..store import Home
 from .errors import answer_errors
 from .models import Error
-from .routers import kitchen, lanes, manager, pages
+from .routers import kitchen, lanes, manager, pages, report
 from .shared import Service
 
 STORE_PATIENCE = 5.0  # seconds a lane's turn waits for a busy or lost store before a 503 (a car cannot wait 30)
@@ -53,6 +53,6 @@ def create_app(home: Home, llm: LLMConfig | None = None) -> FastAPI:
     app.state.service = service
     app.mount("/static", StaticFiles(directory=str(Path(__file__).parent / "static")), name="static")
     answer_errors(app)
-    for router in (lanes.router, manager.router, kitchen.router, kitchen.receipts, pages.router):
+    for router in (lanes.router, manager.router, kitchen.router, kitchen.receipts, report.router, pages.router):
         app.include_router(router)
     return app

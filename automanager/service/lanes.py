@@ -74,17 +74,21 @@ class Lanes:
         """The lanes open when the service stopped, each in the session it was serving."""
         for lane_id, token_hash, session in self.home.lanes():
             try:
-                chat = CustomerChat(self.home, session, self.llm)
-                chat.source = f"lane {lane_id}"
+                chat = self.chat_for(lane_id, session)
             except StateError:  # its first turn never landed (or the file is gone): a new car
                 chat = self.new_chat(lane_id)
             lane = self.open[lane_id] = Lane(lane_id, token_hash, chat)
             if chat.ended:
                 lane.finished, lane.chat = chat, self.new_chat(lane_id)
 
-    def new_chat(self, lane_id: str) -> CustomerChat:
-        chat = CustomerChat(self.home, llm=self.llm)
+    def chat_for(self, lane_id: str, session: str | None = None) -> CustomerChat:
+        """A lane's car (a new one, or the saved session it was serving): its orders say the lane."""
+        chat = CustomerChat(self.home, session, self.llm)
         chat.source = f"lane {lane_id}"
+        return chat
+
+    def new_chat(self, lane_id: str) -> CustomerChat:
+        chat = self.chat_for(lane_id)
         self.home.lane_session(lane_id, chat.session_id)
         return chat
 
@@ -98,7 +102,7 @@ class Lanes:
                                      "(DELETE /api/lanes/<lane>, or the manager closes one on the dashboard)")
             token, token_hash = auth.new_lane_token()
             lane_id = secrets.token_hex(6)
-            chat = CustomerChat(self.home, llm=self.llm)
+            chat = self.chat_for(lane_id)
             self.home.open_lane(lane_id, token_hash, chat.session_id)
             lane = self.open[lane_id] = Lane(lane_id, token_hash, chat, client=client)
             self.opened[client].append(time.monotonic())

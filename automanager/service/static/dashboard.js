@@ -301,6 +301,17 @@
     }));
   }
 
+  // -- the day in numbers: figures, and charts the service draws --------------------------------
+  async function loadReport() {
+    const result = await call("GET", "/api/report");
+    if (!result.ok) return;
+    const r = result.data;
+    $("figures").textContent = `${r.orders} order${r.orders === 1 ? "" : "s"} · sales ${money(r.sales)} · ` +
+      `tax ${money(r.tax)} · average ticket ${money(r.average_ticket)} · ran out: ${money(r.lost_value)} refused`;
+    const fresh = Date.now();  // the same address would show the picture cached before
+    for (const name of ["hours", "items", "lost"]) $("chart-" + name).src = `/api/report/${name}.svg?t=${fresh}`;
+  }
+
   // -- live -------------------------------------------------------------------------------------
   function listen() {
     const live = $("live");
@@ -324,6 +335,7 @@
     on("lane", (lane) => { state.lanes.set(lane.lane, lane); renderLanes(); loadUnheard(); });
     on("lane_closed", (closed) => { state.lanes.delete(closed.lane); renderLanes(); });
     on("manager", (turn) => managerTurn(turn, "event"));
+    on("tickets", () => loadReport());  // an order closed (or bumped): the day's numbers move
   }
 
   document.addEventListener("DOMContentLoaded", () => {
@@ -357,6 +369,6 @@
     $("answer-yes").addEventListener("click", () => answer(true));
     $("answer-no").addEventListener("click", () => answer(false));
     listen();
-    Promise.all([loadStock(), loadLanes(), loadPending(), loadVersions(), loadHistory(), loadUnheard()]);
+    Promise.all([loadStock(), loadLanes(), loadPending(), loadVersions(), loadHistory(), loadUnheard(), loadReport()]);
   });
 })();
