@@ -57,11 +57,11 @@ from .language.phrases import menu_examples
 from .menu.check import check_kb
 from .menu.commit import HEADER, facts_by_text, kb_symbols, known_problems
 from .menu.model import Menu
+from .orders import OrderBook
 from .reasoner import Const, caches_written, term
 from .service.lanes import MAX_LANES, PER_CLIENT_SETTING
 from .star import Chat, CustomerChat, ManagerChat
 from .state import LastAsk, State
-from .orders import OrderBook
 from .store import Home
 
 # The paper's Table 1 (s(CASP) reasoning, GPT-4 round trip) and our targets, in ms.
