@@ -295,7 +295,8 @@ def serve(host: Annotated[str, typer.Option(help="The address to listen on; 127.
 
     Open http://127.0.0.1:8000/lane for a lane, and the dashboard at
     http://127.0.0.1:8000/dashboard?token=<token>, with the token printed at start (it is kept
-    in the state dir's manager-token file, readable by you only). The API is documented at
+    in the state dir's manager-token file, readable by you only), and the kitchen display at
+    /kitchen?token=<the kitchen-token file's>, which opens nothing else. The API is documented at
     http://127.0.0.1:8000/docs. The terminal chats may run on the same state dir at once.
     """
     import uvicorn
@@ -322,8 +323,9 @@ def serve(host: Annotated[str, typer.Option(help="The address to listen on; 127.
         about = f"{home.described()}, state dir {home.root}, backend {backend_named(config)}"
     except (StateError, ReasonerError, ConfigError) as exc:
         raise fail(str(exc)) from None
-    token = service.state.service.token
+    token, kitchen_token = service.state.service.token, service.state.service.kitchen_token
     for line in (about, f"lane page:  http://{host}:{port}/lane", f"dashboard:  http://{host}:{port}/dashboard?token={token}",
+                 f"kitchen:    http://{host}:{port}/kitchen?token={kitchen_token}",
                  f"API docs:   http://{host}:{port}/docs (offline; /redoc too)", "Ctrl-C stops the service"):
         err.print(line, highlight=False, soft_wrap=True)  # an address is never broken across lines
     # an idle keep-alive connection is dropped after 5 s; a body is read within BODY_SECONDS (service/errors.py)

@@ -70,11 +70,13 @@ def test_bench_served_tiny_run_loses_nothing():
     data = json.loads(result.stdout)
     assert set(data) == {"lanes", "turns_per_lane", "think_s", "turns", "acknowledged", "seconds",
                          "turns_per_second", "p50", "p95", "p99", "max", "errors", "error_samples", "lost",
-                         "doubled", "manager_saves", "menu_version", "target_p95", "meets", "machine"}
+                         "doubled", "manager_saves", "menu_version", "target_p95", "meets", "machine",
+                         "orders_closed", "tickets_shown", "tickets_missing", "tickets_twice", "kitchen_events"}
     assert data["lanes"] == 4 and data["turns"] == data["acknowledged"] == 12
     assert data["errors"] == data["lost"] == data["doubled"] == 0 and data["error_samples"] == []
     assert 0 < data["p50"] <= data["p95"] <= data["p99"] <= data["max"] and data["turns_per_second"] > 0
     assert [save["ok"] for save in data["manager_saves"]] == [True, True] and data["menu_version"] == 2
+    assert data["tickets_missing"] == data["tickets_twice"] == 0 and data["kitchen_events"] >= 1
 
 
 def test_store_rules_case_reports_both_turns_and_their_ratio(tmp_path):

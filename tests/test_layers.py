@@ -26,6 +26,7 @@ LAYERS = [
     ["language.*"],  # the offline understanding and the reply templates
     ["names"],  # menu names matched in text
     ["menu.*"],  # the menu pack: build, check, commit, read
+    ["charts"],  # the day's numbers drawn
     ["orders", "receipt", "report"],  # a store's orders: recorded once, printed, summed for the day
     ["store", "state", "vocab", "acts", "rules"],  # the state on disk; the session state as typed facts; the vocabularies and acts
     ["terms"],  # the typed predicates: the one encoder and decoder

@@ -1,5 +1,6 @@
-"""Who may call a route, as FastAPI dependencies: a lane's token for its lane, the manager's token
-(a header, or the dashboard's cookie with the page's own origin and page token) for the rest."""
+"""Who may call a route, as FastAPI dependencies: a lane's token for its lane, the kitchen's token or
+the manager's for the kitchen display, the manager's token (a header, or the dashboard's cookie with
+the page's own origin and page token) for the rest."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from fastapi import Depends, Header, HTTPException, Request
 from . import auth
 
 COOKIE = "automanager_manager"
+KITCHEN_COOKIE = "automanager_kitchen"  # the kitchen display's: the kitchen's token (or the manager's)
 CSRF_HEADER = "x-csrf-token"  # the dashboard's page token, sent with each of its writes
 
 
@@ -42,3 +44,25 @@ def manager_only(request: Request, token: Token) -> None:
 
 
 ManagerOnly = Depends(manager_only)
+
+
+def kitchen_staff(request: Request, token: Token) -> None:
+    """The kitchen's token or the manager's, as a header or as a staff page's cookie (a write with
+    the cookie checked as the dashboard's are)."""
+    service = request.app.state.service
+    if auth.same(token, service.kitchen_token):
+        return
+    cookie = request.cookies.get(KITCHEN_COOKIE)
+    secret = next((s for s in (service.kitchen_token, service.token) if auth.same(cookie, s)), None)
+    if secret is None:
+        return manager_only(request, token)  # the manager's header or dashboard cookie, or a 401 saying what
+    if request.method not in ("GET", "HEAD", "OPTIONS"):
+        headers = request.headers
+        why = auth.forged(headers.get("origin"), headers.get("referer"), headers.get(CSRF_HEADER),
+                          f"{request.url.scheme}://{request.url.netloc}", secret)
+        if why is not None:
+            raise HTTPException(403, why)
+    return None
+
+
+KitchenStaff = Depends(kitchen_staff)

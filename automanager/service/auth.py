@@ -13,11 +13,13 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 TOKEN_FILE = "manager-token"
+KITCHEN_TOKEN_FILE = "kitchen-token"  # opens the kitchen display only
 
 
-def manager_token(root: Path) -> str:
-    """The state dir's manager token, made at the first start with owner-only permissions."""
-    path = root / TOKEN_FILE
+def manager_token(root: Path, name: str = TOKEN_FILE) -> str:
+    """The state dir's manager token (or, by its file's name, the kitchen's), made at the first
+    start with owner-only permissions."""
+    path = root / name
     root.mkdir(parents=True, exist_ok=True)
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -46,10 +48,10 @@ def same(given: str | None, expected: str) -> bool:
     return given is not None and hmac.compare_digest(given.encode("utf-8", "replace"), expected.encode("utf-8"))
 
 
-def page_token(manager: str) -> str:
-    """The token the dashboard embeds and sends back in a header: made from the manager token, so
-    only a page the service served with the cookie can know it."""
-    return hmac.new(manager.encode("utf-8"), b"dashboard page", hashlib.sha256).hexdigest()
+def page_token(secret: str) -> str:
+    """The token a staff page embeds and sends back in a header: made from the token its cookie
+    holds (the manager's or the kitchen's), so only a page the service served with it can know it."""
+    return hmac.new(secret.encode("utf-8"), b"dashboard page", hashlib.sha256).hexdigest()
 
 
 def origin_of(url: str) -> tuple[str, str, int] | None:
@@ -64,7 +66,7 @@ def origin_of(url: str) -> tuple[str, str, int] | None:
     return parts.scheme.lower(), parts.hostname.lower(), port
 
 
-def forged(origin: str | None, referer: str | None, sent: str | None, own: str, manager: str) -> str | None:
+def forged(origin: str | None, referer: str | None, sent: str | None, own: str, secret: str) -> str | None:
     """Why a cookie-authenticated write is refused as cross-site (None: it came from our page):
     its Origin (else its Referer) must be the service's own, and it must carry the page token."""
     claimed = origin if origin is not None else referer
@@ -74,7 +76,7 @@ def forged(origin: str | None, referer: str | None, sent: str | None, own: str, 
     if origin_of(claimed) is None or origin_of(claimed) != origin_of(own):
         return (f"the request came from another site ({claimed.strip()[:100]!r}, this service is {own}): "
                 "make changes on the dashboard, or call the API with 'Authorization: Bearer <token>'")
-    if not same(sent, page_token(manager)):
+    if not same(sent, page_token(secret)):
         return ("the request lacks the dashboard's page token (the X-CSRF-Token header): reload the "
                 "dashboard and try again, or call the API with 'Authorization: Bearer <token>'")
     return None

@@ -31,6 +31,7 @@ class Service:
     def __init__(self, home: Home, llm: LLMConfig | None = None):
         self.home, self.llm = home, llm
         self.token = auth.manager_token(home.root)
+        self.kitchen_token = auth.manager_token(home.root, auth.KITCHEN_TOKEN_FILE)
         self.events = Events()
         self.lanes = Lanes(home, llm, self.events.publish, self.receipt_url)
         self.manager_lock = threading.Lock()

@@ -1,5 +1,5 @@
-"""The kitchen: its display's open tickets (live), bump and recall, with the manager's token (the
-dashboard's cookie on the kitchen's screen); and each order's receipt, at an address only the
+"""The kitchen: its display's open tickets (live), bump and recall, with the kitchen's token or the
+manager's (a header, or the kitchen page's cookie); and each order's receipt, at an address only the
 service gives out (the lane page shows it after the close)."""
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ from fastapi.responses import HTMLResponse, PlainTextResponse, StreamingResponse
 from ...orders import OrderBook, PlacedOrder
 from ...receipt import receipt_html, receipt_text
 from .. import auth
-from ..access import ManagerOnly
+from ..access import KitchenStaff
 from ..models import Ticket
 from ..shared import Service, Shared
 from .lanes import STREAM_HEADERS
 
-router = APIRouter(tags=["kitchen"], dependencies=[ManagerOnly])
+router = APIRouter(tags=["kitchen"], dependencies=[KitchenStaff])
 receipts = APIRouter(include_in_schema=False)
 
 

@@ -10,7 +10,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.templating import Jinja2Templates
 
 from .. import auth
-from ..access import COOKIE
+from ..access import COOKIE, KITCHEN_COOKIE
 from ..shared import Service, Shared
 
 PAGES = Jinja2Templates(directory=str(Path(__file__).parent.parent / "templates"))
@@ -38,13 +38,27 @@ def dashboard(request: Request, service: Shared, token: str | None = None) -> HT
 
 @router.get("/kitchen", response_model=None)
 def kitchen(request: Request, service: Shared, token: str | None = None) -> HTMLResponse | RedirectResponse:
-    """The kitchen display: open tickets, live; bump and recall. Opened as the dashboard is."""
-    return manager_page(request, service, token, "kitchen")
+    """The kitchen display: open tickets, live; bump and recall. Opened once as
+    /kitchen?token=<the kitchen's token or the manager's>, or from the dashboard's cookie."""
+    staff = (service.kitchen_token, service.token)
+    if token is not None:
+        if not any(auth.same(token, secret) for secret in staff):
+            return PAGES.TemplateResponse(request, "login.html", {"wrong": True, "page": "kitchen"}, status_code=401)
+        response = RedirectResponse("/kitchen", status_code=303)
+        response.set_cookie(KITCHEN_COOKIE, token, httponly=True, samesite="strict")
+        return response
+    held = request.cookies.get(KITCHEN_COOKIE)
+    secret = next((s for s in staff if auth.same(held, s)), None)
+    if secret is None and auth.same(request.cookies.get(COOKIE), service.token):
+        secret = service.token  # the manager, from the dashboard
+    if secret is None:
+        return PAGES.TemplateResponse(request, "login.html", {"wrong": False, "page": "kitchen"}, status_code=401)
+    return staff_page(request, service, "kitchen", secret)
 
 
 def manager_page(request: Request, service: Service, token: str | None, name: str) -> HTMLResponse | RedirectResponse:
     """A page the manager's token opens: ?token=<token> once keeps it in an HttpOnly cookie and
-    drops it from the address bar; the page carries the page token its writes send back."""
+    drops it from the address bar."""
     if token is not None:
         if not auth.same(token, service.token):
             return PAGES.TemplateResponse(request, "login.html", {"wrong": True, "page": name}, status_code=401)
@@ -53,7 +67,12 @@ def manager_page(request: Request, service: Service, token: str | None, name: st
         return response
     if not auth.same(request.cookies.get(COOKIE), service.token):
         return PAGES.TemplateResponse(request, "login.html", {"wrong": False, "page": name}, status_code=401)
+    return staff_page(request, service, name, service.token)
+
+
+def staff_page(request: Request, service: Service, name: str, secret: str) -> HTMLResponse:
+    """The page, with the page token its writes send back (made from the token that opened it)."""
     return PAGES.TemplateResponse(request, f"{name}.html", {"restaurant": service.manager.ready().restaurant,
                                                              "store": service.home.store,
-                                                             "page_token": auth.page_token(service.token)},
+                                                             "page_token": auth.page_token(secret)},
                                   headers={"Cache-Control": "no-store"})
