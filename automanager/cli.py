@@ -391,10 +391,10 @@ def state_history(state_dir: StateDirOption = None, as_json: JsonOption = False,
 def state_reset(state_dir: StateDirOption = None,
                 yes: Annotated[bool, typer.Option("--yes", help="Really delete; without it, nothing happens.")] = False,
                 ) -> None:
-    """Delete every session, menu version, the stock list and the audit log of a state dir."""
+    """Delete every session, menu version, the stock list, the audit log and the orders of a state dir."""
     home = open_home(state_dir)
     if not yes:
-        raise fail(f"this deletes all sessions, menu changes and the stock list in {home.root}",
+        raise fail(f"this deletes all sessions, menu changes, the stock list and the orders in {home.root}",
                    "Run again with --yes to do it.", code=1)
     try:
         home.reset()
