@@ -673,6 +673,11 @@ def bench_command(
                                                         "database AUTOMANAGER_DATABASE_URL names, --lanes lanes each "
                                                         "and a manager per store; turns/s, latency, lost turns and "
                                                         "cross-store leaks.")] = False,
+    voice_corpus: Annotated[Path | None, typer.Option(
+        "--voice", help="Instead: the voice lane on a corpus (e.g. ../shared/eval/customer-dev3.yaml): its customer "
+                        "lines spoken by espeak-ng, clean and with engine noise, recognized and ordered; word error "
+                        "rate and orders that agree with the text run (needs the voice extra).")] = None,
+    limit: Annotated[int | None, typer.Option(help="--voice: only the first N scenarios.", min=1)] = None,
     stores: Annotated[int, typer.Option(help="--chain: stores.", min=1, max=200)] = 20,
     lanes: Annotated[int | None, typer.Option(help="--served: lanes at once (default 32); --chain: lanes a store "
                                                    "(default 4).", min=1, max=64)] = None,
@@ -690,7 +695,9 @@ def bench_command(
     With --served: the HTTP service under load instead (see docs/service-load.md).
     """
     folder = use_kb(kb)
-    if chain:
+    if voice_corpus is not None:
+        voice_bench(voice_corpus, limit, folder, as_json)
+    elif chain:
         chain_bench(stores, lanes or 4, turns or 30, folder, as_json)
     elif served:
         served_bench(lanes or 32, turns or 20, folder, think, as_json)
@@ -715,6 +722,33 @@ def chain_bench(stores: int, lanes: int, turns: int, folder: Path | None, as_jso
            f"out, {figures['cross_store_leaks']} in the others (cross-store leaks)",
            failed=bool(figures["lost"] or figures["doubled"] or figures["cross_store_leaks"]
                        or not figures["refusals_where_out"]))
+
+
+def voice_bench(corpus: Path, limit: int | None, folder: Path | None, as_json: bool) -> None:
+    from rich.progress import Progress
+
+    from . import voice
+    from .evaluation.scenario import ScenarioError
+    from .voicebench import voice_run
+
+    if (why := voice.missing()) is not None:
+        raise fail(f"no voice lane here: {why}")
+    prompt = voice.menu_prompt(Menu.load(paths.kb_files(folder)).ranked_names)
+    try:
+        with Progress(console=err, disable=not err.is_terminal, transient=True) as progress:
+            task = progress.add_task("voice bench", total=None)
+            figures = voice_run(corpus, prompt, limit, lambda said: progress.update(task, description=said[:60]))
+    except (ScenarioError, OSError) as exc:
+        raise fail(str(exc), "Give a scenario file (eval/README.md), e.g. ../shared/eval/customer-dev3.yaml.") from None
+    if as_json:
+        out.print_json(json.dumps(figures))
+        return
+    table = Table("setting", "lines", "word error rate", "orders agree", "asked about", "recognition s / audio s",
+                  title=f"voice bench: {figures['corpus']}, {figures['scenarios']} scenarios")
+    for row in figures["settings"]:
+        table.add_row(row["setting"], str(row["lines"]), f"{row['word_error_rate']:.1%}", f"{row['orders_agree']:.1%}",
+                      f"{row['asked_about']:.1%}", f"{row['recognition_per_audio_second']:.2f}")
+    out.print(table)
 
 
 def served_bench(lanes: int, turns: int, folder: Path | None, think: float, as_json: bool) -> None:

@@ -15,7 +15,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "automanager"
 # Top to bottom; a module may import its own layer or any layer below it. Names are relative to
 # the package; "menu.*" is the menu package and every module in it.
 LAYERS = [
-    ["cli", "__main__", "repl", "bench", "evaluation.*", "service.app"],  # the commands and the chats' front ends
+    ["cli", "__main__", "repl", "bench", "voicebench", "evaluation.*", "service.app"],  # the commands and the chats' front ends
     ["service.routers.*"],  # the service's routes, one router per concern
     ["service.shared", "service.errors", "service.access"],  # what routes share: the store, errors, who may call
     ["service", "service.lanes", "service.events", "service.models", "service.auth", "service.writer"],  # its parts
@@ -26,7 +26,7 @@ LAYERS = [
     ["language.*"],  # the offline understanding and the reply templates
     ["names"],  # menu names matched in text
     ["menu.*"],  # the menu pack: build, check, commit, read
-    ["charts"],  # the day's numbers drawn
+    ["charts", "voice"],  # the day's numbers drawn; speech in and out
     ["orders", "receipt", "report"],  # a store's orders: recorded once, printed, summed for the day
     ["store", "state", "vocab", "acts", "rules"],  # the state on disk; the session state as typed facts; the vocabularies and acts
     ["terms"],  # the typed predicates: the one encoder and decoder

@@ -321,13 +321,14 @@ class CustomerParser:
         return any(m.kind == "item" and m.start == start for m in self.mentions_in(tokens))
 
     def heard_numbers(self, tokens: list[str]) -> list[str]:
-        """'I'll have to crunchy tacos and for bean burritos': a word that sounds like a number, after
-        a word that orders or joins and before a food said in the plural, is that number."""
+        """'I'll have to crunchy tacos and for bean burritos', 'to bean burritos' (a line heard, not
+        typed): a word that sounds like a number, first in the line or after a word that orders or
+        joins, and before a food said in the plural, is that number."""
         if not set(tokens) & self.p.number_homophones.keys():
             return tokens
         plural = {m.start for m in self.mentions_in(tokens) if m.kind == "item" and m.said.endswith("s")}
         return [self.p.number_homophones[t] if t in self.p.number_homophones and i + 1 in plural and
-                i > 0 and tokens[i - 1] in self.p.homophone_after else t for i, t in enumerate(tokens)]
+                (i == 0 or tokens[i - 1] in self.p.homophone_after) else t for i, t in enumerate(tokens)]
 
     def suggested_but(self, tokens: list[str], mentions: list[Mention], ctx: Context) -> Parse | None:
         """'sounds good, but not the sausage' after toppings were suggested: the suggested toppings
@@ -1440,7 +1441,7 @@ class CustomerParser:
             size = size or next(iter(self.sizes_in(clause)[-1:]), None) if every else size
             if size:  # "another of those, make it a medium": the copy just placed, not the one copied
                 line = state.get("placed", {}).get(target, 0) if state.get("copied") else 0
-                acts.append(Update(target, Const("option"), option_value("size", size, True), line))
+                acts.append(Update(target or "", Const("option"), option_value("size", size, True), line))  # "": none
 
     @staticmethod
     def unsaid(food: str, n: int | None, placed: dict[str, int], acts: list[Act]) -> bool:

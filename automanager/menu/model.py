@@ -115,6 +115,14 @@ class Menu:
         dishes = self.names("dish")
         return next((name for name, _ in ranked if name in dishes), dishes[0] if dishes else "dish")
 
+    @cached_property
+    def ranked_names(self) -> list[str]:
+        """Every dish and combo, the ranked (popularity/2) first, then the rest shortest first: the
+        names a speech recognizer is told to expect."""
+        ranked = [name for name, _ in sorted(self.facts.get("popularity", []), key=lambda row: row[1])]
+        rest = (set(self.names("dish")) | set(self.combos)) - set(ranked)
+        return ranked + sorted(rest, key=lambda name: (len(name), name))
+
     def is_drink(self, name: str) -> bool:
         return self.category_of.get(name) == "drink"
 

@@ -21,6 +21,7 @@ from .lanes import LaneError
 LOG = logging.getLogger(__name__)
 RETRY_AFTER = 2  # seconds a client is told to wait while the store cannot be used (a lock, a full disk)
 MAX_BODY = 16_384  # bytes of a request body: a line is at most MAX_INPUT characters
+MAX_AUDIO = 4_000_000  # bytes of a spoken line's recording (/speech): a minute of 16 kHz WAV is under 2 MB
 BODY_SECONDS = 10.0  # a request body not all here by then is refused (408): a slow or short body holds nothing
 
 
@@ -74,27 +75,29 @@ async def limit_body(request: Request, call_next: Callable[[Request], Any]) -> A
     """Bodies are read here, at most MAX_BODY bytes within BODY_SECONDS (uvicorn has no body
     read timeout: a body shorter than its Content-Length would hold the connection for good)."""
     size = request.headers.get("content-length")
+    limit = MAX_AUDIO if request.url.path.endswith("/speech") else MAX_BODY
     if size is not None and not size.isdigit():
         return error(400, "the Content-Length header is not a number of bytes")
-    if size is not None and int(size) > MAX_BODY:
-        return error(413, f"the request body is over {MAX_BODY:,} bytes; a line is at most {MAX_INPUT:,} characters")
+    if size is not None and int(size) > limit:
+        return error(413, f"the request body is over {limit:,} bytes" + (
+            f"; a line is at most {MAX_INPUT:,} characters" if limit == MAX_BODY else ""))
     if (size not in (None, "0") or request.headers.get("transfer-encoding")) and request.method != "GET":
         try:
-            body = await asyncio.wait_for(read_body(request), BODY_SECONDS)
+            body = await asyncio.wait_for(read_body(request, limit), BODY_SECONDS)
         except TimeoutError:
             return error(408, f"the request body did not all arrive within {BODY_SECONDS:g} seconds (is its "
                               "Content-Length right?); send it again")
         if body is None:
-            return error(413, f"the request body is over {MAX_BODY:,} bytes")
+            return error(413, f"the request body is over {limit:,} bytes")
         request._body = body  # read once: the route reads it from here
     return await call_next(request)
 
 
-async def read_body(request: Request) -> bytes | None:
-    """The whole body, or None when it is over MAX_BODY bytes."""
+async def read_body(request: Request, limit: int = MAX_BODY) -> bytes | None:
+    """The whole body, or None when it is over `limit` bytes."""
     body = b""
     async for chunk in request.stream():
         body += chunk
-        if len(body) > MAX_BODY:
+        if len(body) > limit:
             return None
     return body

@@ -190,8 +190,9 @@ class Lanes:
             raise LaneError(404, f"no open lane '{lane_id[:40]}' (GET /api/lanes lists them)")
         return lane
 
-    def turn(self, lane: Lane, text: str, turn_id: str | None) -> dict[str, Any]:
-        """One customer line on a lane: its reply and the order board after it."""
+    def turn(self, lane: Lane, text: str, turn_id: str | None, sure: bool = True) -> dict[str, Any]:
+        """One customer line on a lane: its reply and the order board after it (`sure`: false for a
+        line heard that the recognizer is not sure of, asked about and never acted on)."""
         with lane.lock:
             done = self.answered(lane, turn_id)
             if done is not None:
@@ -200,7 +201,7 @@ class Lanes:
             self.next_car(lane)  # (if the store could not greet it after the last turn)
             chat = addressed(lane.chat, lane.finished, text)
             chat.catch_up()
-            turn = chat.turn(text, turn_id=turn_id)
+            turn = chat.heard(text, sure, turn_id)
             answer = {**self.car(lane, chat, turn.board), "text": turn.text, "reply": turn.reply}
             try:
                 self.next_car(lane)
@@ -235,6 +236,14 @@ class Lanes:
                 "ended": chat.ended, "menu_version": chat.menu_version,
                 "turns": [{"user": t["user"], "bot": t["bot"]} for t in chat.history], **(board or chat.board()),
                 "placed": placed}
+
+    def said_back(self, lane: Lane, turn_id: str) -> str | None:
+        """The reply a turn of this lane's car (or the one before) had, by its id."""
+        for chat in filter(None, (lane.chat, lane.finished)):
+            for said in reversed(chat.history):
+                if said.get("id") == turn_id:
+                    return str(said["bot"])
+        return None
 
     def view(self, lane: Lane) -> dict[str, Any]:
         """What a lane shows now: its car's conversation and order board."""

@@ -100,6 +100,13 @@ class LaneTurn(Car):
     repeated: bool = Field(False, description="The turn id was answered before: this is that answer again.")
 
 
+class SpokenTurn(LaneTurn):
+    heard: str = Field(description="The words recognized ('' when nothing was said).")
+    confidence: float = Field(description="0..1: under 0.45 the line was asked about, never acted on.")
+    sure: bool
+    audio: str = Field(description="The reply spoken, as WAV (add ?token=<the lane's token>).")
+
+
 class Closed(BaseModel):
     lane: str
     closed: bool = True

@@ -3,6 +3,7 @@ events; routes reach it as a dependency (`Shared`)."""
 
 from __future__ import annotations
 
+import logging
 import threading
 from pathlib import Path
 from typing import Annotated, Any
@@ -10,7 +11,7 @@ from typing import Annotated, Any
 import clingo
 from fastapi import Depends, Request
 
-from .. import paths
+from .. import paths, voice
 from ..acts import Act, Add
 from ..language.manager_templates import describe
 from ..llm.openai_backend import LLMConfig
@@ -24,6 +25,8 @@ from .events import Events, Watcher
 from .lanes import LaneError, Lanes
 
 HERE = Path(__file__).parent
+LOG = logging.getLogger(__name__)
+LOG.addHandler(logging.NullHandler())
 
 class Service:
     """The store, its lanes, the manager's chat (one at a time) and the live events."""
@@ -32,11 +35,19 @@ class Service:
         self.home, self.llm = home, llm
         self.token = auth.manager_token(home.root)
         self.kitchen_token = auth.manager_token(home.root, auth.KITCHEN_TOKEN_FILE)
+        why = voice.missing()
+        self.voice = why is None  # the lane page's push-to-talk, and the speech routes
+        if why is not None:
+            LOG.warning("the voice lane is off: %s", why)
         self.events = Events()
         self.lanes = Lanes(home, llm, self.events.publish, self.receipt_url)
         self.manager_lock = threading.Lock()
         self.manager = ManagerChat(home, llm=llm)
         self.watcher = Watcher(home, self.events, self.dishes_out)
+
+    def menu_prompt(self) -> str:
+        """The menu's names, most popular first, for the speech recognizer (the voice lane)."""
+        return voice.menu_prompt(self.manager.ready().ranked_names)
 
     def receipt_url(self, order_id: int) -> str:
         """The address of an order's receipt page (its key is the service's to give)."""

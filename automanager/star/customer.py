@@ -7,7 +7,7 @@ from collections import Counter
 from functools import cached_property
 from typing import TypeVar
 
-from ..acts import Act, Irrelevant, Review
+from ..acts import Act, Irrelevant, Review, Unsure
 from ..bots.assistant import Assistant, context
 from ..language.customer_parser import Context, CustomerParser
 from ..language.customer_templates import CustomerTemplates
@@ -72,6 +72,12 @@ class CustomerChat(Chat):
         return Turn(text=text, reply=reply, parsed=[str(p) for p in parse.acts], actions=decision.actions,
                     corrected=parse.corrected, order=order, llm=usage.as_dict(), timings=timings,
                     board=self.board(decision.actions), unheard=list(dict.fromkeys(said_as_phrase(p) for p in [*parse.unknown, *not_caught])))
+
+    def heard(self, text: str, sure: bool, turn_id: str | None = None) -> Turn:
+        """A line heard, not typed: one the recognizer is not sure of is read as a half-heard line,
+        its changes asked about and never made until the customer says yes."""
+        said = None if sure else [*self.parser.parse(text, context(self.state)).acts, Unsure()]
+        return self.turn(text, said, turn_id)
 
     def greeting(self) -> str:
         """A resumed session is welcomed back with its order so far, priced by the ASP."""

@@ -3,15 +3,19 @@ Each takes the lane's own token; nothing here changes the stock, the menu or the
 
 from __future__ import annotations
 
+import re
 from typing import Any
 from urllib.parse import parse_qs
 
-from fastapi import APIRouter, Request
-from fastapi.responses import StreamingResponse
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import Response, StreamingResponse
 
+from ... import voice
 from ..access import Token
+from ..errors import MAX_AUDIO
 from ..events import Event
-from ..models import Car, Closed, Closing, LaneTurn, Line, OpenedLane
+from ..models import Car, Closed, Closing, LaneTurn, Line, OpenedLane, SpokenTurn
 from ..shared import Shared
 
 STREAM_HEADERS = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
@@ -31,6 +35,39 @@ def open_lane(request: Request, service: Shared) -> dict[str, Any]:
 def lane_turn(lane_id: str, line: Line, token: Token, service: Shared) -> dict[str, Any]:
     """A customer line: the reply, and the order board after it (lines and total in cents)."""
     return service.lanes.turn(service.lanes.get(lane_id, token), line.text, line.turn_id)
+
+
+@router.post("/{lane_id}/speech", response_model=SpokenTurn)
+async def lane_speech(lane_id: str, request: Request, token: Token, service: Shared, turn_id: str) -> dict[str, Any]:
+    """A customer line spoken: the recording as the body (WAV, WebM/Opus, ...), `?turn_id=` as for a
+    typed line (sent again, it is taken once). The words heard and how sure the recognizer is come
+    back with the turn; a line it is not sure of is asked about, never ordered. 503 without the
+    voice extra."""
+    lane = service.lanes.get(lane_id, token)
+    if (why := voice.missing()) is not None:
+        raise HTTPException(503, f"no voice lane here: {why}")
+    if not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", turn_id):
+        raise HTTPException(422, "turn_id: 1 to 64 letters, digits, '-' or '_'")
+    audio = await request.body()
+    if not audio or len(audio) > MAX_AUDIO:
+        raise HTTPException(413 if audio else 422, f"a recording of 1 to {MAX_AUDIO:,} bytes is needed")
+    heard = await run_in_threadpool(voice.transcribe, audio, service.menu_prompt())
+    answer = await run_in_threadpool(service.lanes.turn, lane, heard.text, turn_id, heard.sure)
+    return {**answer, "heard": heard.text, "confidence": heard.confidence, "sure": heard.sure,
+            "audio": f"/api/lanes/{lane.id}/speech/{turn_id}.wav"}
+
+
+@router.get("/{lane_id}/speech/{turn_id}.wav", response_class=Response)
+def lane_reply_audio(lane_id: str, turn_id: str, header: Token, service: Shared, token: str | None = None) -> Response:
+    """A turn's reply spoken (WAV), shortened for the ear; the lane's token as a header or ?token=
+    (an audio element sends no header)."""
+    lane = service.lanes.get(lane_id, header or token)
+    if (why := voice.missing()) is not None:
+        raise HTTPException(503, f"no voice lane here: {why}")
+    reply = service.lanes.said_back(lane, turn_id)
+    if reply is None:
+        raise HTTPException(404, f"no turn '{turn_id[:64]}' on this lane's cars")
+    return Response(voice.speak(reply), media_type="audio/wav", headers={"Cache-Control": "no-store"})
 
 
 @router.get("/{lane_id}", response_model=Car)

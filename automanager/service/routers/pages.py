@@ -26,7 +26,7 @@ def index(request: Request, service: Shared) -> HTMLResponse:
 @router.get("/lane", response_class=HTMLResponse)
 def lane_page(request: Request, service: Shared) -> HTMLResponse:
     return PAGES.TemplateResponse(request, "lane.html", {"restaurant": service.manager.ready().restaurant,
-                                                           "store": service.home.store})
+                                                           "store": service.home.store, "voice": service.voice})
 
 
 @router.get("/dashboard", response_model=None)

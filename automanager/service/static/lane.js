@@ -144,6 +144,64 @@
     queue = queue.then(() => send(text));
   }
 
+  // -- push to talk: hold the button (or the space bar); the recording is sent on release ---------
+  let recorder = null;
+
+  async function startTalking() {
+    if (recorder || !lane) return;
+    try {
+      const stream = await navigator.mediaDevices.getUserMedia({  // the recognizer hears best unprocessed
+        audio: { echoCancellation: false, noiseSuppression: false, autoGainControl: false } });
+      const chunks = [];
+      recorder = new MediaRecorder(stream);
+      recorder.addEventListener("dataavailable", (event) => chunks.push(event.data));
+      recorder.addEventListener("stop", () => {
+        stream.getTracks().forEach((track) => track.stop());
+        const audio = new Blob(chunks, { type: recorder.mimeType || "audio/webm" });
+        recorder = null;
+        $("talk").classList.remove("on");
+        queue = queue.then(() => sendSpeech(audio));
+      });
+      recorder.start();
+      $("talk").classList.add("on");
+    } catch (_) {
+      recorder = null;
+      showError("The microphone cannot be used here; type the line instead.");
+    }
+  }
+
+  function stopTalking() {
+    if (recorder && recorder.state === "recording") recorder.stop();
+  }
+
+  async function sendSpeech(audio) {
+    const turnId = AM.turnId();
+    waiting.push("…");
+    render();
+    let response;
+    try {
+      response = await fetch(laneUrl("/speech?turn_id=" + turnId), {
+        method: "POST", body: audio, cache: "no-store",
+        headers: { Authorization: "Bearer " + lane.token, "Content-Type": audio.type || "application/octet-stream" },
+      });
+    } catch (_) {
+      waiting.shift();
+      render();
+      return showError("The service cannot be reached; nothing was ordered. Please say it again.");
+    }
+    waiting.shift();
+    const data = await response.json();
+    if (!response.ok) {
+      render();
+      return showError(data.error || `The service answered ${response.status}.`);
+    }
+    showError("");
+    await answered(data);  // the words heard are the customer's line, as they were read
+    const player = $("reply-audio");
+    player.src = data.audio + "?token=" + encodeURIComponent(lane.token);
+    player.play().catch(() => {});  // a page not yet interacted with may not play: the text is there
+  }
+
   function listen() {
     if (source) source.close();
     const live = $("live");
@@ -240,6 +298,21 @@
   document.addEventListener("DOMContentLoaded", () => {
     $("say").addEventListener("submit", say);
     $("close-lane").addEventListener("click", closeLane);
+    const talk = $("talk");
+    if (talk) {  // present when the service has the voice extra
+      talk.addEventListener("pointerdown", startTalking);
+      talk.addEventListener("pointerup", stopTalking);
+      talk.addEventListener("pointerleave", stopTalking);
+      document.addEventListener("keydown", (event) => {
+        if (event.code === "Space" && !event.repeat && document.activeElement !== $("line")) {
+          event.preventDefault();
+          startTalking();
+        }
+      });
+      document.addEventListener("keyup", (event) => {
+        if (event.code === "Space" && document.activeElement !== $("line")) stopTalking();
+      });
+    }
     // a tab closed (or a reload) says so: the lane closes in a few seconds unless this page comes back
     window.addEventListener("pagehide", () => {
       if (lane) navigator.sendBeacon(laneUrl("/left"), new URLSearchParams({ token: lane.token }));

@@ -1,0 +1,136 @@
+"""`automanager bench --voice`: the voice lane measured end to end with no microphone. Each
+customer line of a corpus is spoken by espeak-ng (a few voices and speeds, clean and with engine
+noise mixed in by sox), recognized, and run as the turn it would be at a voice lane; the same
+scenario is run from its text. Figures: the word error rate of the transcripts, the share of
+scenarios whose final order equals the text run's, the share of lines asked about (recognized
+unsure), and recognition time per second of audio."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import tempfile
+import time
+import wave
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import voice
+from .evaluation.scenario import Scenario, load_scenarios
+from .star import CustomerChat
+from .store import Home
+
+
+@dataclass(frozen=True)
+class Setting:
+    name: str
+    voice: str
+    rate: int
+    noise: float  # the engine noise's amplitude mixed in (0: clean)
+
+
+SETTINGS = [Setting("clean, US voice, 160 wpm", "en-us", 160, 0.0),
+            Setting("clean, UK voice, 140 wpm", "en", 140, 0.0),
+            Setting("engine noise, US voice, 160 wpm", "en-us", 160, 0.08),
+            Setting("engine noise, UK voice, 140 wpm", "en", 140, 0.08)]
+
+
+def words(text: str) -> str:
+    """A transcript as the word error rate compares it: lower case, no punctuation, numbers as said."""
+    text = re.sub(r"[^a-z0-9' ]+", " ", text.lower().replace("'", ""))
+    return " ".join(NUMBERS.get(w, w) for w in text.split())
+
+
+NUMBERS = {str(n): w for n, w in enumerate(["zero", "one", "two", "three", "four", "five", "six", "seven", "eight",
+                                            "nine", "ten"])}
+
+
+def seconds(audio: bytes) -> float:
+    with tempfile.NamedTemporaryFile(suffix=".wav") as held:
+        held.write(audio)
+        held.flush()
+        with wave.open(held.name) as wav:
+            return wav.getnframes() / wav.getframerate()
+
+
+def noisy(audio: bytes, amount: float) -> bytes:
+    """Brown noise (an idling engine) mixed under the speech with sox."""
+    if not amount:
+        return audio
+    with tempfile.TemporaryDirectory() as tmp:
+        speech, out = Path(tmp) / "speech.wav", Path(tmp) / "out.wav"
+        speech.write_bytes(audio)
+        subprocess.run(["sox", "-m", str(speech), "|sox -n -r 22050 -c 1 -p synth "
+                        f"{seconds(audio):.2f} brownnoise vol {amount}", str(out)], check=True, timeout=60,
+                       capture_output=True)
+        return out.read_bytes()
+
+
+def final_order(scenario: Scenario, root: Path, hear: Callable[[str], tuple[str, bool]] | None) -> list[str]:
+    """The scenario's customer lines in one customer chat (typed, or spoken and heard), and the
+    order it ends with, as comparable text."""
+    home = Home(root, scenario.pack)
+    home.clock = scenario.now
+    chat = CustomerChat(home)
+    for step in scenario.steps:
+        if step.role != "customer":
+            continue
+        if chat.ended:
+            chat = CustomerChat(home)
+        if hear is None:
+            chat.turn(step.text)
+        else:
+            text, sure = hear(step.text)
+            chat.heard(text, sure)
+    return sorted(repr(sorted(unit.items())) for unit in chat.order())
+
+
+class Ear:
+    """One setting's voice lane: each line spoken, maybe made noisy, recognized; what was said and
+    heard, and the time it took, kept for the figures."""
+
+    def __init__(self, setting: Setting, prompt: str):
+        self.setting, self.prompt = setting, prompt
+        self.said: list[str] = []
+        self.heard: list[str] = []
+        self.audio_s = self.recognition_s = 0.0
+        self.unsure = 0
+
+    def __call__(self, line: str) -> tuple[str, bool]:
+        audio = noisy(voice.speak(line, self.setting.rate, self.setting.voice), self.setting.noise)
+        began = time.perf_counter()
+        got = voice.transcribe(audio, self.prompt)
+        self.recognition_s += time.perf_counter() - began
+        self.audio_s += seconds(audio)
+        self.said.append(words(line))
+        self.heard.append(words(got.text))
+        self.unsure += not got.sure
+        return got.text, got.sure
+
+    def figures(self, agree: int, scenarios: int) -> dict:
+        import jiwer
+
+        lines = len(self.said)
+        return {"setting": self.setting.name, "lines": lines,
+                "word_error_rate": round(jiwer.wer(self.said, self.heard), 3) if lines else 0.0,
+                "orders_agree": round(agree / scenarios, 3) if scenarios else 0.0,
+                "asked_about": round(self.unsure / lines, 3) if lines else 0.0,
+                "recognition_per_audio_second": round(self.recognition_s / self.audio_s, 3) if self.audio_s else 0.0}
+
+
+def voice_run(corpus: Path, prompt: str, limit: int | None = None,
+              progress: Callable[[str], None] = lambda _s: None) -> dict:
+    """The voice bench over a corpus's scenarios (the first `limit`) in every SETTING; `prompt`:
+    the menu's names for the recognizer (voice.menu_prompt), as the service gives them."""
+    scenarios = [s for s in load_scenarios([corpus]) if any(step.role == "customer" for step in s.steps)][:limit]
+    results = []
+    with tempfile.TemporaryDirectory() as tmp:
+        texts = [final_order(s, Path(tmp) / f"text{i}", None) for i, s in enumerate(scenarios)]
+        for k, setting in enumerate(SETTINGS):
+            ear, agree = Ear(setting, prompt), 0
+            for i, scenario in enumerate(scenarios):
+                progress(f"{setting.name}: {scenario.name}")
+                agree += final_order(scenario, Path(tmp) / f"voice{k}-{i}", ear) == texts[i]
+            results.append(ear.figures(agree, len(scenarios)))
+    return {"corpus": corpus.name, "scenarios": len(scenarios), "settings": results}

@@ -1,0 +1,107 @@
+"""The voice lane: speech espeak-ng makes is recognized and ordered, silence is no words, a
+transcript the recognizer is not sure of is asked about and never ordered, the reply is spoken,
+and a spoken turn sent again is taken once. Skipped, saying why, without the `voice` extra or
+espeak-ng; without them the lane page has no talk button and the speech route says why (503)."""
+
+from __future__ import annotations
+
+import io
+import wave
+
+import pytest
+from fastapi.testclient import TestClient
+
+from automanager import voice
+from automanager.service.app import create_app
+from automanager.star import CustomerChat
+from automanager.store import Home
+
+MISSING = voice.missing()
+needs_voice = pytest.mark.skipif(MISSING is not None, reason=f"no voice lane: {MISSING}")
+
+
+def spoken(text: str, rate: int = 150) -> bytes:
+    return voice.speak(text, rate)
+
+
+def silence(seconds: float = 2.0) -> bytes:
+    out = io.BytesIO()
+    with wave.open(out, "wb") as wav:
+        wav.setnchannels(1)
+        wav.setsampwidth(2)
+        wav.setframerate(16_000)
+        wav.writeframes(b"\0\0" * int(16_000 * seconds))
+    return out.getvalue()
+
+
+def test_a_reply_is_shortened_for_the_ear():
+    said = voice.for_the_ear("Here's your order: two Bean Burritos at $1.39 each and a large Pepsi® at $1.50. "
+                             "The total comes to $4.28.")
+    assert said == "Here's your order: two Bean Burritos and a large Pepsi. The total comes to $4.28."
+
+
+def test_the_menu_prompt_holds_the_most_popular_names_within_its_length():
+    prompt = voice.menu_prompt(["Crunchwrap Supreme®", "Pepsi®"] + [f"Item {i}" for i in range(500)])
+    assert prompt.startswith("Crunchwrap Supreme, Pepsi, Item 0") and len(prompt) <= voice.PROMPT_CHARS
+
+
+@needs_voice
+def test_speech_is_recognized_and_silence_is_no_words():
+    heard = voice.transcribe(spoken("two bean burritos and a large pepsi"), "Bean Burrito, Pepsi.")
+    assert heard.sure and "bean burrito" in heard.text.lower() and "pepsi" in heard.text.lower()
+    assert voice.transcribe(silence()) == voice.Heard("", 0.0)
+    assert spoken("hello").startswith(b"RIFF")
+
+
+@needs_voice
+def test_a_line_heard_unsure_is_asked_about_and_ordered_only_after_a_yes(tmp_path):
+    chat = CustomerChat(Home(tmp_path))
+    turn = chat.heard("two bean burritos", sure=False)
+    assert chat.order() == [] and "?" in turn.reply  # asked, nothing ordered
+    chat.turn("yes")
+    assert [unit["item"] for unit in chat.order()] == ["Bean Burrito", "Bean Burrito"]
+
+
+@needs_voice
+def test_a_spoken_turn_is_ordered_once_and_its_reply_spoken(tmp_path):
+    client = TestClient(create_app(Home(tmp_path)), raise_server_exceptions=False)
+    lane = client.post("/api/lanes").json()
+    auth = {"Authorization": f"Bearer {lane['token']}"}
+    audio = spoken("two bean burritos and a large pepsi")
+    url = f"/api/lanes/{lane['lane']}/speech?turn_id=spoken-1"
+    first = client.post(url, content=audio, headers={**auth, "Content-Type": "audio/wav"})
+    assert first.status_code == 200, first.text
+    answer = first.json()
+    assert answer["sure"] and [(line["quantity"], line["item"]) for line in answer["lines"]] == \
+        [(2, "Bean Burrito"), (1, "large Pepsi®")]
+    again = client.post(url, content=audio, headers={**auth, "Content-Type": "audio/wav"}).json()
+    assert again["repeated"] and len(again["turns"]) == 1  # sent again: taken once
+    reply = client.get(answer["audio"] + f"?token={lane['token']}")
+    assert reply.status_code == 200 and reply.headers["content-type"] == "audio/wav" and reply.content[:4] == b"RIFF"
+    quiet = client.post(f"/api/lanes/{lane['lane']}/speech?turn_id=spoken-2", content=silence(), headers=auth).json()
+    assert quiet["heard"] == "" and len(quiet["lines"]) == 2  # nothing heard, nothing changed
+
+
+def test_without_the_voice_extra_the_lane_has_no_talk_button_and_speech_says_why(tmp_path, monkeypatch, caplog):
+    monkeypatch.setattr(voice, "missing", lambda: 'speech recognition is not installed (pip install -e ".[voice]")')
+    with caplog.at_level("WARNING"):
+        client = TestClient(create_app(Home(tmp_path)), raise_server_exceptions=False)
+    assert [r.getMessage() for r in caplog.records if "voice lane" in r.getMessage()] == [
+        'the voice lane is off: speech recognition is not installed (pip install -e ".[voice]")']
+    assert 'id="talk"' not in client.get("/lane").text
+    lane = client.post("/api/lanes").json()
+    answer = client.post(f"/api/lanes/{lane['lane']}/speech?turn_id=t1", content=b"RIFF....",
+                         headers={"Authorization": f"Bearer {lane['token']}"})
+    assert answer.status_code == 503 and "pip install" in answer.json()["error"]
+    typed = client.post(f"/api/lanes/{lane['lane']}/turns", json={"text": "a bean burrito"},
+                        headers={"Authorization": f"Bearer {lane['token']}"})
+    assert typed.status_code == 200  # typing works as ever
+
+
+def test_an_oversized_recording_is_refused_saying_the_limit(tmp_path):
+    client = TestClient(create_app(Home(tmp_path)), raise_server_exceptions=False)
+    lane = client.post("/api/lanes").json()
+    answer = client.post(f"/api/lanes/{lane['lane']}/speech?turn_id=t1", content=b"\0" * 4_000_001,
+                         headers={"Authorization": f"Bearer {lane['token']}"})
+    assert answer.status_code == 413 and "4,000,000 bytes" in answer.json()["error"]
+
