@@ -69,8 +69,12 @@ def noisy(audio: bytes, amount: float) -> bytes:
 
 def final_order(scenario: Scenario, root: Path, hear: Callable[[str], tuple[str, bool]] | None) -> list[str]:
     """The scenario's customer lines in one customer chat (typed, or spoken and heard), and the
-    order it ends with, as comparable text."""
-    home = Home(root, scenario.pack)
+    order it ends with, as comparable text. Every scenario's state dir shares one cache of ground
+    programs (`root/cache`): each would ground the menu afresh otherwise."""
+    (root / "cache").mkdir(parents=True, exist_ok=True)
+    folder = Path(tempfile.mkdtemp(dir=root))
+    (folder / "cache").symlink_to(root / "cache")
+    home = Home(folder, scenario.pack)
     home.clock = scenario.now
     chat = CustomerChat(home)
     for step in scenario.steps:
@@ -126,11 +130,11 @@ def voice_run(corpus: Path, prompt: str, limit: int | None = None,
     scenarios = [s for s in load_scenarios([corpus]) if any(step.role == "customer" for step in s.steps)][:limit]
     results = []
     with tempfile.TemporaryDirectory() as tmp:
-        texts = [final_order(s, Path(tmp) / f"text{i}", None) for i, s in enumerate(scenarios)]
+        texts = [final_order(s, Path(tmp) / "text", None) for s in scenarios]
         for k, setting in enumerate(SETTINGS):
             ear, agree = Ear(setting, prompt), 0
             for i, scenario in enumerate(scenarios):
                 progress(f"{setting.name}: {scenario.name}")
-                agree += final_order(scenario, Path(tmp) / f"voice{k}-{i}", ear) == texts[i]
+                agree += final_order(scenario, Path(tmp) / f"voice{k}", ear) == texts[i]
             results.append(ear.figures(agree, len(scenarios)))
     return {"corpus": corpus.name, "scenarios": len(scenarios), "settings": results}

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import wave
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
@@ -105,3 +106,15 @@ def test_an_oversized_recording_is_refused_saying_the_limit(tmp_path):
                          headers={"Authorization": f"Bearer {lane['token']}"})
     assert answer.status_code == 413 and "4,000,000 bytes" in answer.json()["error"]
 
+
+
+@needs_voice
+def test_the_voice_bench_reports_every_setting_on_a_corpus():
+    from automanager.voicebench import SETTINGS, voice_run
+
+    corpus = Path(__file__).resolve().parents[1] / "eval" / "scenarios" / "orders-tax.yaml"
+    figures = voice_run(corpus, "Bean Burrito, Pepsi.", limit=1)
+    assert figures["scenarios"] == 1 and [row["setting"] for row in figures["settings"]] == [s.name for s in SETTINGS]
+    for row in figures["settings"]:
+        assert row["lines"] == 4 and 0 <= row["word_error_rate"] <= 2 and 0 <= row["orders_agree"] <= 1
+        assert 0 < row["recognition_per_audio_second"]
