@@ -7,6 +7,7 @@ unsure), and recognition time per second of audio."""
 
 from __future__ import annotations
 
+import io
 import re
 import subprocess
 import tempfile
@@ -47,11 +48,10 @@ NUMBERS = {str(n): w for n, w in enumerate(["zero", "one", "two", "three", "four
 
 
 def seconds(audio: bytes) -> float:
-    with tempfile.NamedTemporaryFile(suffix=".wav") as held:
-        held.write(audio)
-        held.flush()
-        with wave.open(held.name) as wav:
-            return wav.getnframes() / wav.getframerate()
+    """A WAV's length from its bytes (espeak-ng writing to a pipe leaves the header's length unset)."""
+    with wave.open(io.BytesIO(audio)) as wav:
+        frame = wav.getsampwidth() * wav.getnchannels()
+        return (len(audio) - 44) / frame / wav.getframerate()
 
 
 def noisy(audio: bytes, amount: float) -> bytes:
