@@ -60,18 +60,14 @@ LOCK = threading.Lock()  # one recognition at a time: the model's threads share 
 
 
 def menu_prompt(names: list[str]) -> str:
-    """The menu's names as the recognizer's prompt, in the order given (most popular first), each
-    that brings a word not there yet, within PROMPT_CHARS: it then hears "baja blast" and "pepsi"
-    as the menu spells them rather than words that sound alike."""
-    prompt, known = "", set[str]()
+    """The menu's names as the recognizer's prompt, most popular first, within PROMPT_CHARS: it then
+    hears "baja blast" and "pepsi" as the menu spells them rather than words that sound alike."""
+    prompt = ""
     for name in names:
         said = re.sub(r"[®™]", "", name).strip()
-        words = set(said.lower().split())
-        if words <= known:
-            continue
         if len(prompt) + len(said) + 2 > PROMPT_CHARS:
             break
-        prompt, known = prompt + said + ", ", known | words
+        prompt += said + ", "
     return prompt.rstrip(", ") + "."
 
 

@@ -117,11 +117,10 @@ class Menu:
 
     @cached_property
     def ranked_names(self) -> list[str]:
-        """Every dish and combo, the ranked (popularity/2) first, then the rest shortest first: the
-        names a speech recognizer is told to expect."""
+        """The names a speech recognizer is told to expect: the ranked ones (popularity/2), most
+        popular first; every dish and combo when none is ranked (tiny.en is led astray by more)."""
         ranked = [name for name, _ in sorted(self.facts.get("popularity", []), key=lambda row: row[1])]
-        rest = (set(self.names("dish")) | set(self.combos)) - set(ranked)
-        return ranked + sorted(rest, key=lambda name: (len(name), name))
+        return ranked or sorted(set(self.names("dish")) | set(self.combos), key=lambda name: (len(name), name))
 
     def is_drink(self, name: str) -> bool:
         return self.category_of.get(name) == "drink"
