@@ -61,7 +61,7 @@ LOCK = threading.Lock()  # one recognition at a time: the model's threads share 
 
 def menu_prompt(names: list[str]) -> str:
     """The menu's names as the recognizer's prompt, most popular first, within PROMPT_CHARS: it then
-    hears "baja blast" and "pepsi" as the menu spells them rather than words that sound alike."""
+    hears the menu's names as the menu spells them rather than words that sound alike."""
     prompt = ""
     for name in names:
         said = re.sub(r"[®™]", "", name).strip()
@@ -93,8 +93,8 @@ def transcribe(audio: bytes | Path, prompt: str = "") -> Heard:
 
 
 def for_the_ear(reply: str) -> str:
-    """A reply as it is spoken: a priced summary's unit prices left to the screen ("two Bean
-    Burritos at $1.39 each" is "two Bean Burritos"), symbols read as words."""
+    """A reply as it is spoken: a priced summary's unit prices left to the screen ("two <dishes> at
+    $1.39 each" is "two <dishes>"), symbols read as words."""
     said = re.sub(r" at \$\d+\.\d\d( each)?", "", reply)
     said = re.sub(r" \((with [^)]*)\)", r" \1", said)
     return said.replace("®", "").replace("™", "").replace("&", " and ")

@@ -125,13 +125,14 @@ def test_every_manager_route_refuses_anything_but_the_manager_token(site, unchan
 
 def test_every_api_route_but_the_lanes_own_needs_the_manager_token(site):
     """No route a lane's token opens changes stock, menu or aliases: every route of the API document
-    but the lanes' own (open, turn, view, close, left, events) refuses a caller without the manager
+    but the lanes' own (open, turn, view, close, left, events, speech) refuses a caller without the manager
     token, whatever it sends."""
     documented = {(method.upper(), path) for path, operations in site.client.app.openapi()["paths"].items()
                   for method in operations}
     lanes_own = {("POST", "/api/lanes"), ("POST", "/api/lanes/{lane_id}/turns"), ("GET", "/api/lanes/{lane_id}"),
                  ("DELETE", "/api/lanes/{lane_id}"), ("POST", "/api/lanes/{lane_id}/left"),
-                 ("GET", "/api/lanes/{lane_id}/events")}
+                 ("GET", "/api/lanes/{lane_id}/events"), ("POST", "/api/lanes/{lane_id}/speech"),
+                 ("GET", "/api/lanes/{lane_id}/speech/{turn_id}.wav")}
     assert lanes_own | {(m, p) for m, p, _ in MANAGER_ROUTES} <= documented
     for method, path in sorted(documented - lanes_own):
         answer = site.client.request(method, path.replace("{lane_id}", "nosuchlane"), json={"text": "x"})
