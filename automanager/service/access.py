@@ -35,10 +35,15 @@ def manager_only(request: Request, token: Token) -> None:
     if not auth.same(request.cookies.get(COOKIE), expected):
         raise HTTPException(401, "the manager token is needed: 'Authorization: Bearer <token>' with the token "
                                  "in the state dir's manager-token file")
+    from_own_page(request, expected)
+
+
+def from_own_page(request: Request, secret: str) -> None:
+    """A write a page's cookie authenticates must come from that page: its origin and page token."""
     if request.method not in ("GET", "HEAD", "OPTIONS"):
         headers = request.headers
         why = auth.forged(headers.get("origin"), headers.get("referer"), headers.get(CSRF_HEADER),
-                          f"{request.url.scheme}://{request.url.netloc}", expected)
+                          f"{request.url.scheme}://{request.url.netloc}", secret)
         if why is not None:
             raise HTTPException(403, why)
 
@@ -56,13 +61,7 @@ def kitchen_staff(request: Request, token: Token) -> None:
     secret = next((s for s in (service.kitchen_token, service.token) if auth.same(cookie, s)), None)
     if secret is None:
         return manager_only(request, token)  # the manager's header or dashboard cookie, or a 401 saying what
-    if request.method not in ("GET", "HEAD", "OPTIONS"):
-        headers = request.headers
-        why = auth.forged(headers.get("origin"), headers.get("referer"), headers.get(CSRF_HEADER),
-                          f"{request.url.scheme}://{request.url.netloc}", secret)
-        if why is not None:
-            raise HTTPException(403, why)
-    return None
+    return from_own_page(request, secret)
 
 
 KitchenStaff = Depends(kitchen_staff)
