@@ -207,6 +207,11 @@ class Stop(Act):
     """Add nothing more."""
 
 
+@act("wrong")
+class Wrong(Act):
+    """The last line was misunderstood, and no fix said: nothing changes, the bot asks what to change."""
+
+
 @act("review")
 class Review(Act):
     """The order read back (a lane's review button)."""
@@ -407,7 +412,7 @@ class RuleUnclear(Act):
 
 ANSWERS = (Accept, Decline, Cancel, Quit, Irrelevant, Unsure)
 CUSTOMER_ACTS = (*ANSWERS, Order, Specify, Update, UpdateUnits, NeedRecommend, Query, Remove, SetQuantity, Replace,
-                 Copy, Refer, Either, Guess, Vague, Greet, Unknown, Complete, Stop, Review)
+                 Copy, Refer, Either, Guess, Vague, Greet, Unknown, Complete, Stop, Wrong, Review)
 RULE_ACTS = (RuleLimit, RuleHours, RuleDealPrice, RuleDealOff, RuleDealFree, RuleInstead, RuleSuggest, RuleDrop,
              RuleUnclear)
 MANAGER_ACTS = (*ANSWERS, Runout, RunoutAs, Restore, RestoreAs, AddNew, AddUntyped, Add, Edit, EditSwap, Delete,

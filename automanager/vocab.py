@@ -67,7 +67,7 @@ CUSTOMER: dict[str, Form] = {
     "query": form("query", "a question about food (name, category or all); why: that price or "
                   "not sold; choices: the combo's",
                   kind=QUERY_KINDS, food="string", quantity="integer?", size="string?"),
-    "remove": form("remove", "take quantity of food off the order (null: all)", food="string", quantity="integer?"),
+    "remove": form("remove", "take quantity of food off (null: all)", food="string", quantity="integer?"),
     "set_quantity": form("set_quantity", "exactly quantity of food ('make that two')", food="string",
                          quantity="integer"),
     "copy": form("copy", "quantity more like the last food (null: 'double that'); all: the order again",
@@ -83,12 +83,13 @@ CUSTOMER: dict[str, Form] = {
     "decline": form("decline", "no to the bot's last question"),
     "cancel": form("cancel", "drop the whole order"),
     "stop": form("stop", "add nothing more"),
+    "wrong": form("wrong", "misheard, no fix said"),
     "quit": form("quit", "the customer leaves"),
     "greet": form("greet", "a greeting, small talk; noted: talk around the order",
-                  kind="hello|how_are_you|thanks|noted"),
+                  kind="hello|how_are_you|thanks|noted|wait"),
     "vague": form("vague", "a category, no item named; quantity 0 if unsaid",
                   kind="string", quantity="integer"),
-    "unsure": form("unsure", "words not understood: its changes are asked, not made"),
+    "unsure": form("unsure", "words not understood"),
     "irrelevant": form("irrelevant", "nothing to act on"),
 }
 # alias: a phrase customers say for the item (the prompt stays within its token budget: no gloss)

@@ -129,6 +129,37 @@ def test_the_same_question_is_not_asked_a_third_time(home, menu):
     assert confirms(t[3], "skipped") == [("taco", "options")]
 
 
+def test_a_misheard_line_changes_nothing_reads_the_order_back_and_asks(home, menu):
+    _, t = converse(home, menu, ["two crunchy tacos and a pepsi", "nope, you got that all wrong", "just one taco"])
+    assert t[1].parsed == ["wrong"] and t[1].order == t[0].order
+    assert t[1].actions["mode"] == [("fix",)] and confirms(t[1], "wrong") == [()]
+    assert "two Crunchy Tacos" in t[1].reply and "$" in t[1].reply and t[1].reply.endswith("What should I change?")
+    assert sorted(line["item"] for line in t[2].order) == ["Crunchy Taco", "Pepsi®"]  # the fix is made as said
+
+
+def test_a_pause_keeps_the_question_without_counting_it_as_asked_again(home, menu):
+    _, t = converse(home, menu, ["a soft taco", "that's all", "hmm", "hold on", "gimme a sec", "one moment"])
+    assert [turn.parsed for turn in t[3:]] == [["greet(wait)"]] * 3
+    for turn in t[3:]:  # "hmm" made it twice; a pause neither skips it nor makes it a third time
+        assert turn.actions["ask"] == [("taco", "options")] and not confirms(turn, "skipped")
+        assert turn.reply.startswith("Sure, take your time.")
+
+
+def test_cancel_that_takes_off_the_last_thing_and_cancel_alone_the_order(home, menu):
+    _, t = converse(home, menu, ["a bean burrito", "a pepsi", "cancel that", "a crunchy taco", "cancel"])
+    assert [line["item"] for line in t[2].order] == ["Bean Burrito"] and confirms(t[2], "removed")
+    assert t[4].order == [] and confirms(t[4], "cancelled") == [()]
+
+
+@pytest.mark.parametrize("question", ["how much is my order so far", "what are we up to now",
+                                      "what does all that come to", "how much is everything"])
+def test_a_price_asked_of_the_whole_order_is_its_total(home, menu, question):
+    _, t = converse(home, menu, ["a bean burrito", "and a pepsi", question])
+    assert t[2].parsed == ["query(total, 'all', 1, none)"]
+    assert t[2].actions["answer"] == [("order", "total", price(menu, "original_price", "Bean Burrito")
+                                       + price(menu, "original_price", "Pepsi®"))]
+
+
 def test_updates_of_every_kind_are_priced(home, menu):
     _, t = converse(home, menu, [
         "a soft taco with extra cheddar cheese and no lettuce",

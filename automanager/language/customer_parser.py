@@ -48,6 +48,7 @@ from ..acts import (
     Update,
     UpdateUnits,
     Vague,
+    Wrong,
 )
 from ..menu.model import Menu
 from ..names import NameMatcher, covers
@@ -162,6 +163,8 @@ class CustomerParser:
             return Parse([Quit()], [], [])
         if acts["store_rule"].search(flat):  # only a manager sets the store's rules: nothing is ordered
             return Parse([Irrelevant()], [], [])
+        if (cue := self.whole_line_cue(said)) and not (ctx.ask_topic == "more" and acts["one_more"].search(said)):
+            return Parse([Wrong() if cue == "wrong" else Greet(Const(cue))], [], [])
         mentions = self.mentions_in(tokens)
         asked = ctx.asked_kind[0] if ctx.asked_kind else None  # a food of another kind is no answer's name
         if not any(m.kind == "item" and (self.menu.category_of.get(m.name) in (asked, None) or m.name == asked)
@@ -499,9 +502,19 @@ class CustomerParser:
                 return tokens[i:]
             i += len(rest[:found.end()].split())
 
+    def whole_line_cue(self, said: str) -> str | None:
+        """'wrong' for "that's not what I said", 'wait' for "hold on, let me think": a line of that
+        cue alone (openers, polite words and a "no" aside), which orders and changes nothing."""
+        for kind in ("wrong", "wait"):
+            cue = self.p.inside[kind]
+            rest = self.p.inside["cue_around"].sub(" ", self.p.polite.sub(" ", cue.sub(" ", said))).split()
+            if cue.search(said) and all(w in OPENERS or self.p.reply(w) == "no" for w in rest):
+                return kind
+        return None
+
     def cancels_all(self, flat: str) -> bool:
         cue = self.p.acts["cancel"]
-        return flat in ("cancel", "cancel it", "cancel that", "start over") or \
+        return flat in ("cancel", "start over") or \
             bool(cue.search(flat) and self.p.acts["cancel_scope"].search(flat))
 
     def only_cues(self, flat: str) -> bool:
@@ -2322,17 +2335,17 @@ class CustomerParser:
         back = self.refers_back(text) and not food
         if q["why"].search(text):
             if q["why_price"].search(text) or re.search(r"\d", " ".join(clause.tokens)):  # "why so expensive"
-                whole = not food and (q["why_order"].search(text) or ctx.ask_topic == "more")  # after the summary
+                whole = not food and (q["whole_order"].search(text) or ctx.ask_topic == "more")  # after the summary
                 return ask("why", "all" if whole else food or ctx.discussed or dish or "all")
             if food or ctx.refused:  # "why can't I have it": what ran out
                 return ask("available", food or ctx.refused)
         if ctx.ask_topic and ctx.ask_topic.startswith("choice") and not food and q["menu"].search(text):
             return ask("choices", ctx.ask_target)  # "what are my options?" for the combo asked about
-        if q["price"].search(text) and said and not food and not q["total"].search(text):
-            return self.option_price_query(clause, said[0], dish, ctx)  # the price of an option value
-        if (q["total"].search(text) and not food) or (back and q["price"].search(text) and ctx.ordered
-                                                      and not ctx.discussed):
+        priced = q["price"].search(text) and ctx.ordered  # "how much is my order so far", "how much is that"
+        if not food and (q["total"].search(text) or priced and (q["whole_order"].search(text) or back and not ctx.discussed and not said)):
             return ask("total", "all")  # "how much is that gonna be", with an order: its total
+        if q["price"].search(text) and said and not food:
+            return self.option_price_query(clause, said[0], dish, ctx)  # the price of an option value
         about = food or (ctx.discussed if back else None) or dish
         if q["price"].search(text):
             return ask("price", about or "all")

@@ -231,7 +231,7 @@ class CustomerTemplates:
         if copies:
             changed = "copied_changed" if said.pop("copied_changed", []) else "copied"  # "another one but medium"
             out.append(text[changed].format(amounts=join([self.more(c.food, c.quantity) for c in copies])))
-        out += [text[kind] for kind in ("cancelled", "stopped", "irrelevant", "empty_order") if said.pop(kind, [])]
+        out += [text[kind] for kind in ("cancelled", "stopped", "wrong", "irrelevant", "empty_order") if said.pop(kind, [])]
         return out
 
     def questions_said(self, said: dict[str, list[Any]], actions: Atoms) -> list[str]:
@@ -409,6 +409,8 @@ class CustomerTemplates:
             return self.answer(actions)
         if mode == "check":
             return self.check(actions)
+        if mode == "fix":
+            return SPEAK["fix"].format(lines=join(self.lines(actions)), total=dollars(rows_of(actions, Total)[0].cents))
         if actions.get("which_first"):
             return ""  # the confirmation asked which of two
         return SPEAK["what_first" if actions.get("nothing_ordered") else "what_else"]

@@ -209,6 +209,11 @@ class Stopped(Term):
     pass
 
 
+@predicate("confirm", "wrong")
+class Misheard(Term):
+    pass
+
+
 @predicate("confirm", "irrelevant")
 class NotUnderstood(Term):
     pass
@@ -221,7 +226,7 @@ class EmptyOrder(Term):
 
 @predicate("confirm", "greeting")
 class Greeting(Term):
-    kind: str  # hello, how_are_you, thanks, noted (a line of talk around the order alone)
+    kind: str  # hello, how_are_you, thanks, noted (a line of talk around the order alone), wait
 
 
 @predicate("confirm", "unknown")
@@ -355,7 +360,7 @@ CUSTOMER = {cls.tag: cls for cls in (*HEARD, HeardDropped, WhichKind,
     Ordered, Unavailable, TooMany, BadQuantity, OrderLimit, Updated, Restored, RejectedUpdate, OptionOut, TwoValues, Specified, OverRule,
     DealPriceOn, DealFreeWith,
     RejectedSpecify, Swapped, DefaultChoice, Skipped, Defaulted, Removed, NotInOrder, QuantitySet, Replaced,
-    RanOut, ToppingRanOut, OptionRanOut, Cancelled, Stopped, NotUnderstood, EmptyOrder, Greeting, Unknown, Either, WhichOne,
+    RanOut, ToppingRanOut, OptionRanOut, Cancelled, Stopped, Misheard, NotUnderstood, EmptyOrder, Greeting, Unknown, Either, WhichOne,
     WhichUnit, NoSuchUnit, DidYouMean, Copied, CopiedChanged, OfferInstead, OfferChange, OfferSuggest,
     NotServed)}
 
@@ -369,7 +374,7 @@ CUSTOMER = {cls.tag: cls for cls in (*HEARD, HeardDropped, WhichKind,
 
 @predicate("mode")
 class Mode(Term):
-    mode: Const  # else, ask, answer, recommend, check, close, quit, parting
+    mode: Const  # else, ask, answer, recommend, check, fix, close, quit, parting
 
 
 @predicate("ask")
