@@ -145,6 +145,16 @@ def test_a_pause_keeps_the_question_without_counting_it_as_asked_again(home, men
         assert turn.reply.startswith("Sure, take your time.")
 
 
+def test_that_after_a_line_of_two_foods_is_asked_about_and_them_is_the_line(home, menu):
+    _, t = converse(home, menu, ["two bean burritos and a pepsi", "take that one off", "the pepsi"])
+    assert t[1].order == t[0].order and confirms(t[1], "which_one") == [("Bean Burrito", "Pepsi®")]
+    assert [line["item"] for line in t[2].order] == ["Bean Burrito"] * 2
+    _, t = converse(home, menu, ["a crunchy taco", "two bean burritos and a pepsi", "take them off"])
+    assert [line["item"] for line in t[2].order] == ["Crunchy Taco"]  # "them": the last line's, never the taco
+    _, t = converse(home, menu, ["a crunchy taco", "two bean burritos", "scratch that"])
+    assert [line["item"] for line in t[2].order] == ["Crunchy Taco"]  # alike units: both taken off
+
+
 def test_cancel_that_takes_off_the_last_thing_and_cancel_alone_the_order(home, menu):
     _, t = converse(home, menu, ["a bean burrito", "a pepsi", "cancel that", "a crunchy taco", "cancel"])
     assert [line["item"] for line in t[2].order] == ["Bean Burrito"] and confirms(t[2], "removed")

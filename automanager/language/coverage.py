@@ -167,11 +167,11 @@ class Talk:
     def cued(self, text: str) -> bool:
         """Does the clause hold the cue of an act ("I'm done", "same for her") or answer a question?
         A quantity's cue ("just", "only") is one only where a number is said; "take the first thing
-        off": a reference to the order is no talk."""
+        off", "take that one off": a reference to the order is no talk."""
         words = text.split()
         counted = any(w not in ("a", "an") and number_at(words, i) for i, w in enumerate(words))
         return any(cue.search(text) for act, cue in self.p.acts.items() if act != "set_quantity" or counted) \
-            or self.p.reply(text) is not None or \
+            or self.p.takes_off(text) or self.p.reply(text) is not None or \
             any(a in self.p.definite and b in self.p.ordinals for a, b in zip(words, words[1:]))
 
     def leftover(self, words: Sequence[str]) -> list[str]:

@@ -1224,7 +1224,7 @@ class CustomerParser:
 
     def reads_unit_remove(self, s: Seen) -> bool:
         refs, used = self.unit_refs(s.clause, s.ctx)  # "take the onions off the ham one": the onions only
-        return self.takes_off(s.text) and bool(refs) and \
+        return self.p.takes_off(s.text) and bool(refs) and \
             not any(m.kind in ("topping", "option") and m not in used for m in s.clause.mentions)
 
     def reads_unit_change(self, s: Seen) -> bool:
@@ -1238,7 +1238,7 @@ class CustomerParser:
         return bool(old and self.p.acts["replace"].search(s.text) and self.kind_one(s.clause, old))
 
     def reads_remove(self, s: Seen) -> bool:
-        return self.takes_off(s.text) and bool(s.items or self.refers_back(s.text)) and \
+        return self.p.takes_off(s.text) and bool(s.items or self.refers_back(s.text)) and \
             not self.p.inside["keeps"].search(s.text) and not s.clause.toppings() and \
             not (s.clause.options() and not s.items)  # "I don't want it on thin crust": the option, not "it"
 
@@ -1328,12 +1328,6 @@ class CustomerParser:
         words = text.split()
         k = next((i for i, w in enumerate(words) if w not in self.p.negation_openers), len(words))
         return k + 1 < len(words) and words[k] in self.p.negation
-
-    def takes_off(self, text: str) -> bool:
-        """A remove cue, or a verb and its particle around the food ("take one of the tacos off")."""
-        words = text.split()
-        return bool(self.p.acts["remove"].search(text)) or any(
-            verb in words and particle in words[words.index(verb) + 1:] for verb, particle in self.p.remove_around)
 
     def refers_back(self, text: str) -> bool:
         return bool(self.p.pronouns.search(text))
@@ -2065,6 +2059,9 @@ class CustomerParser:
                 t in self.p.plural_refs and (toks[i - 1:i] != ["of"] or toks[i - 2:i - 1] == ["one"])
                 for i, t in enumerate(toks)):
             refs.append(("recent", 1))  # "make them large", "jalapenos on one of those": the units just ordered
+        if not refs and clause.act == "remove" and not clause.items() and self.refers_back(clause.text):
+            refs.append(("recent", 1))  # "take that off": what the last line named, asked which if unlike
+            refs += [] if set(toks) & self.p.plural_refs else [("alike", 1)]
         if not refs and set(toks) & self.p.person_unit and (clause.toppings() or clause.options()):
             refs.append(("one", 1))  # "he wants his with no tomatoes": one unit, the person's
         if not refs and (self.p.diet.search(clause.text) or self.p.every_unit.search(clause.text)) and \
@@ -2448,7 +2445,7 @@ class CustomerParser:
             acts.append(Update(dish, Const("change"), ("", toppings[0].name), line))
             toppings = []
         operation = None
-        plain = "no" if self.takes_off(text) else "add"  # "take the onions off that": off, never added
+        plain = "no" if self.p.takes_off(text) else "add"  # "take the onions off that": off, never added
         back = self.taken_back(toks, toppings)
         for m in toppings:
             if m is back:  # "not olives, mushrooms": the olives said earlier this line are unsaid, else taken back

@@ -129,6 +129,13 @@ class Phrases:
             frozenset(w for table in ("repair_strong", "repair_drop") for phrase in words[table] for w in phrase.split())
         self.examples = [(e["said"], e["means"]) for e in data.get("examples", [])]
 
+    def takes_off(self, text: str) -> bool:
+        """A remove cue, or a verb and its particle around the food ("take one of the tacos off",
+        "take that one off")."""
+        words = text.split()
+        return bool(self.acts["remove"].search(text)) or any(
+            verb in words and particle in words[words.index(verb) + 1:] for verb, particle in self.remove_around)
+
     def read_words(self, words: dict) -> None:
         """The [words] table: splitters, fillers, operators, references, repair cues, numbers said
         as homophones, and the other word lists the parser reads."""
