@@ -135,6 +135,13 @@ class Refused(Term):
     food: str
 
 
+@predicate("refused_count")
+class RefusedCount(Term):
+    """Last turn refused `food` for how many were asked ("only 10 per order"): "fine, 10 then"
+    orders it, a bare "ok" orders none (the bot offered nothing)."""
+    food: str
+
+
 @predicate("refused_option")
 class RefusedOption(Term):
     """A unit last turn refused (or took off) a value of `group` for lack of an ingredient: "X

@@ -103,6 +103,13 @@ def test_other_chains_items_are_not_on_the_menu(home, menu):
     assert t[1].order == []
 
 
+def test_after_too_many_is_refused_a_number_orders_it_and_a_bare_ok_orders_nothing(home, menu):
+    _, t = converse(home, menu, ["lemme get 50 crunchy tacos", "ok"])
+    assert t[0].order == [] and confirms(t[0], "too_many") and t[1].order == []
+    _, t = converse(home, menu, ["lemme get 50 crunchy tacos", "fine, 10 then"])
+    assert [line["item"] for line in t[1].order] == ["Crunchy Taco"] * 10
+
+
 def test_correction_replaces_and_removal_and_quantity(home, menu):
     _, t = converse(home, menu, [
         "a pepsi and three soft tacos", "actually make it a diet pepsi", "make that one soft taco",
