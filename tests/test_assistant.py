@@ -110,6 +110,14 @@ def test_after_too_many_is_refused_a_number_orders_it_and_a_bare_ok_orders_nothi
     assert [line["item"] for line in t[1].order] == ["Crunchy Taco"] * 10
 
 
+def test_after_a_kind_is_listed_the_one_named_by_a_word_of_its_name_is_ordered(home, menu):
+    _, t = converse(home, menu, ["which burritos do you have?", "the bean one"])
+    assert t[0].order == [] and [line["item"] for line in t[1].order] == ["Bean Burrito"]
+    _, t = converse(home, menu, ["which burritos do you have?", "the chicken one", "the cantina one"])
+    assert t[1].order == [] and confirms(t[1], "either") == [("Cantina Chicken Burrito", "Chicken Chipotle Melt")]
+    assert [line["item"] for line in t[2].order] == ["Cantina Chicken Burrito"]  # a word two hold: asked, then named
+
+
 def test_correction_replaces_and_removal_and_quantity(home, menu):
     _, t = converse(home, menu, [
         "a pepsi and three soft tacos", "actually make it a diet pepsi", "make that one soft taco",

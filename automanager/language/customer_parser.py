@@ -1732,8 +1732,10 @@ class CustomerParser:
         if count and count[1] == len(words):  # "three" to "How many pizzas?": the kind's one food
             return Parse([Order(foods[0], count[0], 1)], [], [])
         fits = [f for f in foods if words and covers(words, f)]
-        if len(fits) > 1:  # "the bean one": the name that starts with the words said, if one does
-            fits = [f for f in fits if normalize(f).split()[:len(words)] == words] or fits
+        if len(fits) > 1:  # "the bean one": the name that is the words said and the kind's word, if one is
+            fits = [f for f in fits if [w for w in normalize(f).split() if w.removesuffix("s") != kind] == words] or fits
+        if len(fits) == 2:  # "the chicken one" of two: which of the two is asked
+            return Parse([Either(*fits)], [], [])
         if len(fits) > 1:  # still several: asked again, never read as something else
             return Parse([Vague(kind, n)], [], [])
         return Parse([Order(fits[0], n or 1, 1)], [], []) if fits else None
