@@ -134,10 +134,11 @@ def test_a_removal_fitting_two_kinds_is_asked_and_the_answer_takes_that_one_off(
 
 def test_an_answer_to_which_of_a_kind_is_never_read_as_a_topping_on_the_order(chat):
     """After "Which burrito would you like?", a content word that is also a topping ('bean') names
-    the burrito whose name starts with it; one several burritos share is asked again."""
+    the burrito that is that word and the kind's; words two burritos share are asked about."""
     say(chat, "three crunchy tacos please", "and uh some burritos")
     again = say(chat, "the black bean one")[0]
-    assert "Which burrito" in again.reply and items(chat) == [("Crunchy Taco", {})] * 3
+    assert "Which one would you like: the Black Bean Crunchwrap Supreme® or the Black Bean Quesarito?" in again.reply
+    assert items(chat) == [("Crunchy Taco", {})] * 3
     say(chat, "the bean one")
     assert items(chat) == [("Crunchy Taco", {})] * 3 + [("Bean Burrito", {})]
 
