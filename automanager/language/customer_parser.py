@@ -1724,8 +1724,12 @@ class CustomerParser:
         if ctx.asked_kind is None:
             return None
         kind, n = ctx.asked_kind
-        words = [w for w in self.opened(flat).split() if w not in self.p.filler and w not in self.p.definite and
-                 w not in self.p.unit_nouns and w.removesuffix("s") != kind]
+
+        def own_words(text: str) -> list[str]:  # the words that tell foods of the kind apart
+            return [w for w in text.split() if w.removesuffix("s") != kind]
+
+        words = [w for w in own_words(self.opened(flat)) if w not in self.p.filler and w not in self.p.definite and
+                 w not in self.p.unit_nouns]
         foods = [f for f in sorted(self.menu.items) if self.menu.category_of.get(f) == kind] or \
             [f for f in [kind] if f in self.menu.items]  # "How many Cokes?": the food itself
         count = number_at(words, 0) if len(foods) == 1 and words else None
@@ -1733,7 +1737,7 @@ class CustomerParser:
             return Parse([Order(foods[0], count[0], 1)], [], [])
         fits = [f for f in foods if words and covers(words, f)]
         if len(fits) > 1:  # "the bean one": the name that is the words said and the kind's word, if one is
-            fits = [f for f in fits if [w for w in normalize(f).split() if w.removesuffix("s") != kind] == words] or fits
+            fits = [f for f in fits if own_words(normalize(f)) == words] or fits
         if len(fits) == 2:  # "the chicken one" of two: which of the two is asked
             return Parse([Either(*fits)], [], [])
         if len(fits) > 1:  # still several: asked again, never read as something else

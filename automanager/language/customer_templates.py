@@ -142,10 +142,11 @@ class CustomerTemplates:
         return SPEAK["greeting"].format(restaurant=self.menu.restaurant)
 
     def welcome_back(self, priced: Atoms) -> str:
-        lines = self.lines(priced)
-        if not lines:
-            return SPEAK["welcome_back_empty"]
-        return SPEAK["welcome_back"].format(lines=join(lines), total=dollars(rows_of(priced, Total)[0].cents))
+        return self.read_back("welcome_back", priced) if self.lines(priced) else SPEAK["welcome_back_empty"]
+
+    def read_back(self, reply: str, priced: Atoms) -> str:
+        """The order read back in a reply of {lines} and {total}: on a return, and after "that's not what I said"."""
+        return SPEAK[reply].format(lines=join(self.lines(priced)), total=dollars(rows_of(priced, Total)[0].cents))
 
     def render(self, actions: Atoms, unknown: list[str], counts: dict[str, int] | None = None) -> str:
         """counts: units of each dish in the order after the turn ("your taco" or "your tacos")."""
@@ -410,7 +411,7 @@ class CustomerTemplates:
         if mode == "check":
             return self.check(actions)
         if mode == "fix":
-            return SPEAK["fix"].format(lines=join(self.lines(actions)), total=dollars(rows_of(actions, Total)[0].cents))
+            return self.read_back("fix", actions)
         if actions.get("which_first"):
             return ""  # the confirmation asked which of two
         return SPEAK["what_first" if actions.get("nothing_ordered") else "what_else"]
