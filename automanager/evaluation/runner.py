@@ -196,7 +196,9 @@ class Checker:
             return None
         ours = [t for t in self.turns if t["role"] == "customer"]
         stated = [args[0] for t in ours for args in t["actions"].get("total", [])]
-        return stated[-1] if stated else None
+        if stated:
+            return stated[-1]
+        return self.customer.board()["total"] if self.customer.order() else None  # never said: as it stands
 
     def actual_paid(self, _expected) -> int | None:
         """What the customer was last told to pay: the total with its tax, where the store sets one."""
@@ -321,9 +323,11 @@ class Checker:
 
     def canonical_units(self, expected: list[ExpectedUnit]) -> list[tuple]:
         out = []
+        contains = set(self.menu.facts.get("combo_contain", []))
         for unit in expected:
-            data = {"item": self.name(unit.item, "item"), "size": unit.size, "style": unit.style,
-                    "choices": [self.name(c, "item") for c in unit.choices],
+            item = self.name(unit.item, "item")  # a combo's own dishes come with it: only its picks are choices
+            data = {"item": item, "size": unit.size, "style": unit.style,
+                    "choices": [c for c in (self.name(c, "item") for c in unit.choices) if (item, c) not in contains],
                     "change": [f"{self.name(o, 'topping')} > {self.name(n, 'topping')}" for o, n in unit.change]}
             for kind in ("add", "no", "less", "extra"):
                 data[kind] = [self.name(t, "topping") for t in getattr(unit, kind)]

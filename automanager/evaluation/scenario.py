@@ -146,6 +146,9 @@ class Reader:
         return value
 
     def texts(self, node: yaml.Node, what: str) -> list[str]:
+        """A list of texts; one text written alone (`style: thin crust`) is a list of one."""
+        if isinstance(node, yaml.ScalarNode) and node.value.strip():
+            return [node.value]
         if not isinstance(node, yaml.SequenceNode):
             raise self.fail(node, f"{what} must be a list")
         return [self.text(item, f"an entry of {what}") for item in node.value]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from .food_sense import FoodSense
 from .phrases import Cue, Phrases
 from .text import Mention, is_letters, number_at
 
@@ -25,9 +26,10 @@ CHANGING = frozenset({"order", "remove", "replace", "set", "resize", "change", "
 class Talk:
     """Finds the spans of a line that are talk around the order (the `[talk]` cues)."""
 
-    def __init__(self, p: Phrases):
+    def __init__(self, p: Phrases, sense: FoodSense | None = None):
         talk = p.data["talk"]
         self.p = p
+        self.sense = sense  # tells a word the menu lacks that is talk from a food (food_sense.py)
         self.people = frozenset(talk["people"])
         self.whom_lead = frozenset(talk["whom_lead"])
         self.statements = Cue(tuple(talk["statements"]))
@@ -175,8 +177,10 @@ class Talk:
             any(a in self.p.definite and b in self.p.ordinals for a, b in zip(words, words[1:]))
 
     def leftover(self, words: Sequence[str]) -> list[str]:
-        """The words said back for a clause that are not talk around the order."""
-        return [w for w in words if w not in self.words and not self.person(w)]
+        """The words said back for a clause that are not talk around the order: neither talk words
+        nor people, nor words that name no food or drink ("for pickup", "I suppose")."""
+        left = [w for w in words if w not in self.words and not self.person(w)]
+        return [] if self.sense and self.sense.talk(left) else left
 
     def for_whom(self, tokens: Sequence[str], named: set[int]) -> set[int]:
         """'for my son', 'for the twins', 'for my buddy Mike': the words after "for" that name

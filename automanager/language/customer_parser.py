@@ -55,6 +55,7 @@ from ..names import NameMatcher, covers
 from ..normalize import normalize
 from ..reasoner import Const, Value
 from .coverage import CHANGING, Talk
+from .food_sense import FoodSense
 from .phrases import phrases
 from .reading import Context, Parse, asked_not_taken
 from .repair import Repairs
@@ -89,6 +90,7 @@ class Clause:
     count: int | None = None  # how many of its food it orders, when its own number counts a list
     glued: bool = False  # no word cut it from the clause before ("two tacos a bean burrito")
     referred: bool = False  # it starts with a clause of its own that only refers ("the big one, ...")
+    doubted: bool = False  # its act is a guess (an order after a removal said "make it ..."): asked about
 
     @property
     def text(self) -> str:
@@ -133,7 +135,7 @@ class CustomerParser:
         self.item_words = {name: frozenset(normalize(name).split()) for name in menu.items}
         self.name_ends = frozenset(w.rstrip("s") for name in menu.items if (w := normalize(name).split()[-1:][0]))
         self.repairs = Repairs(menu, self.p, self.mentions_in, self.plain_word)
-        self.talk = Talk(self.p)
+        self.talk = Talk(self.p, FoodSense([*menu.items, *menu.toppings, *menu.categories]))
         self.vague_amounts = frozenset(self.p.data["words"]["vague_amounts"])
         self.vague_numbers = frozenset(self.p.data["words"]["vague_numbers"])
         self.kinds = set(self.category_words) | {c + end for c in menu.categories for end in ("", "s", "es")}
@@ -212,6 +214,8 @@ class CustomerParser:
             return Parse([Decline()], [], [])  # "I don't want a drink": asked once more, then the default
         if ctx.held and (answer := self.which_answer(tokens, ctx)):
             return answer  # "both" to "which one?" is every unit, not a yes
+        if self.as_it_is(flat, mentions):
+            return Parse([Decline()], [], [])  # "no, the tacos are fine": nothing to change
         reply = self.p.reply(flat)
         if reply == "yes" and not mentions:
             return Parse([Accept()], [], [])
@@ -236,7 +240,7 @@ class CustomerParser:
         half_heard = self.read_each(clauses, result, ctx)
         self.give_acts(clauses, ctx)
         # "the chicken one, make it two": a reference no change or removal of the line acts on is half heard
-        half_heard += [c for c in clauses if c.referred and c.act not in ("change", "remove")]
+        half_heard += [c for c in clauses if c.referred and c.act not in ("change", "remove") or c.doubted]
         self.count_of_a_list(clauses)
         self.units_of_a_list(clauses, result)
         state = {"line": 0, "last": ctx.ordered[-1] if flat.startswith("with ") and ctx.ordered else None,
@@ -501,6 +505,13 @@ class CustomerParser:
             if found is None:
                 return tokens[i:]
             i += len(rest[:found.end()].split())
+
+    def as_it_is(self, flat: str, mentions: list[Mention]) -> bool:
+        """Does the line end saying what it names is fine the way it is, with no size, option or
+        topping said ("no the tacos are fine", "those are normal")?"""
+        words = flat.split()
+        return self.p.inside["as_is"].ends(flat) and not any(
+            m.kind == "option" or m.kind == "topping" and words[m.start - 1:m.start] != ["the"] for m in mentions)
 
     def whole_line_cue(self, said: str) -> str | None:
         """'wrong' for "that's not what I said", 'wait' for "hold on, let me think": a line of that
@@ -1068,6 +1079,11 @@ class CustomerParser:
                 asked = self.p.requests(self.opened(clause.text)) or \
                     self.p.questions["request_verbs"].starts(self.opened(clause.text))
                 own = previous if previous and previous in ("remove", "question") and not asked else "order"
+                if own == "remove" and self.p.inside["changing"].search(clause.text):
+                    own, clause.doubted = "order", True  # "scratch the X, so just make it two Y": no removal of Y
+            if own == "order" and self.p.inside["recount"].starts(self.opened(clause.text)) and \
+                    any(m.name in ctx.ordered for m in clause.items()):
+                clause.doubted = True  # "make it two large Y" with a Y ordered: how many in all? asked
             clause.act = own
             previous = None if clause.asks or clause.ends else own  # after a "?" or "." a new sentence starts
             if own == "order":

@@ -977,6 +977,13 @@ class ManagerParser:
         the clause stays whole."""
         pieces = [p for p in re.split(r",", clause) if p.strip()]
         cued = [bool(P.stock_cue.search(plain_words(p))) for p in pieces]
+        if any(cued) and any(not c and self.names_nothing(p) for p, c in zip(pieces, cued)):
+            # "truck came short, no X": a part with no stock cue that names nothing is why, not what
+            talk = [p for p, c in zip(pieces, cued) if not c and self.names_nothing(p)]
+            result.heard.update(word for p in talk for word in plain_words(p).split())
+            clause = ",".join(p for p in pieces if p not in talk)
+            pieces = [p for p in pieces if p not in talk]
+            cued = [bool(P.stock_cue.search(plain_words(p))) for p in pieces]
         if len(pieces) < 2 or sum(cued) < 2:
             return [clause] if clause.strip() else []
         parts, current = [], []
@@ -991,6 +998,10 @@ class ManagerParser:
             return [clause]  # "black beans are fine, found a case": no runout, the food is back
         result.heard.update(word for p in parts if P.fine.search(plain_words(p)) for word in plain_words(p).split())
         return [p for p in parts if not P.fine.search(plain_words(p))]
+
+    def names_nothing(self, part: str) -> bool:
+        """Does a part of a line name nothing of the menu (no dish, ingredient or option)?"""
+        return not find_mentions(self.menu, tokenize(plain_words(part)))
 
     def moves(self, text: str) -> list[str]:
         """'raise X by 20 cents and Y by a dime' as two clauses; an "and" inside a name

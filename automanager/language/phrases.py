@@ -53,6 +53,10 @@ class Cue:
         found = self.search(text)
         return found is not None and found.start() == 0
 
+    def ends(self, text: str) -> bool:
+        """Does a phrase end the text?"""
+        return any(found.stop == len(text) for found in self._found(text))
+
     def whole(self, text: str) -> bool:
         runs = _runs(text)
         return bool(runs) and runs[0][1] == 0 and runs[-1][2] == len(text) and \
