@@ -38,6 +38,8 @@ SAMPLE = [
     "pz-sem-option-price-alone", "what-combos-are-there", "vegetarian-options-listed",
     "unknown-word-on-a-name-is-said-back",
     "half-heard-removal-is-asked-and-a-yes-makes-it", "a-vague-kind-is-asked-and-answered-by-its-words",
+    "a-size-one-completes-the-unit-ordered-without-one", "a-size-one-after-a-sized-unit-is-another",
+    "foods-said-fine-as-they-are-answer-no",
     # the manager's, with customers after
     "an-exact-sauce-name-is-the-sauce", "a-stock-question-changes-nothing", "second-customer-sees-committed-change",
     "manager-add-dish-piecemeal", "manager-edit-price-and-swap", "rule-item-is-limited", "rule-dropped-by-its-target",

@@ -85,3 +85,25 @@ def test_stock_news_said_with_talk_marks_the_food_out(home, line, out):
     chat = ManagerChat(home)
     say(chat, line)
     assert out in home.stock_out()
+
+
+def test_a_size_one_completes_the_unit_just_ordered_without_one_and_is_another_after_it(home):
+    chat = CustomerChat(home)
+    say(chat, "a mountain dew", "a large one")  # the dew had no size: it is that one's
+    assert [u.get("size") for u in chat.order()] == [["large"]]
+    other = CustomerChat(Home(home.root.parent / "other"))
+    say(other, "a regular mountain dew", "a large one")  # it had one: another dew
+    assert sorted(str(u.get("size")) for u in other.order()) == ["['large']", "['regular']"]
+
+
+def test_an_article_after_talk_orders_a_new_unit_the_possessive_of_talk_is_no_reference(home):
+    chat = CustomerChat(home)
+    say(chat, "a large pepsi", "my brother wants a regular pepsi")
+    assert sorted(str(u.get("size")) for u in chat.order()) == ["['large']", "['regular']"]
+
+
+def test_the_food_on_the_order_said_again_with_the_is_asked_never_added(home):
+    chat = CustomerChat(home)
+    say(chat, "a chicken quesadilla")
+    turn = say(chat, "ok so the quesadilla and a sprite")[0]
+    assert "?" in turn.reply and [u["item"] for u in chat.order()] == ["Chicken Quesadilla"]

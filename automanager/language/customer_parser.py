@@ -66,6 +66,8 @@ OPENERS = {"oh", "ok", "okay", "so", "um", "uh", "umm", "hmm", "well", "hi", "he
            "no", "then", "also", "hi there", "there", "guys", "oops", "shoot", "dang", "eh", "ah", "right", "hm",
            "huh", "er", "erm", "mm", "hmmm"}
 ARTICLES = {"a", "an", "some", "any", "another"}
+DEFINITE = {"the", "my", "that", "this", "those", "these"}
+DETERMINERS = ARTICLES | DEFINITE
 LINKING = {"to", "for", "into", "of", "than", "by", "instead", "like", "as"}  # "switch the X to a Y": one clause
 ADJACENT_TRIES = 10  # back-to-back names looked up as one name, per line
 
@@ -882,6 +884,12 @@ class CustomerParser:
             said = f"{topping.said} {item.said}"
             option = next((m for m in clause.mentions if m.kind == "option" and m.end == topping.start), None)
             match = self.names.match_many([said], "item", unsure=True)[0]
+            lead = self.lead_words(clause, topping.start)  # "a spicy potato taco": a name's first word
+            longer = self.names.match(f"{' '.join(lead)} {said}", "item") if lead else None
+            if longer and longer.how in ("exact", "alias", "lexical"):
+                match, said = longer, f"{' '.join(lead)} {said}"
+                clause.mentions.remove(topping)
+                topping = replace(topping, start=topping.start - len(lead))
             if match and match.how == "unsure":  # "a steak burrito": asked about, never rung up
                 result.corrected.append((said, match.name, "unsure"))
                 match = None
@@ -898,6 +906,16 @@ class CustomerParser:
                 clause.act = "unknown"
                 clause.mentions = []
             return
+
+    def lead_words(self, clause: Clause, start: int) -> list[str]:
+        """The words just before `start` that no name covers and that are no plain words."""
+        covered = {i for m in clause.mentions for i in range(m.start, m.end)}
+        first = start
+        while first > 0 and first - 1 not in covered and is_letters(word := clause.tokens[first - 1]) and \
+                word not in self.p.filler and word not in OPENERS and word not in self.p.operator_words and \
+                word not in ARTICLES:
+            first -= 1
+        return clause.tokens[first:start]
 
     def implied_item(self, clause: Clause, counted: dict[str, int], ctx: Context) -> None:
         """'a large pepperoni', 'two medium with ham': counted options and toppings with no name
@@ -925,9 +943,10 @@ class CustomerParser:
                                    any(m.start <= k < m.end for m in modifiers)
                                    for k, t in enumerate(toks[first.start:one], first.start)):
             kind = ctx.discussed or (ctx.ordered[-1] if ctx.ordered else None)  # "a large one": of the food last
-            if kind in fits:  # spoken of, new units of it (never those already ordered), as they are said
+            if kind in fits:  # spoken of, as they are said: a unit of it ordered with nothing of the kind said
+                said = "" if toks[count] in ("a", "an", "one") else normalize(kind)  # yet, or new units (the rules)
                 clause.mentions = sorted(clause.mentions + [Mention(one, one + 1, "item", kind, {"item": kind},
-                                                                    normalize(kind))], key=lambda m: (m.start, m.end))
+                                                                    said)], key=lambda m: (m.start, m.end))
             return
         if len(fits) == 1 and not (toks[count] in ("one", "1") and counted.get(fits[0], 0) > 1):
             clause.mentions = sorted(clause.mentions + [Mention(first.start, first.start, "item", fits[0],
@@ -1081,9 +1100,9 @@ class CustomerParser:
                 own = previous if previous and previous in ("remove", "question") and not asked else "order"
                 if own == "remove" and self.p.inside["changing"].search(clause.text):
                     own, clause.doubted = "order", True  # "scratch the X, so just make it two Y": no removal of Y
-            if own == "order" and self.p.inside["recount"].starts(self.opened(clause.text)) and \
-                    any(m.name in ctx.ordered for m in clause.items()):
-                clause.doubted = True  # "make it two large Y" with a Y ordered: how many in all? asked
+            if own == "order" and any(m.name in ctx.ordered for m in clause.items()) and \
+                    (self.p.inside["recount"].starts(self.opened(clause.text)) or self.the_ordered(clause, ctx)):
+                clause.doubted = True  # "make it two large Y", "then the Y and a Z" with a Y ordered: asked
             clause.act = own
             previous = None if clause.asks or clause.ends else own  # after a "?" or "." a new sentence starts
             if own == "order":
@@ -1098,6 +1117,15 @@ class CustomerParser:
         if first and rest and rest[0].act in ("set", "replace", "quantity", "change", "resize") and \
                 tuple(self.opened(first.text).split()) in self.p.repair_drop:
             first.act = "unknown"  # "scratch that, just one burrito": the cue of the correction that follows
+
+    def the_ordered(self, clause: Clause, ctx: Context) -> bool:
+        """Is a food of the clause said with "the" (no count, no change) while it is on the order:
+        the one there, or one more?"""
+        toks = clause.tokens
+        return any(self.ordered_named(m, ctx) and
+                   next((t for t in reversed(toks[:m.start]) if t in DETERMINERS), None) in DEFINITE and
+                   not any(number_at(toks, i) and toks[i] not in ("a", "an") for i in range(m.start))
+                   for m in clause.items()) and not clause.toppings() and not clause.options()
 
     def count_of_a_list(self, clauses: list[Clause]) -> None:
         """'three 2 liters: coke, diet coke and sprite', 'two large sodas, a pepsi and a sprite': a
@@ -1366,7 +1394,8 @@ class CustomerParser:
         items = clause.items()
         if items:
             ordered = all(self.ordered_named(m, ctx) for m in items)
-            definite = any(t in ("the", "my", "that", "this") for t in clause.tokens[:items[0].start])
+            determiner = next((t for t in reversed(clause.tokens[:items[0].start]) if t in DETERMINERS), None)
+            definite = determiner in DEFINITE  # "my wife wants a small X": the article of X says a new one
             changing = self.p.inside["changing"].search(text)
             return ordered and bool(definite or changing) and self.number_in(clause) in (None, 1)  # "a large one"
         return bool(set(clause.tokens) & self.p.drink or self.refers_back(text)
