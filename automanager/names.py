@@ -140,6 +140,8 @@ class NameMatcher:
             if key not in found:
                 found[key] = self.spelled(key, kind) or (self.by_head(key, kind) if key else None)
         found.update(self.by_embedding([key for key, match in found.items() if key and match is None], kind))
+        found.update({key: self.by_part([w for w in key.split() if w not in IGNORED], kind)
+                      for key, match in found.items() if key and match is None})
         return [m if (m := found[normalize(phrase)]) is None or unsure or m.how != "unsure" else None
                 for phrase in phrases]
 
@@ -176,6 +178,21 @@ class NameMatcher:
             if covers(said, close):  # every word said is in it: 'bean burrito' is no 'beef burrito'
                 return Match(candidates[close], "lexical")
         return None
+
+    def by_part(self, said: list[str], kind: str) -> Match | None:
+        """A name said in part, as people shorten names ('the doritos gordita crunch'): two words
+        or more that one name alone holds are perhaps that name, asked about (how "unsure": a
+        name taken off the menu may be said in full and is no part of another); when two names
+        hold them, none is."""
+        holding = self.holding(said, kind)
+        return Match(holding, "unsure", 0.0) if holding else None
+
+    def holding(self, said: list[str], kind: str) -> str | None:
+        """The one name holding the two or more words said, if one alone does."""
+        if len(said) < 2:
+            return None
+        holding = [name for name in self.names(kind) if covers(said, name)]
+        return holding[0] if len(holding) == 1 else None
 
     def by_head(self, key: str, kind: str) -> Match | None:
         """The one kitchen name that ends with the one word said ('chips' for the only chips of the

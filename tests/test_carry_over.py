@@ -105,5 +105,36 @@ def test_an_article_after_talk_orders_a_new_unit_the_possessive_of_talk_is_no_re
 def test_the_food_on_the_order_said_again_with_the_is_asked_never_added(home):
     chat = CustomerChat(home)
     say(chat, "a chicken quesadilla")
-    turn = say(chat, "ok so the quesadilla and a sprite")[0]
+    turn = say(chat, "ok so the chicken quesadilla and a sprite")[0]
     assert "?" in turn.reply and [u["item"] for u in chat.order()] == ["Chicken Quesadilla"]
+
+
+def test_a_no_before_just_answers_and_keeps_what_it_names(home):
+    chat = CustomerChat(home)
+    say(chat, "two soft tacos", "that's all", "nah, only lettuce")
+    assert all("no" not in u for u in chat.order())  # never "no lettuce"
+
+
+def test_a_name_said_in_part_is_the_one_name_holding_the_words(home):
+    from automanager.names import NameMatcher
+
+    names = NameMatcher(CustomerChat(home).menu)
+    assert names.match("locos tacos supreme nacho", "item").name == "Nacho Cheese Doritos® Locos Tacos Supreme®"
+    assert names.match("supreme combo", "item") is None or names.match("supreme combo", "item").how != "lexical"
+
+
+def test_a_correction_to_a_name_said_in_part_moves_the_change(home):
+    chat = ManagerChat(home)
+    say(chat, "nacho cheese doritos locos tacos to 2.29", "sorry i meant the nacho locos tacos supreme")
+    staged = str(chat.staged())
+    assert "Supreme" in staged and "229" in staged
+
+
+@pytest.mark.parametrize("line, out", [
+    ("the taco shell warmer is broke, no taco shells", "Taco Shells"),
+    ("delivery shorted us on chalupa flatbread", "Chalupa Flatbread"),
+])
+def test_equipment_and_short_deliveries_are_why_not_what(home, line, out):
+    chat = ManagerChat(home)
+    say(chat, line)
+    assert home.stock_out() == [out]

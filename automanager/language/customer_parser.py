@@ -475,6 +475,9 @@ class CustomerParser:
             phrase = next((d for d in self.p.discourse.get(tokens[i], ()) if tuple(tokens[i:i + len(d)]) == d), None)
             if phrase:
                 i += len(phrase)
+            elif tokens[i] in self.p.negation and [t for t in tokens[i + 1:i + 3] if t != ","][:1] and \
+                    [t for t in tokens[i + 1:i + 3] if t != ","][0] in self.p.only_words:
+                i += 2 if tokens[i + 1:i + 2] == [","] else 1  # "no, just cheese": an answer, then what is wanted
             else:
                 out.append(tokens[i])
                 i += 1
@@ -1129,8 +1132,8 @@ class CustomerParser:
 
     def count_of_a_list(self, clauses: list[Clause]) -> None:
         """'three 2 liters: coke, diet coke and sprite', 'two large sodas, a pepsi and a sprite': a
-        number and options said before a list of as many foods, each said once, count the list:
-        one of each, each with those options (never three cokes and two more drinks)."""
+        number and options said before a list of as many foods count the list: each as many as it
+        is said, each with those options (never three cokes and two more drinks)."""
         for i, clause in enumerate(clauses):
             items, toks = clause.items(), clause.tokens
             if clause.act != "order" or len(items) > 1 or items and items[0].said.endswith("s") or clause.ends:
@@ -1145,10 +1148,10 @@ class CustomerParser:
             between = [t for k, t in enumerate(toks[at + length:head], at + length)
                        if not any(m.start <= k < m.end for m in clause.mentions) and t not in ARTICLES]
             said = [m for m in clause.mentions if m.kind == "option" and m.end <= head]
-            if n < 2 or len(rest) != n - len(items) or not (said or set(between) & self.p.drink) or \
+            counted = sum(self.number_in(c) or 1 for c in rest)  # "four 2 liters, two cokes and two sprites"
+            if n < 2 or counted != n - len(items) or not (said or set(between) & self.p.drink) or \
                     any(t not in self.p.drink and t not in self.p.filler for t in between) or \
-                    any(c.act != "order" or len(c.items()) != 1 or c.toppings() or c.options() or
-                        self.number_in(c) is not None for c in rest):
+                    any(c.act != "order" or len(c.items()) != 1 or c.toppings() or c.options() for c in rest):
                 continue
             if items:
                 clause.count = 1

@@ -887,7 +887,10 @@ class ManagerParser:
             if whole:
                 return whole if len(whole) == 1 else []  # a correction names the one food meant
         near = self.names.spelled(phrase, "item") or self.names.spelled(phrase, "topping")
-        return [near.name] if near and near.how in ("exact", "alias", "lexical") else []
+        if near and near.how in ("exact", "alias", "lexical"):
+            return [near.name]
+        said_in_part = self.names.holding(phrase.split(), "item")  # "I meant the doritos gordita crunch"
+        return [said_in_part] if said_in_part else []
 
     def line_cancel(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
         return ManagerParse([Cancel()]) if P.cancel.match(flat) else None

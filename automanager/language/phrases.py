@@ -119,6 +119,7 @@ class Phrases:
         inside = data["clause_cues"]
         self.inside = {name: Cue(tuple(words)) for name, words in inside.items() if not name.startswith("negation")}
         self.negation, self.negation_openers = frozenset(inside["negation"]), frozenset(inside["negation_openers"])
+        self.only_words = frozenset(inside["negation_only"])  # "no, just X": the no answers, X is what is wanted
         self.readings = [(reading, act) for reading, act in data["readings"]["order"]]
         self.yes = Cue(tuple(data["replies"]["yes"]))
         self.no = Cue(tuple(data["replies"]["no"]))

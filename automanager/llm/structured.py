@@ -234,6 +234,8 @@ class CustomerReader:
         """Which ordered units a change of dish "" is about: its own line, shared by that change."""
         kind, said = f["kind"], str(f["value"])
         value: str | int | None
+        if kind == "bare":  # the order said just before it, of one unit with no food named ("a large one")
+            return Refer(Const(kind), 1, max(lines.values(), default=0))
         if kind == "recent":
             value = 1
         elif kind in ("nth", "one", "alike", "last", "other", "all"):  # a position or a count (assistant.lp)
@@ -275,8 +277,9 @@ class CustomerReader:
 
 
 def about_units(name: str, f: dict[str, Any]) -> bool:
-    """A reference, or a change of dish "": what the references of its line pick."""
-    return name == "refer" or name == "update" and f["dish"] == ""
+    """A reference, or a change of dish "": what the references of its line pick (a bare order's
+    reference is that order's own line)."""
+    return name == "refer" and f.get("kind") != "bare" or name == "update" and f["dish"] == ""
 
 
 def reference_groups(forms: list[tuple[str, dict[str, Any]]]) -> list[int]:
