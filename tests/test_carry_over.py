@@ -138,3 +138,23 @@ def test_equipment_and_short_deliveries_are_why_not_what(home, line, out):
     chat = ManagerChat(home)
     say(chat, line)
     assert home.stock_out() == [out]
+
+
+def test_a_replacement_said_make_that_x_a_y_replaces(home):
+    chat = CustomerChat(home)
+    say(chat, "a cheesy roll up and a pepsi", "actually make that pepsi a sierra mist")
+    assert sorted(u["item"] for u in chat.order()) == ["Cheesy Roll Up", "Sierra Mist®"]
+
+
+def test_a_stock_question_said_with_a_tag_orders_nothing(home):
+    chat = CustomerChat(home)
+    turn = say(chat, "you guys still got the cheesy roll up right")[0]
+    assert chat.order() == [] and "Cheesy Roll Up" in turn.reply
+
+
+def test_a_new_item_introduced_by_its_category_and_a_drink_asked_no_ingredients(home):
+    chat = ManagerChat(home)
+    say(chat, "limited time offer starting monday, add a new drink Mango Cooler, 2.19, 150 cal", "save")
+    customer = CustomerChat(home)
+    say(customer, "a mango cooler")
+    assert [u["item"] for u in customer.order()] == ["Mango Cooler"]

@@ -238,6 +238,9 @@ class CustomerParser:
         line as a whole adds (`extra`: choices left open, deals asked about)."""
         result = Parse([], [], [])
         clauses = self.with_references(self.clauses(tokens, mentions), ctx)
+        for clause in clauses:  # "you still have X right": asked with a tag, no question mark
+            clause.asks = clause.asks or self.p.questions["tags"].ends(clause.text) and \
+                bool(self.p.questions["available"].search(clause.text))
         self.mark_requests(clauses, flat, ctx)
         half_heard = self.read_each(clauses, result, ctx)
         self.give_acts(clauses, ctx)
@@ -566,7 +569,10 @@ class CustomerParser:
             if item_before and i not in inside and i > start and (tok in ("a", "an") or self.counts(tokens, i)) \
                     and tokens[i - 1] not in self.p.operator_words and tokens[i - 1] not in LINKING \
                     and not any(m.start == i for m in mentions) and self.names_ahead(tokens, i, mentions) \
-                    and not self.p.acts["replace"].search(" ".join(tokens[start:i])):  # "make the X a Y": one clause
+                    and not self.p.acts["replace"].search(" ".join(tokens[start:i])) \
+                    and not any(m.kind == "item" and m.end == i and m.start >= start + 2 and  # "make that X a Y"
+                                self.p.inside["replace_that"].whole(" ".join(tokens[m.start - 2:m.start]))
+                                for m in mentions):  # "make the X a Y": one clause
                 cuts.append((start, i))  # "two tacos a bean burrito", "a pizza with ham one medium pizza": two clauses
                 start = i
             elif i > start and i not in inside and self.unit_follows(tokens, start, i, mentions):
@@ -1306,9 +1312,18 @@ class CustomerParser:
         kind = bool(old and self.kind_one(s.clause, old)) or bool(
             set(s.clause.tokens) & self.p.drink and not any(self.combo_for_choice(m.name, s.ctx, None, s.clause.tokens)
                                                             for m in s.items))  # "switch my drink": the combo's
-        return bool(self.p.acts["replace"].search(s.text)) and \
+        return bool(self.p.acts["replace"].search(s.text) or self.make_that_a(s)) and \
             bool(len(s.items) >= 2 or (s.items and ("instead" in s.text or self.refers_back(s.text))) or kind) \
             and not (s.clause.toppings() and len(s.items) < 2 and not kind)
+
+    def make_that_a(self, s: Seen) -> bool:
+        """'make that X a Y': the ordered X named right after the cue, then an article and Y."""
+        toks = s.clause.tokens
+        if len(s.items) != 2 or not self.ordered_named(s.items[0], s.ctx):
+            return False
+        first = s.items[0]
+        return self.p.inside["replace_that"].whole(" ".join(toks[max(0, first.start - 2):first.start])) and \
+            toks[first.end:first.end + 1] in (["a"], ["an"])
 
     def reads_replace_with(self, s: Seen) -> bool:
         return bool(self.p.acts["replace_with"].search(s.text)) and not s.items and bool(self.renaming(s.clause, s.ctx)) or \

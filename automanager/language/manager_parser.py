@@ -1135,6 +1135,10 @@ class ManagerParser:
             return False  # "add guac to the bean burrito": an ingredient for a dish on the menu
         name = new_name(m.group("name"))
         typed = CUES.type_words.get((m.group("type") or "").lower())
+        first, _, others = (name or "").partition(" ")
+        named = re.search(r"\b(?:called|named)\b|:", clause[m.start():m.start("name")])  # "called X": X as said
+        if not said_category and others and not typed and not named and self.category(first.lower(), False):
+            said_category, name, typed = self.category(first.lower(), False), new_name(others), "dish"  # "a new drink X"
         described = clause[m.end():]
         if name and (folded_line(name) in CUES.type_words or folded_line(name) in CUES.generic_names):
             kind = CUES.type_words.get(folded_line(name)) or typed or "dish"
