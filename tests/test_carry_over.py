@@ -158,3 +158,16 @@ def test_a_new_item_introduced_by_its_category_and_a_drink_asked_no_ingredients(
     customer = CustomerChat(home)
     say(customer, "a mango cooler")
     assert [u["item"] for u in customer.order()] == ["Mango Cooler"]
+
+
+def test_a_pack_said_in_words_before_of_the_name_is_that_pack(home):
+    chat = CustomerChat(home)
+    say(chat, "and the twelve pack of the cinnabon delights")
+    assert [u["item"] for u in chat.order()] == ["Cinnabon Delights® 12 Pack"]
+
+
+def test_no_thats_good_answers_the_toppings_question(home):
+    chat = CustomerChat(home)
+    say(chat, "a soft taco", "that's all")
+    turn = say(chat, "no thats good")[0]
+    assert "didn't catch" not in turn.reply and chat.order() == [{"item": "Soft Taco"}]

@@ -846,14 +846,18 @@ class CustomerParser:
                     clause.mentions = sorted(kept + [Mention(j, item.end, "item", fits[0], {"item": fits[0]},
                                                              " ".join(toks[j:item.end]))], key=lambda m: m.start)
                 break
-            i = item.start - 3
-            if i < 0 or toks[item.start - 1] != "of" or not toks[i].isdigit() or not is_letters(toks[i + 1]):
+            of = item.start - 1 - (toks[item.start - 1:item.start] == ["the"])  # "a 12 pack of (the) <name>"
+            i = next((j for j in range(max(0, of - 4), of - 1) if (got := number_at(toks, j)) and j + got[1] == of - 1
+                      and toks[j] not in ("a", "an")), None)  # "twelve pack of ...": the count in words too
+            said = number_at(toks, i) if i is not None else None
+            if i is None or said is None or toks[of] != "of" or not is_letters(toks[of - 1]):
                 continue
-            match = self.names.match(f"{item.said} {toks[i]} {toks[i + 1]}", "item")
+            count = str(said[0])
+            match = self.names.match(f"{item.said} {count} {toks[of - 1]}", "item")
             if match is None or match.how == "embedding":
                 continue
             words = set(normalize(match.name).split())
-            if toks[i] in words and {w for w in normalize(item.name).split() if not w.isdigit()} <= words:
+            if count in words and {w for w in normalize(item.name).split() if not w.isdigit()} <= words:
                 kept = [m for m in clause.mentions if m is not item]
                 clause.mentions = sorted(kept + [Mention(i, item.end, "item", match.name, {"item": match.name},
                                                          " ".join(toks[i:item.end]))], key=lambda m: m.start)
