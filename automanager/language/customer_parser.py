@@ -1135,7 +1135,7 @@ class CustomerParser:
         """Is a food of the clause said with "the" (no count, no change) while it is on the order:
         the one there, or one more?"""
         toks = clause.tokens
-        return any(self.ordered_named(m, ctx) and
+        return not self.negated(clause.text) and any(self.ordered_named(m, ctx) and
                    next((t for t in reversed(toks[:m.start]) if t in DETERMINERS), None) in DEFINITE and
                    not any(number_at(toks, i) and toks[i] not in ("a", "an") for i in range(m.start))
                    for m in clause.items()) and not clause.toppings() and not clause.options()
