@@ -171,3 +171,9 @@ def test_no_thats_good_answers_the_toppings_question(home):
     say(chat, "a soft taco", "that's all")
     turn = say(chat, "no thats good")[0]
     assert "didn't catch" not in turn.reply and chat.order() == [{"item": "Soft Taco"}]
+
+
+def test_talk_partly_made_of_talk_words_is_judged_as_a_whole(home):
+    chat = CustomerChat(home)
+    say(chat, "a cheesy roll up for the drive back to work")
+    assert [u["item"] for u in chat.order()] == ["Cheesy Roll Up"]

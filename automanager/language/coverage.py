@@ -180,7 +180,7 @@ class Talk:
         """The words said back for a clause that are not talk around the order: neither talk words
         nor people, nor words that name no food or drink ("for pickup", "I suppose")."""
         left = [w for w in words if w not in self.words and not self.person(w)]
-        return [] if self.sense and self.sense.talk(left) else left
+        return [] if left and self.sense and (self.sense.talk(left) or self.sense.talk(list(words))) else left
 
     def for_whom(self, tokens: Sequence[str], named: set[int]) -> set[int]:
         """'for my son', 'for the twins', 'for my buddy Mike': the words after "for" that name
