@@ -189,6 +189,7 @@ class NameMatcher:
 
     def holding(self, said: list[str], kind: str) -> str | None:
         """The one name holding the two or more words said, if one alone does."""
+        said = [w for w in said if w not in IGNORED]
         if len(said) < 2:
             return None
         holding = [name for name in self.names(kind) if covers(said, name)]

@@ -251,6 +251,11 @@ class Talked(Term):
     item: str
 
 
+@predicate("stock_said")
+class StockSaid(Term):
+    kind: Const  # runout | restore: the last turn's stock news, which "X too" says again
+
+
 @predicate("price_asked")
 class PriceAsked(Term):
     item: str

@@ -4,6 +4,8 @@ the combo's own dishes in a scenario's expectation, and the manager's stock news
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from automanager.evaluation.runner import run_scenario
@@ -177,3 +179,117 @@ def test_talk_partly_made_of_talk_words_is_judged_as_a_whole(home):
     chat = CustomerChat(home)
     say(chat, "a cheesy roll up for the drive back to work")
     assert [u["item"] for u in chat.order()] == ["Cheesy Roll Up"]
+
+
+PIZZA = Path(__file__).parent.parent / "kb" / "packs" / "pizza"
+
+
+@pytest.fixture
+def pizza_home(tmp_path):
+    return Home(tmp_path / "state", kb=PIZZA)
+
+
+@pytest.mark.parametrize("line, wanted", [
+    ("and a small um i mean large pepsi", [("Pepsi®", (("size", ("large",)),))]),
+    ("three uh i mean four bean burritos", [("Bean Burrito", ())] * 4),
+])
+def test_a_word_put_right_before_the_food_is_named_corrects_that_word_only(home, line, wanted):
+    chat = CustomerChat(home)
+    say(chat, "a cheesy roll up", line)
+    assert items(chat) == sorted([("Cheesy Roll Up", ()), *wanted])
+
+
+def test_a_replacement_of_a_food_not_ordered_changes_nothing_and_offers_the_new_one(home):
+    chat = CustomerChat(home)
+    turn = say(chat, "a pepsi", "the bean burrito instead of the soft taco")[1]
+    assert [u["item"] for u in chat.order()] == ["Pepsi®"] and "Soft Taco" in turn.reply
+    say(chat, "yes")
+    assert sorted(u["item"] for u in chat.order()) == ["Bean Burrito", "Pepsi®"]
+
+
+def test_the_restaurants_own_name_is_never_a_food(home):
+    chat = CustomerChat(home)
+    say(chat, "hold on im at taco bell dad. ok two bean burritos")
+    assert items(chat) == [("Bean Burrito", ())] * 2
+
+
+def test_a_correction_naming_the_same_food_shorter_keeps_it(home):
+    chat = CustomerChat(home)
+    say(chat, "a steak quesadilla, sorry, just the one quesadilla")
+    assert items(chat) == [("Steak Quesadilla", ())]
+
+
+def test_a_name_and_an_option_value_that_make_another_name_are_that_item(home):
+    chat = CustomerChat(home)
+    say(chat, "two soft tacos supreme")
+    assert items(chat) == [("Soft Taco Supreme®", ())] * 2
+    say(chat, "whats on the crunchy taco", "ok one of the supreme ones")
+    assert ("Crunchy Taco Supreme®", ()) in items(chat)
+
+
+def test_the_kind_said_after_a_food_of_it_was_asked_about_is_that_food(home):
+    chat = CustomerChat(home)
+    say(chat, "how much is the beefy 5 layer burrito", "hmm what about the uh", "ok the burrito then")
+    assert items(chat) == [("Beefy 5-Layer Burrito", ())]
+
+
+def test_a_style_said_with_the_before_anything_is_ordered_orders_one(pizza_home):
+    chat = CustomerChat(pizza_home)
+    say(chat, "i think ill try the hawaiian")
+    assert items(chat) == [("Pizza", (("style", ("hawaiian",)),))]
+
+
+def test_what_is_on_a_specialty_says_its_own_toppings(pizza_home):
+    chat = CustomerChat(pizza_home)
+    turn = say(chat, "whats on the hawaiian pizza")[0]
+    assert "Pineapple" in turn.reply and chat.order() == []
+
+
+@pytest.mark.parametrize("first, again, out", [
+    ("no more guacamole", "black beans too", ["Black Beans", "Guacamole"]),
+    ("we're out of guacamole and black beans", "guac is back. black beans too", []),
+])
+def test_stock_news_said_again_of_another_food_the_next_turn(home, first, again, out):
+    chat = ManagerChat(home)
+    say(chat, first, again)
+    assert home.stock_out() == out
+
+
+@pytest.mark.parametrize("answer", ["no!! 2.19 my bad", "no, typo, should be 2.19", "nope its 2.19"])
+def test_a_price_read_back_put_right_in_the_answer_is_that_price(home, answer):
+    chat = ManagerChat(home)
+    say(chat, "cheesy roll up is 21.9", answer, "yes", "save")  # 2.19 is read back too: over half again
+    assert "$2.19" in say(CustomerChat(home), "how much is a cheesy roll up")[0].reply
+
+
+def test_a_price_said_again_with_not_the_wrong_one_replaces_the_pending_change(home):
+    chat = ManagerChat(home)
+    say(chat, "the bean burrito is 1.69 now", "oops typo, bean burrito is 1.59 not 1.69", "save")
+    assert "$1.59" in say(CustomerChat(home), "how much is the bean burrito")[0].reply
+
+
+def test_a_new_limited_time_item_is_added_by_its_name(home):
+    chat = ManagerChat(home)
+    turn = say(chat, "new lto going live today, Smoky Pepper Melt")[0]
+    assert "Smoky Pepper Melt" in turn.reply and "What kind of item" in turn.reply
+
+
+def test_a_machine_down_for_foods_marks_those_foods_out(home):
+    chat = ManagerChat(home)
+    say(chat, "slush machine is down for the wild strawberry and the blue raspberry")
+    assert home.stock_out() == ["Blue Raspberry Freeze", "Wild Strawberry Freeze"]
+
+
+def test_an_expected_menu_fact_may_spell_a_word_argument_bare(tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text("""
+- name: new-drink
+  steps:
+    - manager: add a new drink Mango Cooler, 2.19, 150 cal
+    - manager: save
+  expect:
+    menu: ['category("Mango Cooler",drink)', 'original_price("Mango Cooler",219)']
+""")
+    (scenario,) = load_scenarios([path])
+    result = run_scenario(scenario, root=tmp_path)
+    assert result.passed, result.failures

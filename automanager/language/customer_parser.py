@@ -135,8 +135,10 @@ class CustomerParser:
         self.category_words = {**self.p.category_words, **menu.label_words}
         self.readings = [(getattr(self, "reads_" + reading), act) for reading, act in self.p.readings]
         self.item_words = {name: frozenset(normalize(name).split()) for name in menu.items}
+        self.by_words = {words: name for name, words in self.item_words.items()}
         self.name_ends = frozenset(w.rstrip("s") for name in menu.items if (w := normalize(name).split()[-1:][0]))
         self.repairs = Repairs(menu, self.p, self.mentions_in, self.plain_word)
+        self.brand = tuple(normalize(menu.restaurant).split())  # "I'm at <the restaurant>": never a food
         self.talk = Talk(self.p, FoodSense([*menu.items, *menu.toppings, *menu.categories]))
         self.vague_amounts = frozenset(self.p.data["words"]["vague_amounts"])
         self.vague_numbers = frozenset(self.p.data["words"]["vague_numbers"])
@@ -259,6 +261,7 @@ class CustomerParser:
             result.acts.append(Unsure())
         if complete:
             result.acts.append(Complete())
+        result.acts = self.folded_names(result.acts)
         asked_not_taken(result)
         if not result.acts and not result.unknown and state["label"]:
             # "I'm vegetarian", "what's meatless?": nothing else said, the foods of that kind are the answer
@@ -268,6 +271,25 @@ class CustomerParser:
         if all(isinstance(p, Unsure) for p in result.acts) and not result.unknown:  # nothing read but doubt
             result.acts = [Irrelevant()]
         return result
+
+    def folded_names(self, acts: list[Act]) -> list[Act]:
+        """An item ordered with an option value that makes, with its name, another item's whole name
+        ("the supreme ones" of a taco that has a Supreme of its own) is that other item."""
+        for act in acts:
+            if not isinstance(act, Order) or not act.line:
+                continue
+            for update in acts:
+                opt = update.option if isinstance(update, Update) else None
+                if isinstance(update, Update) and isinstance(opt, tuple) and update.line == act.line and \
+                        update.dish == act.food and str(update.operation) == "option" and str(opt[2]) == "yes":
+                    longer = self.by_words.get(self.item_words.get(act.food, frozenset()) |
+                                               frozenset(normalize(str(opt[1])).split()))
+                    if longer and longer != act.food:
+                        return self.folded_names([
+                            a.but(food=longer) if a is act else a.but(dish=longer)
+                            if isinstance(a, Update) and a.line == act.line and a.dish == act.food else a
+                            for a in acts if a is not update])
+        return acts
 
     def mark_requests(self, clauses: list[Clause], flat: str, ctx: Context) -> None:
         """A sentence said as a request ("can I get a X and a Y?") asks nothing: the question mark
@@ -290,6 +312,7 @@ class CustomerParser:
         half_heard = []
         for before, clause in zip([None, *clauses], clauses):
             self.kind_with_ingredient(clause, result)
+            self.kind_discussed(clause, ctx)
             self.variant_named(clause)
             self.counted_name(clause)
             if clause.act != "unknown":
@@ -472,10 +495,12 @@ class CustomerParser:
             tokens[m.end:m.end + 1] in (["i"], ["you"], ["we"], ["u"])
 
     def without_discourse(self, tokens: list[str]) -> list[str]:
-        """The tokens without phrases that only steer the talk ("oh, one more thing")."""
+        """The tokens without phrases that only steer the talk ("oh, one more thing") and the
+        restaurant's own name ("sorry, I'm at the <restaurant>")."""
         out, i = [], 0
         while i < len(tokens):
-            phrase = next((d for d in self.p.discourse.get(tokens[i], ()) if tuple(tokens[i:i + len(d)]) == d), None)
+            phrase = next((d for d in self.p.discourse.get(tokens[i], ()) if tuple(tokens[i:i + len(d)]) == d), None) \
+                or (self.brand if self.brand and tuple(tokens[i:i + len(self.brand)]) == self.brand else None)
             if phrase:
                 i += len(phrase)
             elif tokens[i] in self.p.negation and [t for t in tokens[i + 1:i + 3] if t != ","][:1] and \
@@ -945,12 +970,15 @@ class CustomerParser:
                           any(m.start < j - 1 for m in clause.mentions) or set(toks[:j - 1]) & self.p.definite))) and
                       # "that one on a crust": a place, not a count ("throw in two large ones" counts)
                       all(t in self.p.bare_words or not t for t in toks[j + got[1]:first.start])), None)
-        if count is None or toks[count] in self.p.unit_all:  # "..., both xl": the units said, no new ones
-            return
         options = {(m.alternatives["option"], m.name) for m in modifiers if m.kind == "option"}
         toppings = {m.name for m in modifiers if m.kind == "topping"}
         fits = [item for item in sorted(self.menu.items) if options <= self.menu.options_of(item)
                 and all(self.menu.builds_with(item, t) for t in toppings)]
+        if count is None and first.start and toks[first.start - 1] in self.p.definite and options and \
+                len(fits) == 1 and fits[0] not in ctx.ordered:  # "I'll try the supreme" before any pizza: one
+            count = first.start - 1
+        if count is None or toks[count] in self.p.unit_all:  # "..., both xl": the units said, no new ones
+            return
         one = next((k for k in range(first.end, len(toks)) if toks[k] in ("one", "ones")), None)
         if one is not None and all(t in self.p.bare_words or t in self.p.filler or not t or
                                    any(m.start <= k < m.end for m in modifiers)
@@ -1058,6 +1086,15 @@ class CustomerParser:
             if self.names_a_food(clause, first):
                 clause.act = "unknown"
                 clause.mentions = []
+
+    def kind_discussed(self, clause: Clause, ctx: Context) -> None:
+        """'the burrito' right after a burrito was asked about: that burrito, not the one the kind's
+        word names alone."""
+        kind = self.menu.category_of.get(ctx.discussed or "")
+        for i, m in enumerate(clause.mentions):
+            if kind and ctx.discussed and m.kind == "item" and m.name not in (ctx.discussed, *ctx.ordered) and m.start and \
+                    clause.tokens[m.start - 1] in self.p.definite and self.kind_said(m.said.split()) == kind:
+                clause.mentions[i] = Mention(m.start, m.end, "item", ctx.discussed, {"item": ctx.discussed}, m.said)
 
     def kind_said(self, words: list[str]) -> str | None:
         """The kind of food a word names alone ("bowl", "bowls"), if that is all that was said."""
@@ -1619,9 +1656,9 @@ class CustomerParser:
             acts.append(Order(m.name, n, state["line"]))
             state["with_combo"] = None  # a food of its own ends a list of picks
             bare = state.setdefault("bare", set())  # the lines that may be units ordered before
-            if not m.said and n == 1 and m.name in ctx.ordered and set(state.get("placed", {}).values()) <= bare:
+            if not m.said and m.name in ctx.ordered and set(state.get("placed", {}).values()) <= bare:
                 bare.add(state["line"])  # "one pepperoni, one ham" after "two pizzas": maybe those two
-                acts.append(Refer(Const("bare"), 1, state["line"]))
+                acts.append(Refer(Const("bare"), n, state["line"]))
             placed.append((m, state["line"]))
             state["last"] = m.name
             state.setdefault("placed", {})[m.name] = state["line"]

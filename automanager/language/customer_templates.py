@@ -246,6 +246,7 @@ class CustomerTemplates:
                 for c in said.pop("which_one", [])]
         out += [text["no_such_unit"] for _ in said.pop("no_such_unit", [])[:1]]
         out += [text["did_you_mean"].format(**fields(c)) for c in said.pop("did_you_mean", [])[:1]]
+        out += [text["replace_unfounded"].format(**fields(c)) for c in said.pop("replace_unfounded", [])[:1]]
         out += [text["offer_instead"].format(food=c.food, amount=self.count(c.offer, c.quantity))
                 for c in said.pop("offer_instead", [])[:1]]  # an offer is the reply's last question
         out += [text["offer_change"].format(foods=plural(c.food, c.quantity), **fields(c))

@@ -87,6 +87,7 @@ YES_NO_QUESTIONS = ("confirm_delete", "new_ingredient", "confirm_price", "confir
 OFFLINE_ONLY = ("store_price", "chain_price", "rule_unclear", "unsure")
 INSTEAD_OF_NO = (Edit, EditSwap, Runout, RunoutAs, Restore, RestoreAs, Ask)  # what a no to a read-back may go on to say
 HEARD_CHANGES = (Runout, RunoutAs, Edit, EditSwap)  # the changes a half-heard line says back first (admin.lp: unsure)
+MACHINE_FOR = re.compile(P.equipment.pattern + r"\s*,?\s+(?:for|on)\s+(?:the\s+)?", re.IGNORECASE)  # "... down for X"
 SETS = {"add": Add, "edit": Edit}  # a property told of a new item, or of one on the menu
 
 
@@ -347,7 +348,7 @@ class ManagerParser:
             if found:
                 return found
         result = ManagerParse([], moving=ctx.last_move, last_edited=ctx.last_item)
-        target, stock = ctx.building, ""
+        target, stock = ctx.building, ctx.last_stock
         clauses = [c.strip() for part in P.split.split(text) for c in self.moves(part)]
         for i, clause in enumerate(clauses):
             if clause and self.new_item(clause, "; ".join(clauses[i + 1:]), ctx, result):
@@ -880,7 +881,7 @@ class ManagerParser:
             said = P.runout.sub(" ", P.restore.sub(" ", folded_line(said)))
         said = plain_words(P.correct_filler.sub(" ", plain_words(said)))
         phrase = " ".join(w for w in said.split() if w not in CUES.filler)
-        if not phrase:
+        if not phrase or re.search(r"\d\.\d\d\b", phrase):  # "crunchy taco is 1.49": a change said, not only a name
             return []
         for kind in ("topping", "item"):
             whole = list(dict.fromkeys(self.whole_names(said, kind)))  # "three cheese blend": a count word in a name
@@ -912,10 +913,22 @@ class ManagerParser:
         about = ManagerContext(building=ctx.building, build_type=ctx.build_type,
                                last_item=ctx.last_item or ctx.ask_target, last_move=ctx.last_move)
         instead = self.parse(tail, about)
-        rest: list[Act] = [p for p in instead.acts if isinstance(p, INSTEAD_OF_NO)]
-        if not rest or len(rest) != len(instead.acts):
+        said = [p for p in instead.acts if not isinstance(p, Undo)]  # the no itself undoes what was read back
+        rest: list[Act] = [p for p in said if isinstance(p, INSTEAD_OF_NO)]
+        if not rest or len(rest) != len(said):
             return ManagerParse([Decline()])
         return ManagerParse([Decline()] + rest, unknown=instead.unknown, corrected=instead.corrected)
+
+    def line_price_put_right(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
+        """'no!! 1.49 sorry', 'no, typo, should be 4.69' to a price read back: not that price, this one."""
+        target = ctx.ask_target or ctx.last_item
+        if ctx.ask_topic != "confirm_price" or not target:
+            return None
+        for cue in (P.confirm_no_lead, P.undo, P.correct_lead):
+            flat = flat[m.end():].strip(" ,") if (m := cue.match(flat)) else flat
+        said = P.sorry_after.sub("", flat).strip()
+        price = cents(said, bare_is_price=True) if NUMBER_ONLY.fullmatch(said) else None
+        return None if price is None else ManagerParse([Decline(), Edit(target, Const("price"), price)])
 
     def line_yes(self, flat: str, text: str, ctx: ManagerContext) -> ManagerParse | None:
         return ManagerParse([Accept()]) if phrases().reply(flat) == "yes" else None
@@ -1165,9 +1178,19 @@ class ManagerParser:
         self.describe(f"{described}; {rest}", name, ctx, result, asked=None, combo=typed == "combo")
         return True
 
+    @staticmethod
+    def machine_for(clause: str) -> str:
+        """'the freeze machine is down for X and Y': X and Y are out (back, when it is back up)."""
+        m = MACHINE_FOR.search(clause)
+        if not m:
+            return clause
+        foods = clause[m.end():]
+        return clause[:m.start()] + (f" {foods} is back" if P.machine_up.search(m.group()) else f" out of {foods}")
+
     # -- one clause ------------------------------------------------------------------------------
     def clause(self, clause: str, ctx: ManagerContext, target: str | None, result: ManagerParse) -> str | None:
         clause = P.none_left.sub(r"out of \1", P.places.sub(" ", clause))  # "no X left in the back": out of X
+        clause = self.machine_for(clause)
         clause = P.equipment.sub(" ", clause)  # "the fryer's down, so ...": about a machine, not a food
         flat = plain_words(clause)
         acts = result.acts
@@ -1340,7 +1363,9 @@ class ManagerParser:
                 continue
             found = [m for m in (self.names.match(phrase, "topping"), self.names.match(phrase, "item")) if m]
             best = sorted(found, key=lambda m: m.how not in ("exact", "alias"))  # "mexican pizza": the dish
-            name = best[0].name if best else None
+            name = best[0].name if best else self.names.holding(phrase.split(), "item")  # said in part
+            if name and not best:
+                result.heard.update(phrase.split())
             if best and best[0].how in ("lexical", "embedding"):
                 result.corrected.append((phrase, best[0].name, best[0].how))
             if name is None:

@@ -256,6 +256,13 @@ class DidYouMean(Term):
     food: str
 
 
+@predicate("confirm", "replace_unfounded")
+class ReplaceUnfounded(Term):
+    """A correction of a food the order does not have: nothing changed, the new food offered."""
+    old: str
+    new: str
+
+
 @predicate("confirm", "which_one")
 class WhichOne(Term):
     first: str  # the same food twice: units of one food made differently
@@ -361,7 +368,7 @@ CUSTOMER = {cls.tag: cls for cls in (*HEARD, HeardDropped, WhichKind,
     DealPriceOn, DealFreeWith,
     RejectedSpecify, Swapped, DefaultChoice, Skipped, Defaulted, Removed, NotInOrder, QuantitySet, Replaced,
     RanOut, ToppingRanOut, OptionRanOut, Cancelled, Stopped, Misheard, NotUnderstood, EmptyOrder, Greeting, Unknown, Either, WhichOne,
-    WhichUnit, NoSuchUnit, DidYouMean, Copied, CopiedChanged, OfferInstead, OfferChange, OfferSuggest,
+    WhichUnit, NoSuchUnit, DidYouMean, ReplaceUnfounded, Copied, CopiedChanged, OfferInstead, OfferChange, OfferSuggest,
     NotServed)}
 
 

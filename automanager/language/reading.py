@@ -73,6 +73,7 @@ class ManagerContext:
     ask_topic: str | None = None  # type | category | price | ingredient | calories | popular | contains | new_ingredient
     last_item: str | None = None  # the item of the last staged change ("knock another quarter off it")
     last_move: int = 0  # the way the last staged price change went (1 up, -1 down)
+    last_stock: str = ""  # runout | restore: last turn's stock news ("sour cream too" says it again)
 
 
 @dataclass

@@ -18,6 +18,7 @@ from ..normalize import normalize
 from .phrases import Phrases
 from .text import Mention, is_letters, number_at
 
+OPENERS = frozenset({"uh", "um", "umm", "er", "erm", "oh"})  # hesitations between the word and its cue
 MAX_REPAIRS = 3  # corrections read per line; a line of nothing but cues costs a bounded time
 Finder = Callable[[list[str]], list[Mention]]
 
@@ -63,12 +64,33 @@ class Repairs:
             before = [m for m in mentions if m.end <= i]
             items = [m for m in before if m.kind == "item"]
             start, end = self.correction(tokens, i + n, mentions)
-            fixed = self.repair(tokens, mentions, items, before, i, n, start, end) if items else None
+            fixed = self.word_corrected(tokens, mentions, i, start)
+            fixed = fixed or (self.repair(tokens, mentions, items, before, i, n, start, end) if items else None)
             if fixed is None and before:
                 fixed = self.whole_unit(tokens, mentions, i, n, start, end)
             if fixed is not None:
                 return fixed
         return None
+
+    def word_corrected(self, tokens: list[str], mentions: list[Mention], cue: int, start: int) -> list[str] | None:
+        """'a medium, uh, I mean regular mountain dew': a word or two said after the unit's article
+        or count, before any food, put right by an option value or a count: the correction takes
+        their place, and nothing said before the unit is touched."""
+        said = next((m for m in mentions if m.start <= start < m.end), None)
+        if start >= len(tokens) or not (said.kind == "option" if said else number_at(tokens, start)):
+            return None
+        at = cue
+        while at > 0 and (tokens[at - 1] in OPENERS or tokens[at - 1] in (",", ".", ";")):
+            at -= 1
+        lead = next((j for j in range(at - 1, max(-1, at - 4), -1) if tokens[j] in ("a", "an")
+                     or number_at(tokens, j) or tokens[j] in self.p.splitters), None)
+        counted = number_at(tokens, start) and tokens[lead] not in ("a", "an") if lead is not None else False
+        if lead is None or tokens[lead] in self.p.splitters or not (0 if counted else 1) <= at - lead - 1 <= 2 or \
+                any(m.start <= lead < m.end for m in mentions) or \
+                any(m.start < at and m.end > lead + 1 and m.kind != "option" for m in mentions):
+            return None
+        keep = lead if number_at(tokens, start) else lead + 1
+        return tokens[:keep] + tokens[start:]
 
     def whole_unit(self, tokens: list[str], mentions: list[Mention], cue: int, n: int, start: int,
                    end: int) -> list[str] | None:
@@ -122,6 +144,9 @@ class Repairs:
         if new_items and (drops or self.p.acts["remove"].starts(" ".join(tokens[start:end]))) and \
                 (dropped := self.dropped(tokens, mentions, items, new_items, cue, end)) is not None:
             return dropped  # else "a pepsi, scratch that, a diet pepsi": the new food in its place
+        if len(new_items) == 1 and not options and not toppings and any(
+                set(normalize(new_items[0].said).split()) < set(normalize(m.name).split()) for m in items):
+            return tokens[:cue] + rest  # "a chicken chalupa, sorry, just the one chalupa": the same food said short
         if new_items:  # "a bowl, actually make it a burrito": the food said last, with its count
             return self.food_corrected(tokens, mentions, items, before, new_items, options, number, cue, n, start, end)
         if drops and not said and not words and number is None:  # "two tacos and a pepsi, scratch that"

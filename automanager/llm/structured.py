@@ -234,8 +234,10 @@ class CustomerReader:
         """Which ordered units a change of dish "" is about: its own line, shared by that change."""
         kind, said = f["kind"], str(f["value"])
         value: str | int | None
-        if kind == "bare":  # the order said just before it, of one unit with no food named ("a large one")
-            return Refer(Const(kind), 1, max(lines.values(), default=0))
+        if kind == "bare":  # the order said just before it, with no food named ("a large one", "two large pepperoni")
+            line = max(lines.values(), default=0)
+            return Refer(Const(kind), next((a.quantity for a in result.acts if isinstance(a, Order) and a.line == line),
+                                           1), line)
         if kind == "recent":
             value = 1
         elif kind in ("nth", "one", "alike", "last", "other", "all"):  # a position or a count (assistant.lp)

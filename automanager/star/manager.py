@@ -19,7 +19,7 @@ from ..llm.structured import ManagerReader
 from ..menu.commit import CommitError, next_version_text, warm_committer
 from ..menu.model import Menu
 from ..reasoner import WRITER, ReasonerError
-from ..state import PENDING, Building, LastAsk, Staged, State, Talked
+from ..state import PENDING, Building, LastAsk, Staged, State, StockSaid, Talked
 from ..store import Home, StateError, VersionMoved
 from ..terms import encode
 from .chat import Chat, Turn
@@ -133,6 +133,8 @@ class ManagerChat(Chat):
                 ctx.ask_target, ctx.ask_topic = typed.target, str(typed.topic)
             elif isinstance(typed, Talked):  # the item asked about last turn is what "it" means
                 ctx.last_item = typed.item
+            elif isinstance(typed, StockSaid):
+                ctx.last_stock = str(typed.kind)
         for _action, item, prop, old, new in self.staged()[-1:] if not ctx.last_item else []:
             ctx.last_item = item  # else the last staged change: "it", and "and Y by a dime" goes its way
             if prop == "price" and isinstance(old, int) and isinstance(new, int) and old != new:
