@@ -293,3 +293,86 @@ def test_an_expected_menu_fact_may_spell_a_word_argument_bare(tmp_path):
     (scenario,) = load_scenarios([path])
     result = run_scenario(scenario, root=tmp_path)
     assert result.passed, result.failures
+
+
+def test_a_removal_then_just_a_new_food_orders_it(home):
+    chat = CustomerChat(home)
+    say(chat, "two pepsis", "scratch the pepsis, just a lemonade")
+    assert [u["item"] for u in chat.order()] == ["Tropicana® Pink Lemonade"]
+
+
+def test_what_stays_said_after_a_removal_by_its_topping_is_no_part_of_the_reference(pizza_home):
+    chat = CustomerChat(pizza_home)
+    say(chat, "a small ham pizza and a large veggie", "lose the ham one just the veggie")
+    assert [u.get("size") for u in chat.order()] == [["large"]]
+
+
+@pytest.mark.parametrize("line", ["make that italian sausage", "actually make it italian sausage"])
+def test_a_topping_said_instead_takes_the_place_of_the_one_like_it(pizza_home, line):
+    chat = CustomerChat(pizza_home)
+    say(chat, "a small pizza with sausage and mushrooms", line)
+    assert chat.order()[0]["add"] == ["Italian Sausage", "Mushrooms"]
+
+
+def test_a_variant_said_by_its_word_is_ordered_or_replaces_the_one_just_ordered(home):
+    chat = CustomerChat(home)
+    say(chat, "a grande toasted breakfast burrito", "and two of the steak ones")
+    assert sorted(u["item"] for u in chat.order()) == ["Grande Toasted Breakfast Burrito"] + \
+        ["Grande Toasted Breakfast Burrito Steak"] * 2
+    other = CustomerChat(Home(home.root.parent / "other"))
+    say(other, "a chalupa supreme", "oh wait the chicken one")
+    assert [u["item"] for u in other.order()] == ["Chicken Chalupa Supreme"]
+
+
+def test_a_count_then_a_name_said_loosely_before_another_name(home):
+    chat = CustomerChat(home)
+    say(chat, "three beefy five layers a soft taco")
+    assert sorted(u["item"] for u in chat.order()) == ["Beefy 5-Layer Burrito"] * 3 + ["Soft Taco"]
+
+
+def test_talk_of_ones_own_eating_and_a_question_to_the_car_order_nothing(home):
+    chat = CustomerChat(home)
+    say(chat, "trying to be healthier this month so a power menu bowl")
+    say(chat, "sweetie which one do you want, the nachos or the tacos? ok and a bean burrito")
+    assert sorted(u["item"] for u in chat.order()) == ["Bean Burrito", "Power Menu Bowl"]
+
+
+def test_switch_the_x_to_y_replaces_x_even_said_in_part(home):
+    chat = CustomerChat(home)
+    say(chat, "a cheesy roll up and a pepsi", "hmm switch the roll up to a hash brown")
+    assert sorted(u["item"] for u in chat.order()) == ["Hash Brown", "Pepsi®"]
+
+
+def test_make_one_of_those_a_variant_of_their_kind(home):
+    chat = CustomerChat(home)
+    say(chat, "three wild strawberry freezes", "make one of those cherry twilight")
+    assert sorted(u["item"] for u in chat.order()) == ["Cherry Twilight Freeze"] + ["Wild Strawberry Freeze"] * 2
+
+
+def test_the_food_just_rung_up_said_again_with_then_is_asked_not_added(home):
+    chat = CustomerChat(home)
+    say(chat, "a large sprite")  # rung up as the menu's lemon-lime drink
+    turn = say(chat, "ok a large sierra mist then")[0]
+    assert len(chat.order()) == 1 and "?" in turn.reply
+
+
+def test_a_drink_kind_said_with_a_volume_gives_the_volume_to_the_drinks_named_next(pizza_home):
+    chat = CustomerChat(pizza_home)
+    say(chat, "two 2 liter sodas", "a coke and a sprite")
+    assert sorted((u["item"], tuple(u.get("volume", []))) for u in chat.order()) == \
+        [("Coke", ("2 liter",)), ("Sprite", ("2 liter",))]
+
+
+def test_a_dish_said_with_an_ingredient_it_never_takes_is_offered_not_rung_up(home):
+    chat = CustomerChat(home)
+    turn = say(chat, "two cheese quesadillas with potato bites")[0]
+    assert chat.order() == [] and "?" in turn.reply
+    say(chat, "sure")
+    assert items(chat) == [("Cheese Quesadilla", ())] * 2
+
+
+def test_two_names_said_short_back_to_back_are_one_name_the_menu_lacks(home):
+    say(ManagerChat(home), "take the black bean chalupa off the menu", "yes", "save")
+    chat = CustomerChat(home)
+    turn = say(chat, "a black bean chalupa please")[0]
+    assert chat.order() == [] and "black bean chalupa" in turn.reply.lower()

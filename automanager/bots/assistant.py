@@ -13,10 +13,10 @@ from pathlib import Path
 import clingo
 
 from .. import paths
-from ..acts import CHANGES, CUSTOMER_ACTS, Act, Refer, Unknown, Unsure
+from ..acts import CHANGES, CUSTOMER_ACTS, Act, Refer, Unknown, Unsure, Update
 from ..language.customer_parser import Context
 from ..normalize import normalize
-from ..reasoner import TurnReasoner, atom
+from ..reasoner import TurnReasoner, Value, atom
 from ..state import (
     AskedAbout,
     AskedKind,
@@ -54,8 +54,12 @@ class Assistant:
         facts += [atom("tax_rate", tax)] if tax else []
         facts += clock_facts(clock)
         facts += state.holds()
-        if any(isinstance(said, Refer) and str(said.kind) == "word" for said in acts):
-            facts += [atom("name_word", name, word) for name in sorted(named_in(state)) for word in words_of(name)]
+        instead = {said.option[1] for said in acts if isinstance(said, Update) and str(said.operation) == "change"
+                   and isinstance(said.option, tuple) and said.option[0] == ""}  # "X instead": X's words too
+        pending = {name for typed in state if isinstance(typed, Pending) for name in strings_in(typed.change)}
+        if instead or pending or any(isinstance(said, Refer) and str(said.kind) == "word" for said in acts):
+            facts += [atom("name_word", name, word) for name in sorted(named_in(state) | instead | pending)
+                      for word in words_of(name)]
         facts += heard(acts + [Unknown(k) for k in range(unknown)])
         return split_next(self.reasoner.solve(facts))
 
@@ -75,6 +79,13 @@ def named_in(state: State) -> set[str]:
     return names | {t.value for t in state if isinstance(t, Has) and str(t.kind) in ("add", "extra", "plain")
                     and isinstance(t.value, str)} | \
         {str(t.parts()[1]) for t in state if isinstance(t, Has) and str(t.kind) == "option" and str(t.parts()[2]) == "yes"}
+
+
+def strings_in(value: Value | Term) -> set[str]:
+    """The names inside a kept fact's arguments (a half-heard "X instead" waiting for a yes)."""
+    if isinstance(value, (tuple, Term)):
+        return {s for part in (value.field_values() if isinstance(value, Term) else value) for s in strings_in(part)}
+    return {value} if isinstance(value, str) and value else set()
 
 
 def words_of(name: str) -> set[str]:

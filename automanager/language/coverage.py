@@ -36,6 +36,7 @@ class Talk:
         self.store_talk = Cue(tuple(talk["store_talk"]))
         self.deals = Cue(tuple(talk["deals"]))
         self.reports = Cue(tuple(talk["reports"]))
+        self.asked_aside = Cue(tuple(talk["asked_aside"]))
         self.places = Cue(tuple(talk["places"]))
         self.saying = Cue(tuple(talk["saying"]))
         self.ends = frozenset(talk["ends"])
@@ -69,8 +70,8 @@ class Talk:
                                    if list(tokens[i:i + len(words)]) == words for j in range(i, i + len(words)))
                 continue
             if self.p.is_question(text) or "?" in tokens[end:end + 1]:
-                if deal:  # "is there a coupon for the nachos?": the deals are the answer
-                    covered.update(range(start, end))
+                if deal or self.asked_aside.search(text):  # "is there a coupon for the nachos?": the deals are
+                    covered.update(range(start, end))  # the answer; "hon, do you want X or Y?" asks the car
                 continue
             covered.update(self.subject(tokens, start, end, named, known))
             if reason := self.reason(tokens, spans, n, mentions, text):

@@ -55,7 +55,7 @@ from ..names import NameMatcher, covers
 from ..normalize import normalize
 from ..reasoner import Const, Value
 from .coverage import CHANGING, Talk
-from .food_sense import FoodSense
+from .food_sense import FoodSense, english
 from .phrases import phrases
 from .reading import Context, Parse, asked_not_taken
 from .repair import Repairs
@@ -69,6 +69,7 @@ ARTICLES = {"a", "an", "some", "any", "another"}
 DEFINITE = {"the", "my", "that", "this", "those", "these"}
 DETERMINERS = ARTICLES | DEFINITE
 LINKING = {"to", "for", "into", "of", "than", "by", "instead", "like", "as"}  # "switch the X to a Y": one clause
+STRETCHED = re.compile(r"(\w)\1+$")  # a last letter said long
 ADJACENT_TRIES = 10  # back-to-back names looked up as one name, per line
 
 
@@ -156,7 +157,8 @@ class CustomerParser:
     def parse(self, text: str, ctx: Context | None = None) -> Parse:
         ctx = ctx or Context()
         said = " ".join(t for t in tokenize(text) if is_word(t))
-        tokens = self.heard_numbers(self.repairs(self.not_quantities(self.without_discourse(tokenize(text)))))
+        tokens = self.heard_numbers(self.repairs(self.not_quantities(self.without_discourse(self.unstretched(
+            tokenize(text))))))
         flat = " ".join(t for t in tokens if is_word(t))
         talk = self.small_talk(flat)
         if talk and not talk[1]:  # "hi how are you doing I want a X": the order after the small talk
@@ -245,7 +247,7 @@ class CustomerParser:
                 bool(self.p.questions["available"].search(clause.text))
         self.mark_requests(clauses, flat, ctx)
         half_heard = self.read_each(clauses, result, ctx)
-        self.give_acts(clauses, ctx)
+        self.give_acts(clauses, ctx, flat)
         # "the chicken one, make it two": a reference no change or removal of the line acts on is half heard
         half_heard += [c for c in clauses if c.referred and c.act not in ("change", "remove") or c.doubted]
         self.count_of_a_list(clauses)
@@ -261,7 +263,7 @@ class CustomerParser:
             result.acts.append(Unsure())
         if complete:
             result.acts.append(Complete())
-        result.acts = self.folded_names(result.acts)
+        result.acts = self.folded_names(result.acts, flat)
         asked_not_taken(result)
         if not result.acts and not result.unknown and state["label"]:
             # "I'm vegetarian", "what's meatless?": nothing else said, the foods of that kind are the answer
@@ -272,20 +274,22 @@ class CustomerParser:
             result.acts = [Irrelevant()]
         return result
 
-    def folded_names(self, acts: list[Act]) -> list[Act]:
+    def folded_names(self, acts: list[Act], flat: str) -> list[Act]:
         """An item ordered with an option value that makes, with its name, another item's whole name
-        ("the supreme ones" of a taco that has a Supreme of its own) is that other item."""
+        ("the supreme ones" of a taco that has a Supreme of its own) is that other item; not when the
+        value was said as an option ("supreme style")."""
         for act in acts:
             if not isinstance(act, Order) or not act.line:
                 continue
             for update in acts:
                 opt = update.option if isinstance(update, Update) else None
                 if isinstance(update, Update) and isinstance(opt, tuple) and update.line == act.line and \
-                        update.dish == act.food and str(update.operation) == "option" and str(opt[2]) == "yes":
+                        update.dish == act.food and str(update.operation) == "option" and str(opt[2]) == "yes" \
+                        and f"{normalize(str(opt[1]))} {opt[0]}" not in flat:
                     longer = self.by_words.get(self.item_words.get(act.food, frozenset()) |
                                                frozenset(normalize(str(opt[1])).split()))
                     if longer and longer != act.food:
-                        return self.folded_names([
+                        return self.folded_names(flat=flat, acts=[
                             a.but(food=longer) if a is act else a.but(dish=longer)
                             if isinstance(a, Update) and a.line == act.line and a.dish == act.food else a
                             for a in acts if a is not update])
@@ -484,6 +488,9 @@ class CustomerParser:
                 if whole and whole.name not in (last.name, m.name):
                     out[-1] = Mention(start, m.end, "item", whole.name, {"item": whole.name}, said)
                     continue
+                if last.start == start and m.said != normalize(m.name) and last.said != normalize(last.name):
+                    out.pop()  # "a black bean chalupa" where none is sold, each said short: one name the
+                    continue  # menu lacks (said back or asked), never two dishes nobody separated
             out.append(m)
         return out
 
@@ -491,8 +498,15 @@ class CustomerParser:
         """'can I get', 'can you': a word that names an option value (a can) used as a verb, where a
         sentence starts (never "not thin, I want it deep dish")."""
         starts = m.start == 0 or tokens[m.start - 1] in OPENERS or tokens[m.start - 1] in self.p.splitters
-        return m.kind == "option" and m.end - m.start == 1 and starts and \
-            tokens[m.end:m.end + 1] in (["i"], ["you"], ["we"], ["u"])
+        return m.kind == "option" and m.end - m.start == 1 and starts and tokens[m.start] in self.p.request_modals \
+            and tokens[m.end:m.end + 1] in (["i"], ["you"], ["we"], ["u"])  # "large I guess" stays a size
+
+    def unstretched(self, tokens: list[str]) -> list[str]:
+        """'yooo', 'uhhh', 'heyyy': a word of talk said long is that word (never a word of its own,
+        such as "off", nor a name)."""
+        return [short if t not in self.menu.lexicon and not english(t) and (short := STRETCHED.sub(r"\1", t)) != t and
+                (short in self.p.filler or short in OPENERS or short in self.p.acts["hello"].phrases) else t
+                for t in tokens]
 
     def without_discourse(self, tokens: list[str]) -> list[str]:
         """The tokens without phrases that only steer the talk ("oh, one more thing") and the
@@ -603,8 +617,16 @@ class CustomerParser:
             elif i > start and i not in inside and self.unit_follows(tokens, start, i, mentions):
                 cuts.append((start, i))  # "a large pepperoni a medium hawaiian": each its own unit
                 start = i
+            elif i > start + 1 and i not in inside and self.unnamed_unit_ends(tokens, start, i, mentions):
+                cuts.append((start, i))  # "two beefy five layers a <name>": the words before, a name of their own
+                start = i
             elif item_before and i > start and self.named_again(tokens, i, mentions):
                 cuts.append((start, i))  # "a coke and a diet coke the coke large": about the coke said
+                start = i
+            elif tok in self.p.only_words and i > start + 1 and i not in inside and \
+                    self.p.acts["remove"].search(" ".join(tokens[start:i])) and \
+                    (tokens[i - 1] in ("one", "ones") or any(m.end == i for m in mentions)):
+                cuts.append((start, i))  # "scratch the pepperoni one just the hawaiian": what stays, said after
                 start = i
             if tok in self.p.splitters and i not in inside:
                 # "and" between two modifiers of one dish keeps the clause ("with beans and extra cheese")
@@ -660,6 +682,16 @@ class CustomerParser:
         return tokens[i] in self.p.definite and after is not None and \
             tokens[i - 1] not in self.p.operator_words and tokens[i - 1] not in LINKING and \
             any(m.kind == "item" and m.name == after.name and m.end <= i for m in mentions)
+
+    def unnamed_unit_ends(self, tokens: list[str], start: int, i: int, mentions: list[Mention]) -> bool:
+        """'two beefy five layers a cheesy gordita crunch': a count, then words that name nothing yet
+        (a name said loosely), end where an article starts a name: the count is theirs."""
+        got = number_at(tokens, start)
+        return got is not None and tokens[start] not in ("a", "an") and tokens[i] in ("a", "an") and \
+            any(m.start == i + 1 and m.kind == "item" for m in mentions) and \
+            not any(start <= m.start < i for m in mentions) and tokens[i - 1] not in LINKING and \
+            tokens[i - 1] not in self.p.operator_words and \
+            any(is_letters(t) and t not in self.p.filler for t in tokens[start + got[1]:i])
 
     def unit_follows(self, tokens: list[str], start: int, i: int, mentions: list[Mention]) -> bool:
         """'a large pepperoni a medium hawaiian': a counted run of options and ingredients with no
@@ -776,7 +808,14 @@ class CustomerParser:
         elif content[-1] + 1 == item.start:  # "a volcano taco": a word the menu lacks makes it no dish of ours
             self.said_back(clause, item, span, result)
         else:  # "the spicy one with a taco": the words are said back, the name said stands
-            result.unknown.append(" ".join(toks[i] for i in content if i < item.start))
+            spoken = [i for i in content if i < item.start]
+            words = " ".join(toks[i] for i in spoken)
+            ordered = self.ordered_by_words(words, ctx)  # "make the roll up a Y": the ordered one, said in part
+            if ordered:
+                clause.mentions = sorted(clause.mentions + [Mention(spoken[0], spoken[-1] + 1, "item", ordered,
+                                                                    {"item": ordered}, words)], key=lambda m: m.start)
+            else:
+                result.unknown.append(words)
 
     def words_after_a_name(self, clause: Clause, content: list[int], result: Parse) -> None:
         toks = clause.tokens
@@ -974,7 +1013,9 @@ class CustomerParser:
         toppings = {m.name for m in modifiers if m.kind == "topping"}
         fits = [item for item in sorted(self.menu.items) if options <= self.menu.options_of(item)
                 and all(self.menu.builds_with(item, t) for t in toppings)]
-        if count is None and first.start and toks[first.start - 1] in self.p.definite and options and \
+        if count is None and clause.act == "order" and not clause.asks and first.start and \
+                toks[first.start - 1] in self.p.definite and options and \
+                self.p.inside["take"].search(" ".join(toks[:first.start])) and \
                 len(fits) == 1 and fits[0] not in ctx.ordered:  # "I'll try the supreme" before any pizza: one
             count = first.start - 1
         if count is None or toks[count] in self.p.unit_all:  # "..., both xl": the units said, no new ones
@@ -993,6 +1034,34 @@ class CustomerParser:
             clause.mentions = sorted(clause.mentions + [Mention(first.start, first.start, "item", fits[0],
                                                                 {"item": fits[0]}, "")],
                                      key=lambda m: (m.start, m.end))
+
+    def variant_said(self, clause: Clause, dish: str, result: Parse, state: dict) -> bool:
+        """'one of the potato ones' after a burrito that cannot take potatoes and has a potato one:
+        that one ordered, as many as said; 'the chicken one' right after: that one instead."""
+        cannot = [m for m in clause.toppings() if not self.menu.builds_with(dish, m.name)]
+        variant = self.variant_by_word(dish, cannot) if cannot and {"one", "ones"} & set(clause.tokens) else None
+        if variant is None:
+            return False
+        state["line"] += 1
+        words = [t for t in clause.tokens if is_word(t) and t not in OPENERS]
+        if words[:1] and words[0] in self.p.definite:  # "oh, the chicken one": the one meant, instead
+            result.acts.append(Replace(dish, variant[0], state["line"]))
+        else:  # "and one of the chicken ones": another
+            result.acts.append(Order(variant[0], self.number_in(clause) or 1, state["line"]))
+        state["last"] = variant[0]
+        rest = Clause(clause.tokens, [m for m in clause.mentions if m not in variant[1]], clause.act, clause.asks)
+        self.updates(rest, variant[0], state["line"], Context(), result.acts)
+        return True
+
+    def variant_by_word(self, kind: str, modifiers: list[Mention]) -> tuple[str, list[Mention]] | None:
+        """The item whose name is `kind`'s with one word said of a modifier ("potato" of the potato
+        one), and the modifiers that word came from."""
+        for m in modifiers:
+            for word in normalize(m.said).split():
+                variant = self.by_words.get(self.item_words.get(kind, frozenset()) | {word})
+                if variant and variant != kind:
+                    return variant, [x for x in modifiers if word in normalize(x.said).split()]
+        return None
 
     def find_unknown(self, clause: Clause, result: Parse, ctx: Context, named: Sequence[str] = ()) -> None:
         """Words of a clause that match no menu name: corrected when close to one, else said back.
@@ -1064,8 +1133,8 @@ class CustomerParser:
             name, end = longer.name, trailing.end
             result.corrected.append((f"{said} {trailing.said}", name, longer.how))
         else:
-            name = self.ordered_by_words(said, ctx) or self.names.lookup(said, "item", result.corrected) or \
-                self.kind_of_ordered(said, clause, ctx)
+            name = self.ordered_by_words(said, ctx) or self.kind_of_ordered(said, clause, ctx) or \
+                self.names.lookup(said, "item", result.corrected)
         options = [m for m in clause.options() if first <= m.start and m.end <= end]
         if not name and options and options[-1].end == end:  # "a beefy five layer grilled": the name, then its style
             end = options[-1].start
@@ -1135,7 +1204,7 @@ class CustomerParser:
         return k > 0 and (toks[k - 1] in ARTICLES or number_at(toks, k - 1) is not None)
 
     # -- dialogue acts ---------------------------------------------------------------------
-    def give_acts(self, clauses: list[Clause], ctx: Context) -> None:
+    def give_acts(self, clauses: list[Clause], ctx: Context, flat: str) -> None:
         """Each clause's act; a clause with no cue of its own (just "the pepsi") carries on the
         act of the one before ("take off the nachos and the pepsi")."""
         previous: str | None = None
@@ -1147,12 +1216,18 @@ class CustomerParser:
             if own is None:  # "scratch the X, give me a Y": a clause that asks for something orders it
                 asked = self.p.requests(self.opened(clause.text)) or \
                     self.p.questions["request_verbs"].starts(self.opened(clause.text))
-                own = previous if previous and previous in ("remove", "question") and not asked else "order"
+                only = self.opened(clause.text).split()[:1] in ([w] for w in self.p.only_words)
+                own = previous if previous and previous in ("remove", "question") and not asked and not only else "order"
+                clause.doubted = clause.doubted or only and previous == "remove" and \
+                    any(m.name in ctx.ordered for m in clause.items())  # "scratch the X, just the Y": Y kept, asked
                 if own == "remove" and self.p.inside["changing"].search(clause.text):
                     own, clause.doubted = "order", True  # "scratch the X, so just make it two Y": no removal of Y
             if own == "order" and any(m.name in ctx.ordered for m in clause.items()) and \
                     (self.p.inside["recount"].starts(self.opened(clause.text)) or self.the_ordered(clause, ctx)):
                 clause.doubted = True  # "make it two large Y", "then the Y and a Z" with a Y ordered: asked
+            if own == "order" and clause is clauses[-1] and ctx.ordered and self.p.inside["echo_end"].ends(flat) \
+                    and clause.items() and all(m.name == ctx.ordered[-1] for m in clause.items()):
+                clause.doubted = True  # "oh ok, a large Y then" right after a large Y was rung up: asked
             clause.act = own
             previous = None if clause.asks or clause.ends else own  # after a "?" or "." a new sentence starts
             if own == "order":
@@ -1466,7 +1541,9 @@ class CustomerParser:
         acts = result.acts
         toks, text = clause.tokens, clause.text
         placed = state.setdefault("placed", {})  # the foods this line ordered, each with its last order line
-        targets = [m for m in clause.items() if self.is_target(toks, m, self.p.definite) or
+        switched = self.p.acts["replace"].search(text) is not None  # "switch the X to Y": Y is the new food
+        targets = [m for m in clause.items() if self.is_target(toks, m, self.p.definite) and
+                   not (switched and any(x.end <= m.start for x in clause.items())) or
                    self.modified_ordered(clause, m, ctx, placed)]
         items = [m for m in clause.items() if m not in targets]
         state["aimed"] = bool(targets)
@@ -1478,6 +1555,12 @@ class CustomerParser:
             return
         if act in ("order", "quantity") and (many := self.drink_not_named(clause)) is not None:
             acts.append(Vague("drink", many))  # "and a soda": which drink is asked
+            for m in clause.options():  # "three 2 liter sodas": the value waits for the answer (asked_with)
+                value = (m.alternatives["option"], m.name)
+                drink = next((d for d in sorted(self.menu.items) if self.menu.category_of.get(d) == "drink" and
+                              value in self.menu.options_of(d)), None)
+                if drink:
+                    acts.append(Update(drink, Const("option"), option_value(*value, True), 0))
             return
         if act == "recommend":
             acts.append(self.recommendation(text, items + targets, dish, state["label"]))
@@ -1682,6 +1765,8 @@ class CustomerParser:
         dish = items[-1].name if items else self.context_dish(ctx, state["last"])
         if not clause.items():  # no food named: "it" is the one that can take the change
             dish = self.taking(clause, ctx, dish)
+            if dish and self.variant_said(clause, dish, result, state):
+                return
         # a food this line ordered, named again ("..., large for the pizza"): its order line
         line = state["line"] if items else state.get("placed", {}).get(dish, 0) \
             if state.get("aimed") or not self.p.every_unit.search(clause.text) else 0
@@ -2549,9 +2634,12 @@ class CustomerParser:
             acts.append(UpdateUnits(dish, Const("change"), change, units, line) if units else
                         Update(dish, Const("change"), change, line))
             toppings = toppings[2:]
-        elif dish and not line and not units and len(toppings) == 1 and "instead" in toks and \
-                self.operator_before(toks, toppings[0], clause.mentions) in (None, "add"):
-            # "sausage instead": what it takes the place of on the units ordered, the rules say
+        elif dish and not line and not units and len(toppings) == 1 and (
+                "instead" in toks and self.operator_before(toks, toppings[0], clause.mentions) in (None, "add") or
+                self.p.acts["replace_with"].starts(self.opened(text)) and
+                self.operator_before(toks, toppings[0], clause.mentions) is None):
+            # "sausage instead", "make that italian sausage": what it takes the place of on the units
+            # ordered, the rules say (the one added, or the one added whose name shares a word)
             acts.append(Update(dish, Const("change"), ("", toppings[0].name), line))
             toppings = []
         operation = None

@@ -68,6 +68,8 @@ CHANGE_WORDS = {"add": "{}", "plain": "{}", "extra": "extra {}", "no": "no {}", 
 
 def change_words(op: str, opt) -> str:
     """A change to a dish in a few words: "extra <cheese>", "<beans> instead of <rice>"."""
+    if op == "change" and not opt[0]:  # "X instead" with the one it replaces left to the rules
+        return f"{opt[1]} instead of what it has"
     return CHANGE_WORDS[op].format(*opt) if op == "change" else CHANGE_WORDS[op].format(opt)
 
 
@@ -247,6 +249,7 @@ class CustomerTemplates:
         out += [text["no_such_unit"] for _ in said.pop("no_such_unit", [])[:1]]
         out += [text["did_you_mean"].format(**fields(c)) for c in said.pop("did_you_mean", [])[:1]]
         out += [text["replace_unfounded"].format(**fields(c)) for c in said.pop("replace_unfounded", [])[:1]]
+        out += [text["not_on_it"].format(**fields(c)) for c in said.pop("not_on_it", [])[:1]]
         out += [text["offer_instead"].format(food=c.food, amount=self.count(c.offer, c.quantity))
                 for c in said.pop("offer_instead", [])[:1]]  # an offer is the reply's last question
         out += [text["offer_change"].format(foods=plural(c.food, c.quantity), **fields(c))

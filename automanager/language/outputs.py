@@ -256,6 +256,13 @@ class DidYouMean(Term):
     food: str
 
 
+@predicate("confirm", "not_on_it")
+class NotOnIt(Term):
+    """A dish ordered with an ingredient it never takes: nothing rung up, the dish alone offered."""
+    dish: str
+    topping: str
+
+
 @predicate("confirm", "replace_unfounded")
 class ReplaceUnfounded(Term):
     """A correction of a food the order does not have: nothing changed, the new food offered."""
@@ -368,7 +375,7 @@ CUSTOMER = {cls.tag: cls for cls in (*HEARD, HeardDropped, WhichKind,
     DealPriceOn, DealFreeWith,
     RejectedSpecify, Swapped, DefaultChoice, Skipped, Defaulted, Removed, NotInOrder, QuantitySet, Replaced,
     RanOut, ToppingRanOut, OptionRanOut, Cancelled, Stopped, Misheard, NotUnderstood, EmptyOrder, Greeting, Unknown, Either, WhichOne,
-    WhichUnit, NoSuchUnit, DidYouMean, ReplaceUnfounded, Copied, CopiedChanged, OfferInstead, OfferChange, OfferSuggest,
+    WhichUnit, NoSuchUnit, DidYouMean, ReplaceUnfounded, NotOnIt, Copied, CopiedChanged, OfferInstead, OfferChange, OfferSuggest,
     NotServed)}
 
 
