@@ -41,6 +41,7 @@ SAMPLE = [
     "a-size-one-completes-the-unit-ordered-without-one", "a-size-one-after-a-sized-unit-is-another",
     "foods-said-fine-as-they-are-answer-no", "counted-modifiers-after-plain-units-dress-those-units",
     "a-replacement-of-a-food-not-ordered-is-offered", "a-word-put-right-before-the-food-is-named",
+    "a-dish-with-an-ingredient-it-never-takes-is-offered", "a-topping-instead-takes-the-place-of-the-one-like-it",
     # the manager's, with customers after
     "an-exact-sauce-name-is-the-sauce", "a-stock-question-changes-nothing", "second-customer-sees-committed-change",
     "manager-add-dish-piecemeal", "manager-edit-price-and-swap", "rule-item-is-limited", "rule-dropped-by-its-target",

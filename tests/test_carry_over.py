@@ -376,3 +376,15 @@ def test_two_names_said_short_back_to_back_are_one_name_the_menu_lacks(home):
     chat = CustomerChat(home)
     turn = say(chat, "a black bean chalupa please")[0]
     assert chat.order() == [] and "black bean chalupa" in turn.reply.lower()
+
+
+def test_a_yes_to_the_food_asked_about_with_a_change_orders_it_changed(pizza_home):
+    chat = CustomerChat(pizza_home)
+    say(chat, "whats on the hawaiian pizza", "could i do that but without the ham")
+    assert items(chat) == [("Pizza", (("no", ("Ham",)), ("style", ("hawaiian",))))]
+
+
+def test_a_question_of_the_same_food_keeps_the_value_it_was_asked_with(pizza_home):
+    chat = CustomerChat(pizza_home)
+    say(chat, "whats on the hawaiian pizza")
+    assert "Pineapple" in say(chat, "does it have ham on it")[0].reply

@@ -229,6 +229,8 @@ class CustomerParser:
             return Parse([Decline()], [], [])
         if ctx.recommended_toppings and (taken := self.suggested_but(tokens, mentions, ctx)):
             return taken
+        if ctx.discussed and (taken := self.discussed_but(tokens, mentions, ctx)):
+            return taken
         if complete and not mentions and (self.p.inside["no_first"].starts(flat) or self.only_cues(flat)):
             return Parse([Complete()], [], [])
         small_talk = self.small_talk(flat) if not mentions else None
@@ -379,6 +381,19 @@ class CustomerParser:
         left_out = {m.name for m in mentions}
         return Parse([Update(dish, Const("add"), topping) for dish, topping in ctx.recommended_toppings
                       if topping not in left_out], [], [])
+
+    def discussed_but(self, tokens: list[str], mentions: list[Mention], ctx: Context) -> Parse | None:
+        """'ok I'll take it, but no olives', 'can I do that without olives' about the food just asked
+        about: a yes (the rules order it) and the changes said after it, on that food."""
+        cut = next((i for i, t in enumerate(tokens) if t in (",", "but", "with", "without")), None)
+        head = self.opened(" ".join(t for t in tokens[:cut] if is_word(t))) if cut is not None else ""
+        taken = self.p.reply(head) == "yes" or self.p.requests(head) and self.refers_back(head)  # "can I do that"
+        if not taken or not mentions or any(m.kind == "item" for m in mentions):
+            return None
+        rest = Clause(tokens, mentions, "order", False)
+        acts: list[Act] = [Accept()]
+        self.updates(rest, ctx.discussed, 0, ctx, acts)
+        return Parse(acts, [], [])
 
     def mentions_in(self, tokens: list[str]) -> list[Mention]:
         """The menu names, ingredients and option values said, each read as the context of its

@@ -64,7 +64,8 @@ class Repairs:
             before = [m for m in mentions if m.end <= i]
             items = [m for m in before if m.kind == "item"]
             start, end = self.correction(tokens, i + n, mentions)
-            fixed = self.word_corrected(tokens, mentions, i, start)
+            fixed = self.word_corrected(tokens, mentions, i, start) if tuple(tokens[i:i + n]) in self.p.repair_strong \
+                else None
             fixed = fixed or (self.repair(tokens, mentions, items, before, i, n, start, end) if items else None)
             if fixed is None and before:
                 fixed = self.whole_unit(tokens, mentions, i, n, start, end)
@@ -84,7 +85,7 @@ class Repairs:
             at -= 1
         lead = next((j for j in range(at - 1, max(-1, at - 4), -1) if tokens[j] in ("a", "an")
                      or number_at(tokens, j) or tokens[j] in self.p.splitters), None)
-        counted = number_at(tokens, start) and tokens[lead] not in ("a", "an") if lead is not None else False
+        counted = number_at(tokens, start) and tokens[lead] not in ("a", "an", "one") if lead is not None else False
         if lead is None or tokens[lead] in self.p.splitters or not (0 if counted else 1) <= at - lead - 1 <= 2 or \
                 any(m.start <= lead < m.end for m in mentions) or \
                 any(m.start < at and m.end > lead + 1 and m.kind != "option" for m in mentions):
