@@ -388,3 +388,16 @@ def test_a_question_of_the_same_food_keeps_the_value_it_was_asked_with(pizza_hom
     chat = CustomerChat(pizza_home)
     say(chat, "whats on the hawaiian pizza")
     assert "Pineapple" in say(chat, "does it have ham on it")[0].reply
+
+
+def test_a_count_with_a_shared_value_then_its_units_one_by_one(pizza_home):
+    chat = CustomerChat(pizza_home)
+    say(chat, "we need three small ones, one with ham, one with onions and one with nothing")
+    assert sorted(str(u.get("add")) for u in chat.order()) == ["None", "['Ham']", "['Onions']"]
+    assert all(u["item"] == "Pizza" and u["size"] == ["small"] for u in chat.order())
+
+
+def test_a_food_said_fine_then_a_size_for_it(home):
+    chat = CustomerChat(home)
+    say(chat, "a mountain dew and a bean burrito", "the mountain dew's fine. make it a large")
+    assert items(chat) == [("Bean Burrito", ()), ("Mountain Dew®", (("size", ("large",)),))]

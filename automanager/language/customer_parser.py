@@ -69,6 +69,7 @@ ARTICLES = {"a", "an", "some", "any", "another"}
 DEFINITE = {"the", "my", "that", "this", "those", "these"}
 DETERMINERS = ARTICLES | DEFINITE
 LINKING = {"to", "for", "into", "of", "than", "by", "instead", "like", "as"}  # "switch the X to a Y": one clause
+POSSESSIVE_IS = re.compile(r"s (\w+)$")  # "the pepsis fine" is "the pepsi's fine": the pepsi is
 STRETCHED = re.compile(r"(\w)\1+$")  # a last letter said long
 ADJACENT_TRIES = 10  # back-to-back names looked up as one name, per line
 
@@ -316,6 +317,8 @@ class CustomerParser:
         heard: their changes are asked about)."""
         counted: dict[str, int] = {}  # how many of each item the clauses so far ordered
         half_heard = []
+        alone = {fits[0] for c in clauses if not c.items() and len(fits := self.fits_of(c.mentions)) == 1}
+        among = alone.pop() if len(alone) == 1 else None  # "three medium, one ham, one plain": the ham one's item
         for before, clause in zip([None, *clauses], clauses):
             self.kind_with_ingredient(clause, result)
             self.kind_discussed(clause, ctx)
@@ -328,7 +331,7 @@ class CustomerParser:
                 if clause.act != "unknown" and any(self.talk.leftover(words.split()) and not self.tried_a_name(clause, words)
                                                    for words in result.unknown[heard:]):
                     half_heard.append(clause)
-                self.implied_item(clause, counted, ctx)
+                self.implied_item(clause, counted, ctx, among)
             if clause.act == "unknown" and clause.glued and before:  # "a X 12 zorp pack": where X ends is unsure
                 half_heard.append(before)
             for m in clause.items():
@@ -1009,7 +1012,16 @@ class CustomerParser:
             first -= 1
         return clause.tokens[first:start]
 
-    def implied_item(self, clause: Clause, counted: dict[str, int], ctx: Context) -> None:
+    def fits_of(self, mentions: list[Mention]) -> list[str]:
+        """The items that have every option value and can take every ingredient said."""
+        options = {(m.alternatives["option"], m.name) for m in mentions if m.kind == "option"}
+        toppings = {m.name for m in mentions if m.kind == "topping"}
+        if not options and not toppings:
+            return []
+        return [item for item in sorted(self.menu.items) if options <= self.menu.options_of(item)
+                and all(self.menu.builds_with(item, t) for t in toppings)]
+
+    def implied_item(self, clause: Clause, counted: dict[str, int], ctx: Context, among: str | None = None) -> None:
         """'a large pepperoni', 'two medium with ham': counted options and toppings with no name
         order the one item that has them all; when several do, nothing is guessed. "three pies,
         one pepperoni" is one of the three (counted: what the sentence ordered so far). "Two large
@@ -1025,9 +1037,8 @@ class CustomerParser:
                       # "that one on a crust": a place, not a count ("throw in two large ones" counts)
                       all(t in self.p.bare_words or not t for t in toks[j + got[1]:first.start])), None)
         options = {(m.alternatives["option"], m.name) for m in modifiers if m.kind == "option"}
-        toppings = {m.name for m in modifiers if m.kind == "topping"}
-        fits = [item for item in sorted(self.menu.items) if options <= self.menu.options_of(item)
-                and all(self.menu.builds_with(item, t) for t in toppings)]
+        fits = self.fits_of(modifiers)
+        fits = [among] if len(fits) > 1 and among in fits else fits  # of the item the rest of the line implies
         if count is None and clause.act == "order" and not clause.asks and first.start and \
                 toks[first.start - 1] in self.p.definite and options and \
                 self.p.inside["take"].search(" ".join(toks[:first.start])) and \
@@ -1040,6 +1051,7 @@ class CustomerParser:
                                    any(m.start <= k < m.end for m in modifiers)
                                    for k, t in enumerate(toks[first.start:one], first.start)):
             kind = ctx.discussed or (ctx.ordered[-1] if ctx.ordered else None)  # "a large one": of the food last
+            kind = among if kind not in fits and among in fits else kind  # or of the item the line's units imply
             if kind in fits:  # spoken of, as they are said: a unit of it ordered with nothing of the kind said
                 said = "" if toks[count] in ("a", "an", "one") else normalize(kind)  # yet, or new units (the rules)
                 clause.mentions = sorted(clause.mentions + [Mention(one, one + 1, "item", kind, {"item": kind},
@@ -1227,6 +1239,10 @@ class CustomerParser:
         for clause in clauses:
             if clause.act == "unknown":
                 continue
+            if self.p.inside["as_is"].ends(POSSESSIVE_IS.sub(r" s \1", clause.text)) and clause.items() and \
+                    all(m.name in ctx.ordered for m in clause.items()):
+                clause.act = "topic"  # "the pepsi's fine. make it a large": fine as it is, never ordered again;
+                continue  # what "it" means next
             own = self.act_of(clause, ctx, earlier)
             if own is None:  # "scratch the X, give me a Y": a clause that asks for something orders it
                 asked = self.p.requests(self.opened(clause.text)) or \
@@ -1566,7 +1582,11 @@ class CustomerParser:
             state["last"] = self.ordered_named(targets[0], ctx) or targets[0].name
         dish = self.context_dish(ctx, state["last"])
         act = clause.act
-        if act in ("unknown", "managing"):
+        if act == "topic" and clause.items():  # a size said with it goes on it ("the pepsi's fine, make it a large")
+            state["last"] = self.ordered_named(clause.items()[-1], ctx) or clause.items()[-1].name
+            self.updates(Clause(clause.tokens, [m for m in clause.mentions if m.kind != "item"], "change", False),
+                         state["last"], 0, ctx, acts)
+        if act in ("unknown", "managing", "topic"):
             return
         if act in ("order", "quantity") and (many := self.drink_not_named(clause)) is not None:
             acts.append(Vague("drink", many))  # "and a soda": which drink is asked
