@@ -401,3 +401,41 @@ def test_a_food_said_fine_then_a_size_for_it(home):
     chat = CustomerChat(home)
     say(chat, "a mountain dew and a bean burrito", "the mountain dew's fine. make it a large")
     assert items(chat) == [("Bean Burrito", ()), ("Mountain Dew®", (("size", ("large",)),))]
+
+
+def test_one_more_then_the_total_is_the_total(home):
+    chat = CustomerChat(home)
+    say(chat, "a bean burrito and a pepsi", "one more bean burrito, so two bean burritos altogether")
+    assert sorted(u["item"] for u in chat.order()) == ["Bean Burrito", "Bean Burrito", "Pepsi®"]
+
+
+def test_an_ingredient_swapped_that_makes_another_item_is_that_item(home):
+    chat = CustomerChat(home)
+    say(chat, "a chicken quesadilla", "can you do that quesadilla with steak instead of chicken")
+    assert items(chat) == [("Steak Quesadilla", ())]
+    other = CustomerChat(Home(home.root.parent / "other"))
+    say(other, "a bean burrito with black beans instead of refried beans")  # no such burrito: a swap
+    assert [u["item"] for u in other.order()] == ["Bean Burrito"]
+
+
+def test_a_combo_said_short_with_its_count_is_that_combo(home):
+    chat = CustomerChat(home)
+    say(chat, "the two chicken chalupas combo please")
+    assert [u["item"] for u in chat.order()] == ["2 Chicken Chalupas Supreme Combo"]
+
+
+def test_a_drink_named_in_the_answer_to_its_size_question_is_that_drink(pizza_home):
+    chat = CustomerChat(pizza_home)
+    say(chat, "a ham pizza and a sprite", "that's it", "a large pizza and a small sprite")
+    assert items(chat) == [("Pizza", (("add", ("Ham",)), ("size", ("large",)))), ("Sprite", (("size", ("small",)),))]
+
+
+@pytest.mark.parametrize("line", ["no more steak til the next delivery", "out of steak, more in like 30 min"])
+def test_when_a_food_comes_back_is_talk_beside_its_runout(home, line):
+    say(ManagerChat(home), line)
+    assert home.stock_out() == ["Steak"]
+
+
+def test_a_new_promo_item_said_with_its_kind(home):
+    turn = say(ManagerChat(home), "new lto burrito starting monday, Chipotle Crunch Burrito")[0]
+    assert "category burrito" in turn.reply and "Chipotle Crunch Burrito" in turn.reply

@@ -267,6 +267,8 @@ class CustomerParser:
         if complete:
             result.acts.append(Complete())
         result.acts = self.folded_names(result.acts, flat)
+        totals = {a.food for a in result.acts if isinstance(a, SetQuantity)}  # "one more X, so two X total":
+        result.acts = [a for a in result.acts if not (isinstance(a, Copy) and a.food in totals)]  # the total is all
         asked_not_taken(result)
         if not result.acts and not result.unknown and state["label"]:
             # "I'm vegetarian", "what's meatless?": nothing else said, the foods of that kind are the answer
@@ -322,6 +324,7 @@ class CustomerParser:
         for before, clause in zip([None, *clauses], clauses):
             self.kind_with_ingredient(clause, result)
             self.kind_discussed(clause, ctx)
+            self.combo_said_short(clause)
             self.variant_named(clause)
             self.counted_name(clause)
             if clause.act != "unknown":
@@ -1080,6 +1083,18 @@ class CustomerParser:
         self.updates(rest, variant[0], state["line"], Context(), result.acts)
         return True
 
+    def variant_swapped(self, dish: str, old: Mention, new: Mention) -> str | None:
+        """The item whose name is the dish's with the old ingredient's word put for the new one's
+        (a chicken quesadilla, steak instead of chicken: the steak quesadilla), if the menu has it."""
+        rest = self.item_words.get(dish, frozenset()) - set(normalize(old.said).split()) - set(normalize(old.name).split())
+        if rest == self.item_words.get(dish):
+            return None  # the old ingredient is no word of the dish's name
+        for said in (new.said, new.name):
+            variant = self.by_words.get(rest | set(normalize(said).split()))
+            if variant and variant != dish and new.name in self.menu.included(variant):
+                return variant
+        return None
+
     def variant_by_word(self, kind: str, modifiers: list[Mention]) -> tuple[str, list[Mention]] | None:
         """The item whose name is `kind`'s with one word said of a modifier ("potato" of the potato
         one), and the modifiers that word came from."""
@@ -1182,6 +1197,20 @@ class CustomerParser:
             if self.names_a_food(clause, first):
                 clause.act = "unknown"
                 clause.mentions = []
+
+    def combo_said_short(self, clause: Clause) -> None:
+        """'the two chicken chalupas combo': a count, a name and a combo word that one combo's name
+        holds (its number among them) are that combo, one of it."""
+        toks = clause.tokens
+        for i, m in enumerate(clause.mentions):
+            if m.kind != "item" or m.start == 0 or self.p.category_words.get(toks[m.end] if m.end < len(toks) else "") != "combo" or \
+                    not number_at(toks, m.start - 1):
+                continue
+            said = [toks[m.start - 1], *m.said.split(), toks[m.end]]
+            combos = [c for c in self.menu.combos if covers(said, c)]
+            if len(combos) == 1:
+                clause.mentions[i] = Mention(m.start - 1, m.end + 1, "item", combos[0], {"item": combos[0]},
+                                             " ".join(said))
 
     def kind_discussed(self, clause: Clause, ctx: Context) -> None:
         """'the burrito' right after a burrito was asked about: that burrito, not the one the kind's
@@ -1774,7 +1803,8 @@ class CustomerParser:
             acts.append(Order(m.name, n, state["line"]))
             state["with_combo"] = None  # a food of its own ends a list of picks
             bare = state.setdefault("bare", set())  # the lines that may be units ordered before
-            if not m.said and m.name in ctx.ordered and set(state.get("placed", {}).values()) <= bare:
+            answering = str(ctx.ask_topic).startswith("pick(") and bool(clause.options())  # "a medium coke" to "what size?"
+            if (not m.said or answering) and m.name in ctx.ordered and set(state.get("placed", {}).values()) <= bare:
                 bare.add(state["line"])  # "one pepperoni, one ham" after "two pizzas": maybe those two
                 acts.append(Refer(Const("bare"), n, state["line"]))
             placed.append((m, state["line"]))
@@ -2455,7 +2485,8 @@ class CustomerParser:
         large': a definite reference to a food already ordered (or by this line), in a clause that
         modifies it, changes that food; it orders nothing."""
         toks = clause.tokens
-        definite = toks[max(0, m.start - 1):m.start] in (["the"], ["my"], ["those"], ["these"], ["both"], ["our"])
+        definite = toks[max(0, m.start - 1):m.start] in (["the"], ["my"], ["those"], ["these"], ["both"], ["our"], ["that"],
+                                                         ["this"])
         # "large pizza, small sprite" answering "what size?": the foods ordered, named bare ("a large
         # pizza" only of the food asked about); "another", "also", a count order more
         article = set(toks[:m.start]) & ARTICLES
@@ -2666,8 +2697,17 @@ class CustomerParser:
             if new.name in has and old.name not in has:  # the KB knows which one the dish comes with
                 old, new = new, old
             change = (old.name, new.name)
-            acts.append(UpdateUnits(dish, Const("change"), change, units, line) if units else
-                        Update(dish, Const("change"), change, line))
+            variant = self.variant_swapped(dish, old, new)
+            if variant and not units:  # "make the chicken X steak instead": the steak X
+                at = next((i for i, a in enumerate(acts) if isinstance(a, Order) and a.food == dish and line
+                           and a.line == line), None)
+                if at is not None:
+                    acts[at] = acts[at].but(food=variant)
+                else:
+                    acts.append(Replace(dish, variant, line))
+            else:
+                acts.append(UpdateUnits(dish, Const("change"), change, units, line) if units else
+                            Update(dish, Const("change"), change, line))
             toppings = toppings[2:]
         elif dish and not line and not units and len(toppings) == 1 and (
                 "instead" in toks and self.operator_before(toks, toppings[0], clause.mentions) in (None, "add") or

@@ -1150,7 +1150,8 @@ class ManagerParser:
         typed = CUES.type_words.get((m.group("type") or "").lower())
         first, _, others = (name or "").partition(" ")
         named = re.search(r"\b(?:called|named)\b|:", clause[m.start():m.start("name")])  # "called X": X as said
-        if not said_category and others and not typed and not named and self.category(first.lower(), False):
+        promo = (m.group("type") or "").lower().startswith(("lto", "limited"))  # "a new LTO taco, X": the taco kind
+        if not said_category and others and (not typed or promo) and not named and self.category(first.lower(), False):
             said_category, name, typed = self.category(first.lower(), False), new_name(others), "dish"  # "a new drink X"
         described = clause[m.end():]
         if name and (folded_line(name) in CUES.type_words or folded_line(name) in CUES.generic_names):

@@ -290,9 +290,9 @@ class Repairs:
                 continue
             mine = set(normalize(name).split())
             shared = len(own & mine)
-            if shared:
-                extra = len(mine - own - {w for w in mine if covers([w], " ".join(words))})
-                scored.append((shared - extra, name))
+            extra = len(mine - own - {w for w in mine if covers([w], " ".join(words))})
+            if shared and not extra:  # every word of it said, or of the old name: never a guess at one more
+                scored.append((shared, name))
         if not scored:
             return None
         scored.sort(reverse=True)
