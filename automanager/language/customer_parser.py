@@ -1083,6 +1083,27 @@ class CustomerParser:
         self.updates(rest, variant[0], state["line"], Context(), result.acts)
         return True
 
+    def swap_said(self, text: str, toppings: list[Mention], dish: str, line: int, acts: list[Act],
+                  units: int | None) -> None:
+        """'sub black beans for the refried': one ingredient for another on the dish; when that makes
+        another item's name ("the chicken X, steak instead"), that item."""
+        old, new = (toppings[1], toppings[0]) if self.p.inside["new_first"].search(text) \
+            or self.p.inside["sub"].search(text) else (toppings[0], toppings[1])
+        has = self.menu.included(dish)
+        if new.name in has and old.name not in has:  # the KB knows which one the dish comes with
+            old, new = new, old
+        variant = self.variant_swapped(dish, old, new) if not units else None
+        at = next((i for i, a in enumerate(acts) if isinstance(a, Order) and a.food == dish and line and a.line == line),
+                  None)
+        if variant and at is not None:
+            acts[at] = acts[at].but(food=variant)
+        elif variant:
+            acts.append(Replace(dish, variant, line))
+        else:
+            change = (old.name, new.name)
+            acts.append(UpdateUnits(dish, Const("change"), change, units, line) if units else
+                        Update(dish, Const("change"), change, line))
+
     def variant_swapped(self, dish: str, old: Mention, new: Mention) -> str | None:
         """The item whose name is the dish's with the old ingredient's word put for the new one's
         (a chicken quesadilla, steak instead of chicken: the steak quesadilla), if the menu has it."""
@@ -2691,23 +2712,7 @@ class CustomerParser:
         toppings = clause.toppings()
         swap = self.p.substitute.search(text)
         if swap and len(toppings) >= 2:
-            old, new = (toppings[1], toppings[0]) if self.p.inside["new_first"].search(text) \
-                or self.p.inside["sub"].search(text) else (toppings[0], toppings[1])
-            has = self.menu.included(dish)
-            if new.name in has and old.name not in has:  # the KB knows which one the dish comes with
-                old, new = new, old
-            change = (old.name, new.name)
-            variant = self.variant_swapped(dish, old, new)
-            if variant and not units:  # "make the chicken X steak instead": the steak X
-                at = next((i for i, a in enumerate(acts) if isinstance(a, Order) and a.food == dish and line
-                           and a.line == line), None)
-                if at is not None:
-                    acts[at] = acts[at].but(food=variant)
-                else:
-                    acts.append(Replace(dish, variant, line))
-            else:
-                acts.append(UpdateUnits(dish, Const("change"), change, units, line) if units else
-                            Update(dish, Const("change"), change, line))
+            self.swap_said(text, toppings, dish, line, acts, units)
             toppings = toppings[2:]
         elif dish and not line and not units and len(toppings) == 1 and (
                 "instead" in toks and self.operator_before(toks, toppings[0], clause.mentions) in (None, "add") or

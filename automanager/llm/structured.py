@@ -269,8 +269,9 @@ class CustomerReader:
         if op == "change":
             if not f["new_option"]:
                 raise VocabError("update change needs new_option, the ingredient that replaces option")
-            old, new = self.name(f["option"], "topping", result), self.name(f["new_option"], "topping", result)
-            return Update(dish, Const("change"), (old, new), line) if old and new else None
+            new = self.name(f["new_option"], "topping", result)  # option "": the one like it (assistant.lp instead)
+            old = self.name(f["option"], "topping", result) if str(f["option"]).strip() else ""
+            return Update(dish, Const("change"), (old, new), line) if old is not None and new else None
         topping = self.name(f["option"], "topping", result)
         units = f.get("units")
         if topping and isinstance(units, int) and units > 0 and not line:
