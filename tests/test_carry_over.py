@@ -439,3 +439,26 @@ def test_when_a_food_comes_back_is_talk_beside_its_runout(home, line):
 def test_a_new_promo_item_said_with_its_kind(home):
     turn = say(ManagerChat(home), "new lto burrito starting monday, Chipotle Crunch Burrito")[0]
     assert "category burrito" in turn.reply and "Chipotle Crunch Burrito" in turn.reply
+
+
+def test_a_value_said_after_a_unit_of_one_describes_that_unit(pizza_home):
+    chat = CustomerChat(pizza_home)
+    say(chat, "i think i'll try the hawaiian, a large")
+    assert items(chat) == [("Pizza", (("size", ("large",)), ("style", ("hawaiian",))))]
+
+
+def test_the_restaurants_name_said_in_part_is_never_a_food(home):
+    chat = CustomerChat(home)
+    say(chat, "hi is this the taco place on fifth. two soft tacos please")
+    assert items(chat) == [("Soft Taco", ())] * 2
+
+
+def test_no_wait_before_a_new_count_is_the_cue_of_that_count(home):
+    chat = CustomerChat(home)
+    say(chat, "three pepsis", "no wait make it two pepsis and a sierra mist")
+    assert sorted(u["item"] for u in chat.order()) == ["Pepsi®", "Pepsi®", "Sierra Mist®"]
+
+
+def test_when_the_truck_comes_is_talk_beside_a_runout(home):
+    say(ManagerChat(home), "no steak till the truck at 3")
+    assert home.stock_out() == ["Steak"]

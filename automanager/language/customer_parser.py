@@ -522,6 +522,15 @@ class CustomerParser:
         return m.kind == "option" and m.end - m.start == 1 and starts and tokens[m.start] in self.p.request_modals \
             and tokens[m.end:m.end + 1] in (["i"], ["you"], ["we"], ["u"])  # "large I guess" stays a size
 
+    def brand_at(self, tokens: list[str], i: int) -> tuple[str, ...] | None:
+        """The restaurant's name said at tokens[i], whole or two or more of its words in a row ("is
+        this the corner slice?" of a Corner Slice Pizzeria)."""
+        for start in range(len(self.brand) - 1):
+            for end in range(len(self.brand), start + 1, -1):
+                if tuple(tokens[i:i + end - start]) == self.brand[start:end]:
+                    return self.brand[start:end]
+        return None
+
     def unstretched(self, tokens: list[str]) -> list[str]:
         """'yooo', 'uhhh', 'heyyy': a word of talk said long is that word (never a word of its own,
         such as "off", nor a name)."""
@@ -531,11 +540,16 @@ class CustomerParser:
 
     def without_discourse(self, tokens: list[str]) -> list[str]:
         """The tokens without phrases that only steer the talk ("oh, one more thing") and the
-        restaurant's own name ("sorry, I'm at the <restaurant>")."""
+        restaurant's own name ("sorry, I'm at the <restaurant>"); "no wait" before "make it two X"
+        is the cue of that correction, no removal."""
         out, i = [], 0
+        rest = [t for t in tokens[2:] if t != ","]
+        if tuple(tokens[:2]) in self.p.repair_strong and set(tokens[:2]) & self.p.negation and \
+                self.p.inside["recount"].starts(" ".join(rest)):
+            i = 2
         while i < len(tokens):
             phrase = next((d for d in self.p.discourse.get(tokens[i], ()) if tuple(tokens[i:i + len(d)]) == d), None) \
-                or (self.brand if self.brand and tuple(tokens[i:i + len(self.brand)]) == self.brand else None)
+                or self.brand_at(tokens, i)
             if phrase:
                 i += len(phrase)
             elif tokens[i] in self.p.negation and [t for t in tokens[i + 1:i + 3] if t != ","][:1] and \
@@ -1812,6 +1826,9 @@ class CustomerParser:
                     acts.append(Specify(choice_combo, m.name, state["line"]))
                 continue
             n = clause.count or self.quantity_before(toks, m.start, clause.mentions, default=self.asked_count(m, ctx))
+            if not m.said and n == 1 and (line := self.described_unit(m.name, clause, acts, state)):
+                placed.append((m, line))  # "I'll try the hawaiian, a medium": the unit just said, described
+                continue
             part = (1 if one else self.units_of_them(clause, m)) if m is items[-1] else None
             if part and n > part:  # "three tacos, one with no lettuce", "..., jalapenos on two of them": two lines
                 state["line"] += 1
@@ -1823,15 +1840,32 @@ class CustomerParser:
             state["line"] += 1
             acts.append(Order(m.name, n, state["line"]))
             state["with_combo"] = None  # a food of its own ends a list of picks
-            bare = state.setdefault("bare", set())  # the lines that may be units ordered before
-            answering = str(ctx.ask_topic).startswith("pick(") and bool(clause.options())  # "a medium coke" to "what size?"
-            if (not m.said or answering) and m.name in ctx.ordered and set(state.get("placed", {}).values()) <= bare:
-                bare.add(state["line"])  # "one pepperoni, one ham" after "two pizzas": maybe those two
-                acts.append(Refer(Const("bare"), n, state["line"]))
+            self.maybe_ordered_before(clause, m, n, ctx, state, acts)
             placed.append((m, state["line"]))
             state["last"] = m.name
             state.setdefault("placed", {})[m.name] = state["line"]
         return placed
+
+    @staticmethod
+    def maybe_ordered_before(clause: Clause, m: Mention, n: int, ctx: Context, state: dict, acts: list[Act]) -> None:
+        """'one pepperoni, one ham' after 'two pizzas', 'a medium coke' to 'what size?': the line may
+        be units ordered before with nothing of what it says yet (the rules decide: refer bare)."""
+        bare = state.setdefault("bare", set())  # the lines that may be units ordered before
+        answering = str(ctx.ask_topic).startswith("pick(") and bool(clause.options())
+        if (not m.said or answering) and m.name in ctx.ordered and set(state.get("placed", {}).values()) <= bare:
+            bare.add(state["line"])
+            acts.append(Refer(Const("bare"), n, state["line"]))
+
+    @staticmethod
+    def described_unit(food: str, clause: Clause, acts: list[Act], state: dict) -> int | None:
+        """The order line of one unit of the food said earlier in this line with no value of the
+        groups this clause gives (a food said with nothing, then "a medium"), if any."""
+        line = state.get("placed", {}).get(food)
+        groups = {m.alternatives["option"] for m in clause.options()}
+        one = any(isinstance(a, Order) and a.food == food and a.line == line and a.quantity == 1 for a in acts)
+        given = any(isinstance(a, Update) and a.line == line and isinstance(a.option, tuple) and
+                    str(a.option[0]) in groups for a in acts)
+        return line if line and one and groups and not given and not clause.toppings() else None
 
     def changes_said(self, clause: Clause, items: list[Mention], ctx: Context, result: Parse, state: dict,
                      one: bool) -> None:
