@@ -136,9 +136,10 @@ class Checker:
                  seen: Seen | None = None):
         self.home, self.expect, self.turns, self.customer = home, scenario.expect, turns, customer
         self.seen = seen or Seen()
+        known = {**self.version_facts(0), **self.latest_facts} if {"menu", "not_menu"} & self.expect.keys() else {}
         for key in ("menu", "not_menu"):
             if key in self.expect:
-                self.expect = {**self.expect, key: [self.kb_spelling(f) for f in self.expect[key]]}
+                self.expect = {**self.expect, key: [kb_spelling(f, known) for f in self.expect[key]]}
         self.menu = customer.menu if customer else Menu.load(home.menu_files(home.latest_version()))
         self.names = customer.names if customer else NameMatcher(self.menu, home.root / "cache")
 
@@ -296,18 +297,6 @@ class Checker:
             [f"put {fact} on the menu" for fact in sorted(str(f) for f in self.expect.get("not_menu", []))
              if fact in final and fact not in first and fact not in named]
 
-    def kb_spelling(self, fact: clingo.Symbol) -> clingo.Symbol:
-        """An expected fact as the menu writes it: `category("Starry",drink)` is the KB's
-        `category("Starry","drink")` when the menu spells that argument as a string."""
-        known = {**self.version_facts(0), **self.latest_facts}
-        if str(fact) in known:
-            return fact
-        quoted = clingo.Function(fact.name, [clingo.String(a.name) if a.type == clingo.SymbolType.Function
-                                             and not a.arguments and a.name else a for a in fact.arguments])
-        alike = [f for f in known.values() if f.name == fact.name and len(f.arguments) == len(fact.arguments)
-                 and all(a.type == b.type for a, b in zip(f.arguments, quoted.arguments))]
-        return quoted if alike else fact
-
     def version_facts(self, version: int) -> dict[str, clingo.Symbol]:
         """A menu version's facts by their text."""
         return facts_by_text(self.home.menu_files(version))
@@ -399,6 +388,18 @@ def beyond(unit: tuple, twin: tuple) -> set[str]:
     have, want = dict(unit[1:]), dict(twin[1:])
     return {kind for kind, value in have.items()
             if (set(value) - set(want.get(kind, ())) if isinstance(value, tuple) else value != want.get(kind))}
+
+
+def kb_spelling(fact: clingo.Symbol, known: dict[str, clingo.Symbol]) -> clingo.Symbol:
+    """An expected fact as the menu writes it: `category("Starry",drink)` is the KB's
+    `category("Starry","drink")` when the menu spells that argument as a string."""
+    if str(fact) in known:
+        return fact
+    quoted = clingo.Function(fact.name, [clingo.String(a.name) if a.type == clingo.SymbolType.Function
+                                         and not a.arguments and a.name else a for a in fact.arguments])
+    alike = [f for f in known.values() if f.name == fact.name and len(f.arguments) == len(fact.arguments)
+             and all(a.type == b.type for a, b in zip(f.arguments, quoted.arguments))]
+    return quoted if alike else fact
 
 
 def one_apart(fact: clingo.Symbol, other: clingo.Symbol) -> bool:

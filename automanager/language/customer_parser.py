@@ -19,7 +19,7 @@ The cue phrases live in `phrases_customer.toml`, not here, and no menu word appe
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 from copy import deepcopy
 from dataclasses import dataclass, replace
 from itertools import pairwise, takewhile
@@ -291,9 +291,8 @@ class CustomerParser:
                 if isinstance(update, Update) and isinstance(opt, tuple) and update.line == act.line and \
                         update.dish == act.food and str(update.operation) == "option" and str(opt[2]) == "yes" \
                         and f"{normalize(str(opt[1]))} {opt[0]}" not in flat:
-                    longer = self.by_words.get(self.item_words.get(act.food, frozenset()) |
-                                               frozenset(normalize(str(opt[1])).split()))
-                    if longer and longer != act.food:
+                    longer = self.named_with(act.food, normalize(str(opt[1])).split())
+                    if longer:
                         return self.folded_names(flat=flat, acts=[
                             a.but(food=longer) if a is act else a.but(dish=longer)
                             if isinstance(a, Update) and a.line == act.line and a.dish == act.food else a
@@ -1118,25 +1117,28 @@ class CustomerParser:
             acts.append(UpdateUnits(dish, Const("change"), change, units, line) if units else
                         Update(dish, Const("change"), change, line))
 
+    def named_with(self, food: str, words: Sequence[str], without: Set[str] = frozenset()) -> str | None:
+        """Another item whose name is exactly `food`'s words (less `without`) and the words said."""
+        other = self.by_words.get((self.item_words.get(food, frozenset()) - without) | frozenset(words))
+        return other if other != food else None
+
     def variant_swapped(self, dish: str, old: Mention, new: Mention) -> str | None:
         """The item whose name is the dish's with the old ingredient's word put for the new one's
         (a chicken quesadilla, steak instead of chicken: the steak quesadilla), if the menu has it."""
-        rest = self.item_words.get(dish, frozenset()) - set(normalize(old.said).split()) - set(normalize(old.name).split())
-        if rest == self.item_words.get(dish):
+        gone = set(normalize(old.said).split()) | set(normalize(old.name).split())
+        if not gone & self.item_words.get(dish, frozenset()):
             return None  # the old ingredient is no word of the dish's name
-        for said in (new.said, new.name):
-            variant = self.by_words.get(rest | set(normalize(said).split()))
-            if variant and variant != dish and new.name in self.menu.included(variant):
-                return variant
-        return None
+        return next((variant for said in (new.said, new.name)
+                     if (variant := self.named_with(dish, normalize(said).split(), gone))
+                     and new.name in self.menu.included(variant)), None)
 
     def variant_by_word(self, kind: str, modifiers: list[Mention]) -> tuple[str, list[Mention]] | None:
         """The item whose name is `kind`'s with one word said of a modifier ("potato" of the potato
         one), and the modifiers that word came from."""
         for m in modifiers:
             for word in normalize(m.said).split():
-                variant = self.by_words.get(self.item_words.get(kind, frozenset()) | {word})
-                if variant and variant != kind:
+                variant = self.named_with(kind, [word])
+                if variant:
                     return variant, [x for x in modifiers if word in normalize(x.said).split()]
         return None
 

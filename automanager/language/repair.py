@@ -18,7 +18,7 @@ from ..normalize import normalize
 from .phrases import Phrases
 from .text import Mention, is_letters, number_at
 
-OPENERS = frozenset({"uh", "um", "umm", "er", "erm", "oh"})  # hesitations between the word and its cue
+HESITATIONS = frozenset({"uh", "um", "umm", "er", "erm", "oh"})  # hesitations between the word and its cue
 MAX_REPAIRS = 3  # corrections read per line; a line of nothing but cues costs a bounded time
 Finder = Callable[[list[str]], list[Mention]]
 
@@ -81,7 +81,7 @@ class Repairs:
         if start >= len(tokens) or not (said.kind == "option" if said else number_at(tokens, start)):
             return None
         at = cue
-        while at > 0 and (tokens[at - 1] in OPENERS or tokens[at - 1] in (",", ".", ";")):
+        while at > 0 and (tokens[at - 1] in HESITATIONS or tokens[at - 1] in (",", ".", ";")):
             at -= 1
         lead = next((j for j in range(at - 1, max(-1, at - 4), -1) if tokens[j] in ("a", "an")
                      or number_at(tokens, j) or tokens[j] in self.p.splitters), None)
