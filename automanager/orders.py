@@ -10,9 +10,10 @@ thousandths of a percent (8.875% is 8875), so no float ever touches money."""
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict, dataclass
 from datetime import datetime
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any
 
 from .database import Transaction
@@ -60,18 +61,19 @@ def placed(row: tuple[Any, ...]) -> PlacedOrder:
 def tax_thousandths(said: str) -> int:
     """A tax rate as a person writes it ("8.875", "8.875%", "0") in thousandths of a percent;
     ValueError saying why when it is none."""
-    try:
-        rate = Decimal(said.strip().removesuffix("%").strip()) * 1000
-    except InvalidOperation:
-        raise ValueError(f"{said!r} is no percentage; write it like 8.25 or 8.875") from None
+    written = said.strip().removesuffix("%").strip()
+    if not re.fullmatch(r"[0-9]+(\.[0-9]*)?|\.[0-9]+", written):  # no sign, exponent, NaN or infinity
+        raise ValueError(f"{said!r} is no percentage; write it like 8.25 or 8.875")
+    rate = Decimal(written) * 1000
     if rate != rate.to_integral_value() or not 0 <= rate <= MAX_TAX:
         raise ValueError(f"{said!r}: a sales tax is 0 to {MAX_TAX // 1000}% with at most three decimals (8.875)")
     return int(rate)
 
 
 def percent(thousandths: int) -> str:
-    """8875 -> "8.875%"."""
-    return f"{Decimal(thousandths) / 1000:f}".rstrip("0").rstrip(".") + "%"
+    """8875 -> "8.875%", 10000 -> "10%" (only a fraction's zeros are dropped)."""
+    whole, fraction = divmod(thousandths, 1000)
+    return f"{whole}.{fraction:03d}".rstrip("0").rstrip(".") + "%"
 
 
 class OrderBook:

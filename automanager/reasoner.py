@@ -131,6 +131,7 @@ def decoded(symbol: clingo.Symbol) -> tuple[str, tuple[Value, ...]]:
 
 
 PROGRAM_MAX = 64_000_000  # bytes: the largest menu pack's menu.lp is well under 1 MB
+MAX_NUMBER = 2**31 - 1  # clingo's numbers are 32-bit
 
 
 def program_text(path: Path) -> str:
@@ -158,10 +159,26 @@ def _program_text(path: Path, _mtime: int, _size: int) -> str:
     if len(data) > PROGRAM_MAX:
         raise ReasonerError(f"cannot read ASP program {path}: larger than {PROGRAM_MAX:,} bytes")
     try:
-        return data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ReasonerError(f"cannot read ASP program {path}: not UTF-8 text (byte {exc.start}); save it as "
                             "UTF-8") from None
+    refuse_wide_numbers(path, text)
+    return text
+
+
+# a string, a comment or a number of an ASP program: only the numbers outside the first two count
+TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"|%\*.*?\*%|%[^\n]*|(?<![\w\'])([0-9]+)', re.DOTALL)
+
+
+def refuse_wide_numbers(path: Path, text: str) -> None:
+    """clingo's numbers are 32-bit and it wraps a wider one without a word (a price of 2147483648
+    would be served as -$21474836.48): such a program is refused, naming the line."""
+    for match in TOKEN.finditer(text):
+        if match.group(1) and int(match.group(1)) > MAX_NUMBER:
+            line = text.count("\n", 0, match.start()) + 1
+            raise ReasonerError(f"{path}:{line}: {match.group(1)} is larger than the largest number the rules "
+                                f"can hold ({MAX_NUMBER}); use a smaller one")
 
 
 def locate_error(paths: Sequence[Path], fallback: str) -> ReasonerError:

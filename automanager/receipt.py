@@ -12,7 +12,9 @@ WIDTH = 40  # characters of a receipt printer's line
 
 
 def dollars(cents: int) -> str:
-    return f"-${-cents / 100:,.2f}" if cents < 0 else f"${cents / 100:,.2f}"
+    """'$4.19', '$3,266.25'; a negative amount as '-$14.01' (never '$-15.99' from floor division)."""
+    sign, cents = ("-", -cents) if cents < 0 else ("", cents)
+    return f"{sign}${cents // 100:,}.{cents % 100:02d}"
 
 
 def when(order: PlacedOrder) -> str:

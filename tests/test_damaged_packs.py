@@ -36,6 +36,12 @@ def damage(menu: Path, how: str) -> None:
                                  flags=re.M)
         assert count == 1
         menu.write_text(changed, encoding="utf-8")
+    elif how in ("wide_price", "price_over_policy"):  # past clingo's 32 bits; past the pack's max_item_price
+        cents = "2147483648" if how == "wide_price" else "6001"
+        changed, count = re.subn(r'^original_price\(("[^"]+"),\d+\)\.$', rf'original_price(\1,{cents}).', text,
+                                 count=1, flags=re.M)
+        assert count == 1
+        menu.write_text(changed, encoding="utf-8")
 
 
 def free_port() -> int:
@@ -63,7 +69,7 @@ def pack(tmp_path) -> Path:
     return folder
 
 
-@pytest.mark.parametrize("how", ["not_utf8", "folder", "symlink_loop", "dev_zero", "string_price"])
+@pytest.mark.parametrize("how", ["not_utf8", "folder", "symlink_loop", "dev_zero", "string_price", "wide_price"])
 @pytest.mark.parametrize("command", COMMANDS)
 def test_a_damaged_menu_file_is_one_line_naming_it(how, command, pack, tmp_path):
     damage(pack / "menu.lp", how)
@@ -76,11 +82,20 @@ def test_a_damaged_menu_file_is_one_line_naming_it(how, command, pack, tmp_path)
     assert "lane page" not in output and "session" not in done.stdout  # nothing started
 
 
-@pytest.mark.parametrize("how", ["not_utf8", "folder", "symlink_loop", "dev_zero", "string_price"])
+@pytest.mark.parametrize("how", ["not_utf8", "folder", "symlink_loop", "dev_zero", "string_price", "wide_price"])
 def test_kb_build_check_says_a_damaged_menu_is_out_of_date(how, pack, tmp_path):
     damage(pack / "menu.lp", how)
     done = run(["kb", "build", "--check", "--kb", str(pack)], tmp_path)
     assert done.returncode == 1 and "out of date: menu.lp" in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("command", ["customer", "serve"])
+def test_a_price_over_the_policy_is_refused_when_the_menu_is_loaded(command, pack, tmp_path):
+    """Not only `kb check`: a chat or a service never prices from a menu whose totals could pass 32 bits."""
+    damage(pack / "menu.lp", "price_over_policy")
+    done = run([*COMMANDS[command], "--kb", str(pack)], tmp_path)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stdout + done.stderr
+    assert "6001, over the most it may be (6000)" in done.stderr and "session" not in done.stdout
 
 
 def test_kb_build_names_the_file_a_folder_stands_in_for(pack, tmp_path):

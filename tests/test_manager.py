@@ -190,6 +190,8 @@ def test_quitting_mid_build_says_what_was_missing(home):
     (["add a new dish called Soft Taco"], "Soft Taco is already on the menu"),
     (["the soft taco now costs 0 dollars"], "$0.00 is not a valid price"),
     (["the soft taco now costs -2 dollars"], "-$2.00 is not a valid price"),
+    (["the soft taco costs -$1.00 now", "yes"], "-$1.00 is not a valid price"),  # the sign before the $ kept
+    (["soft taco is $-2"], "-$2.00 is not a valid price"),
     (["the soft taco now costs $500"], "$500.00 is over the most an item may cost ($50.00)"),
     (["set the calories of the soft taco to 90000"], "90000 calories is over the limit"),
     (["onions are back"], "Onions was not out of stock"),

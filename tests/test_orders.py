@@ -22,8 +22,11 @@ from automanager import paths
 from automanager.acts import Order, Review
 from automanager.bots.assistant import Assistant
 from automanager.cli import app
+from automanager.language.customer_templates import CustomerTemplates
+from automanager.language.english import dollars
 from automanager.menu.model import Menu
-from automanager.orders import OrderBook, tax_thousandths
+from automanager.orders import Line, OrderBook, PlacedOrder, tax_thousandths
+from automanager.receipt import receipt_text
 from automanager.report import day_report
 from automanager.star import CustomerChat
 from automanager.state import State
@@ -63,6 +66,52 @@ def test_tax_is_the_rate_on_the_total_rounded_half_up_once_per_order(lines, rate
     assert subtotal == sum(prices[dish] * n for dish, n in lines)  # plain dishes, no options said
     assert tax == half_up(Decimal(subtotal - discount) * rate / 100_000)
     assert paid == subtotal - discount + tax
+
+
+POLICY = {name: MENU.facts[name][0][0] for name in ("max_item_price", "max_line_quantity", "max_order_quantity")}
+
+
+@st.composite
+def big_orders(draw):
+    """Lines of dishes at any store price the policy allows, as many as it allows in one order."""
+    left, lines = POLICY["max_order_quantity"], []
+    for dish in draw(st.lists(st.sampled_from(DISHES), min_size=1, max_size=4, unique=True)):
+        if left:
+            most = min(left, POLICY["max_line_quantity"])
+            n = draw(st.integers(1, most) | st.just(most))  # the limits themselves drawn often
+            lines.append((dish, n, draw(st.integers(1, POLICY["max_item_price"]) | st.just(POLICY["max_item_price"]))))
+            left -= n
+    return lines
+
+
+@settings(max_examples=40, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(big_orders(), st.integers(0, 30_000) | st.just(30_000))
+def test_the_rules_total_the_spoken_total_and_the_receipt_agree_to_the_cent_at_any_size(lines, rate):
+    said = [Order(dish, n, line) for line, (dish, n, _) in enumerate(lines, start=1)]
+    prices = {dish: cents for dish, _, cents in lines}
+    state = ASSISTANT.decide(said, State(), [], prices=prices, tax=rate).state
+    actions = ASSISTANT.decide([Review()], state, [], prices=prices, tax=rate).actions
+    subtotal, discount, tax, paid = actions["board_bill"][0]
+    assert subtotal == sum(n * cents for _, n, cents in lines) and discount == 0
+    assert tax == half_up(Decimal(subtotal) * rate / 100_000) >= 0
+    assert paid == subtotal + tax > 0
+    spoken = CustomerTemplates.tax_text(actions)
+    assert spoken == (f" plus {dollars(tax)} tax, {dollars(paid)} in all" if tax else "")
+    order = PlacedOrder(1, "main", "s", 1, "chat", "2026-12-07T12:00:00",
+                        tuple(Line(n, dish, dish, "", cents) for dish, n, cents in lines), subtotal, 0, tax, paid, "open", None)
+    assert receipt_text(order, "R").splitlines()[-1].split()[-1] == dollars(paid)
+
+
+def test_the_largest_order_of_the_policy_is_taxed_right():
+    """Three $50.00 items, twenty of each, at 8.875%: $3,266.25 (the product of the total and the
+    rate is past clingo's 32 bits)."""
+    dishes = DISHES[:3]
+    prices = dict.fromkeys(dishes, 5000)
+    state = ASSISTANT.decide([Order(dish, 20, line) for line, dish in enumerate(dishes, start=1)], State(), [],
+                             prices=prices, tax=8875).state
+    actions = ASSISTANT.decide([Review()], state, [], prices=prices, tax=8875).actions
+    assert actions["board_bill"] == [(300000, 0, 26625, 326625)]
+    assert CustomerTemplates.tax_text(actions) == " plus $266.25 tax, $3,266.25 in all"
 
 
 @pytest.mark.parametrize("said, thousandths", [("8.875", 8875), ("8.25%", 8250), ("0", 0), (" 7 ", 7000), ("30", 30000)])

@@ -106,6 +106,9 @@ def days_said(flat: str) -> int:
     return days_mask(days)
 
 
+SIGNED_MONEY = re.compile(r"(?<![\w.])(?:[-\u2212]\s*\$|\$\s*[-\u2212])\s*(?=\d)")  # "-$1.00", "$-1.00", "−$1"
+
+
 def spoken_prices(text: str, whole: bool = False) -> str:
     """Prices said in words as digits: 'four nineteen' -> '$4.19', 'three oh five' -> '$3.05',
     'ninety nine cents' -> '99 cents' (amounts with a dollar word are `cents`'s own). `whole`:
@@ -339,6 +342,7 @@ class ManagerParser:
 
     def parse(self, text: str, ctx: ManagerContext | None = None) -> ManagerParse:
         ctx = ctx or ManagerContext()
+        text = SIGNED_MONEY.sub(" minus $", text)  # the sign of "-$1.00" outlives the words' tokens
         text = self.without_context(self.days_spelled(spoken_prices(text, whole=ctx.ask_topic == "calories")))
         flat = plain_words(text)
         if not flat:

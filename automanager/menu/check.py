@@ -25,6 +25,7 @@ MESSAGES = {
                      "(has_ingredients = false, for drinks)",
     "bad_price": "{0} has a price that is not positive: {1} cents",
     "price_over_limit": "{0} costs {1} cents, over the policy maximum (max_item_price)",
+    "beyond": "{0} has {1}, over the most it may be ({2}): totals are summed in 32 bits",
     "bad_topping": "topping {1} of {0} is neither an ingredient nor a sauce",
     "bad_ingredient": "{0} includes {1}, which is neither an ingredient nor a sauce",
     "unpriced_topping": "topping {1} of {0} has no upgrade price",
@@ -48,12 +49,15 @@ MESSAGES = {
 WHOLE_NUMBERS = Path(__file__).with_name("numbers.lp")
 
 
-def refuse_not_whole(files: list[Path], wrong: list[tuple[Any, ...]]) -> None:
-    """Refuse a KB with a fact of `not_whole/2` (numbers.lp), naming its file: no chat can run on it."""
+def refuse_bad_numbers(files: list[Path], facts: dict[str, list[tuple[Any, ...]]]) -> None:
+    """Refuse a KB with a fact of `not_whole/2` or `beyond/3` (numbers.lp), naming its file: no chat
+    can run on it, as no total could be trusted."""
+    wrong = [(fact, f"{held!r} where a whole number belongs") for fact, held in facts.get("not_whole", [])]
+    wrong += [(fact, f"{held}, over the most it may be ({most})") for fact, held, most in facts.get("beyond", [])]
     if wrong:
-        fact, held = sorted(wrong, key=repr)[0]
+        fact, why = sorted(wrong, key=repr)[0]
         where = next((path for path in files if f"{str(fact).split('(')[0]}(" in program_text(path)), files[0])
-        raise ReasonerError(f"{where}: {fact} has {held!r} where a whole number belongs ({len(wrong)} such fact(s))")
+        raise ReasonerError(f"{where}: {fact} has {why} ({len(wrong)} such fact(s))")
 
 
 class _Functions:
@@ -85,7 +89,7 @@ def violations(files: list[Path]) -> list[str]:
     """`check_kb` of files known to be plain facts (a version a commit wrote), so they need no
     grounding budget."""
     atoms = Reasoner([*files, WHOLE_NUMBERS, CHECK_RULES], context=_Functions()).solve()
-    refuse_not_whole(files, atoms.get("not_whole", []))
+    refuse_bad_numbers(files, {"not_whole": atoms.get("not_whole", [])})  # `beyond` is listed
     return sorted(MESSAGES[kind].format(*args) for kind, *args in atoms.get("violation", []))
 
 

@@ -15,7 +15,7 @@ from typing import Any
 from ..files import digest, read_cache, write_cache
 from ..normalize import normalize
 from ..reasoner import REWRITER, LazyAtoms, Reasoner, ground_within_budget, program_text
-from .check import WHOLE_NUMBERS, refuse_not_whole
+from .check import WHOLE_NUMBERS, refuse_bad_numbers
 from .commit import known_facts
 
 ITEM_KINDS = ("dish", "combo")
@@ -257,7 +257,7 @@ def _load(files: tuple[tuple[Path, int, int], ...], cache: Path | None) -> Menu:
     except (LookupError, TypeError, AttributeError):
         ground_within_budget(paths)  # only here: a menu kept in the cache was loaded within it
         menu = Menu(LazyAtoms(Reasoner([*paths, WHOLE_NUMBERS]).shown()), paths)
-        refuse_not_whole(paths, menu.facts.get("not_whole", []))
+        refuse_bad_numbers(paths, menu.facts)
     if stored:
         facts = {name: menu.facts[name] for name in menu.facts}
         nested = [name for name, table in facts.items() if any(isinstance(v, tuple) for row in table for v in row)]
