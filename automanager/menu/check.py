@@ -6,6 +6,7 @@ The rules are ASP (check.lp); this module only runs them and words each violatio
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -49,7 +50,7 @@ MESSAGES = {
 WHOLE_NUMBERS = Path(__file__).with_name("numbers.lp")
 
 
-def refuse_bad_numbers(files: list[Path], facts: dict[str, list[tuple[Any, ...]]]) -> None:
+def refuse_bad_numbers(files: list[Path], facts: Mapping[str, list[tuple[Any, ...]]]) -> None:
     """Refuse a KB with a fact of `not_whole/2` or `beyond/3` (numbers.lp), naming its file: no chat
     can run on it, as no total could be trusted."""
     wrong = [(fact, f"{held!r} where a whole number belongs") for fact, held in facts.get("not_whole", [])]
