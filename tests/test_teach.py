@@ -128,6 +128,7 @@ def test_undo_takes_back_a_staged_alias(tmp_path):
     ("supreme", "a word many things on the menu share"),
     ("combo", "a word many things on the menu share"),
     ("seasoned beef", "a word many things on the menu share"),  # an ingredient's name
+    *((word, "said around the names of many dishes") for word in ("the", "with", "extra", "more", "same", "again")),
 ])
 def test_a_phrase_customers_mean_otherwise_is_refused(tmp_path, phrase, why):
     """Staged as an alias, 'no' would order the dish at every read-back question, and 'that's all'

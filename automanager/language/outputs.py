@@ -739,6 +739,12 @@ class RefusedAliasDialogue(Term):
     word: str
 
 
+@refusal("alias_filler")
+class RefusedAliasFiller(Term):
+    at: int
+    word: str
+
+
 @refusal("alias_number")
 class RefusedAliasNumber(Term):
     at: int
@@ -766,7 +772,7 @@ class RefusedRuleRefused(Term):
 
 
 REFUSALS: dict[str | None, type[Term]] = {cls.tag: cls for cls in (
-    RefusedNotOnMenu, RefusedNoRule, RefusedWhichRule, RefusedNotOut, RefusedNoStorePrice, RefusedDuplicate, RefusedBusy, RefusedSayWhich, RefusedBadProperty, RefusedBadPrice, RefusedPriceOverLimit, RefusedBadCalories, RefusedCaloriesOverLimit, RefusedUnknownCategory, RefusedUnknownIngredient, RefusedCategoryFirst, RefusedNotATopping, RefusedUnknownContent, RefusedBadQuantity, RefusedUnchanged, RefusedAlready, RefusedNotIncluded, RefusedLastOne, RefusedRequired, RefusedInCombo, RefusedEmptyAlias, RefusedAliasTaken, RefusedAliasMeans, RefusedAliasDialogue, RefusedAliasNumber, RefusedAliasCommon, RefusedInUse, RefusedRuleRefused)}
+    RefusedNotOnMenu, RefusedNoRule, RefusedWhichRule, RefusedNotOut, RefusedNoStorePrice, RefusedDuplicate, RefusedBusy, RefusedSayWhich, RefusedBadProperty, RefusedBadPrice, RefusedPriceOverLimit, RefusedBadCalories, RefusedCaloriesOverLimit, RefusedUnknownCategory, RefusedUnknownIngredient, RefusedCategoryFirst, RefusedNotATopping, RefusedUnknownContent, RefusedBadQuantity, RefusedUnchanged, RefusedAlready, RefusedNotIncluded, RefusedLastOne, RefusedRequired, RefusedInCombo, RefusedEmptyAlias, RefusedAliasTaken, RefusedAliasMeans, RefusedAliasDialogue, RefusedAliasFiller, RefusedAliasNumber, RefusedAliasCommon, RefusedInUse, RefusedRuleRefused)}
 
 
 # what a manager's turn does at once, beside the confirmations: the shared stock list and the

@@ -1,6 +1,6 @@
 """Phrases that can never be another name of a menu item, and why: said alone, a customer would
 mean something else by them (an answer, "that's all", "cancel", a count: the cue phrases know
-them), or many names of the menu share them. The administrator refuses such an alias (admin.lp)."""
+them), they are words said around any name (the filler words), or many names of the menu share them. The administrator refuses such an alias (admin.lp)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ CONTRACTION = re.compile(r" (s|t|ll|re|ve|m|d)\b")  # "that s all", "i m done": 
 
 
 def misread_as(menu: Menu, phrase: str) -> str | None:
-    """'dialogue', 'number' or 'common' for a phrase (normalized) customers would be misread by
+    """'dialogue', 'filler', 'number' or 'common' for a phrase (normalized) customers would be misread by
     if it named an item; None for a phrase that may be taught."""
     said = phrases()
     words = phrase.split()
@@ -26,6 +26,8 @@ def misread_as(menu: Menu, phrase: str) -> str | None:
         if said.reply(flat) is not None or any(cue.whole(flat) for cue in
                                                (*said.acts.values(), said.any, said.polite, said.pronouns)):
             return "dialogue"
+    if all(w in said.filler for w in words):  # "the", "with", "extra", "more": said around every name
+        return "filler"
     if all(NUMBER.fullmatch(w) for w in words) or (number_words(words, 0) or (0, 0))[1] == len(words):
         return "number"
     if phrase in common_words(menu):
