@@ -7,15 +7,18 @@ inside it: a chat's first prompt does not wait for them.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shlex
 import shutil
+import signal
 import socket
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
@@ -23,6 +26,7 @@ from rich.table import Table
 from rich.text import Text
 
 from . import paths
+from .database import Postgres, ServerAway, ServiceLock
 from .language.manager_templates import describe
 from .llm.openai_backend import ENABLE_HINT, LLMConfig, OpenAIBackend
 from .menu.check import check_kb, kb_stats
@@ -124,7 +128,15 @@ def kb_from_environment() -> Path | None:
         return None
     if not named.strip():
         raise fail("AUTOMANAGER_KB is set but empty", "Unset it, or point it at a folder holding menu.lp.")
-    return use_kb(Path(named))
+    return use_kb(usable(Path(named), "AUTOMANAGER_KB"))
+
+
+def usable(path: Path, what: str) -> Path:
+    """A path given on the command line or in a setting, if it can name a file here; else refused
+    (exit 2) saying why (a name too long is an error of the system, not a missing file)."""
+    if (why := paths.unusable(path)) is not None:
+        raise fail(f"{what}: {why}", "Give a shorter path.")
+    return path
 
 
 def use_kb(kb: Path | None) -> Path | None:
@@ -132,7 +144,7 @@ def use_kb(kb: Path | None) -> Path | None:
     without a built menu is refused before anything starts."""
     if kb is None:
         return kb_from_environment()
-    if not kb.is_dir() or not paths.kb_files(kb):
+    if not usable(kb, "--kb").is_dir() or not paths.kb_files(kb):
         hint = f"Build it first: automanager kb build --kb {kb}" if (kb / "menu.toml").is_file() else \
             "Point --kb at a folder holding menu.lp (for example kb/packs/pizza)."
         raise fail(f"{kb} holds no built menu (no .lp files)", hint)
@@ -285,12 +297,25 @@ def manager(state_dir: StateDirOption = None, resume: ResumeOption = None, as_js
     chat_loop(ManagerChat, state_dir, resume, as_json, backend, model, kb, store, now)
 
 
+HeaderTimeoutOption = Annotated[float, typer.Option(
+    help="Seconds a request's line and headers have to arrive in full; a connection slower than that is answered "
+         "408 and closed.", min=0.05, max=3600)]
+MaxConnectionsOption = Annotated[int, typer.Option(
+    help="Connections held at once (fewer if the descriptor limit, ulimit -n, cannot hold them); a new one beyond "
+         "closes the one waiting longest for its headers.", min=1, max=1_000_000)]
+TrustProxyOption = Annotated[str | None, typer.Option(
+    help="Addresses or networks (comma-separated) of the reverse proxies in front of the service: from them alone "
+         "X-Forwarded-For and X-Forwarded-Proto are believed (lanes are counted per client address). None by "
+         "default: a client could write any address there.")]
+
+
 @app.command()
 def serve(host: Annotated[str, typer.Option(help="The address to listen on; 127.0.0.1 keeps it on this machine.")]
           = "127.0.0.1",
           port: Annotated[int, typer.Option(help="The port to listen on.", min=1, max=65535)] = 8000,
           state_dir: StateDirOption = None, backend: BackendOption = "auto", model: ModelOption = None,
-          kb: KbOption = None, store: StoreOption = None) -> None:
+          kb: KbOption = None, store: StoreOption = None, header_timeout: HeaderTimeoutOption = 10.0,
+          max_connections: MaxConnectionsOption = 1000, trust_proxy: TrustProxyOption = None) -> None:
     """Serve the lanes and the manager's dashboard over HTTP (one process, many lanes).
 
     Open http://127.0.0.1:8000/lane for a lane, and the dashboard at
@@ -299,41 +324,141 @@ def serve(host: Annotated[str, typer.Option(help="The address to listen on; 127.
     /kitchen?token=<the kitchen-token file's>, which opens nothing else. The API is documented at
     http://127.0.0.1:8000/docs. The terminal chats may run on the same state dir at once.
     """
-    import uvicorn
+    from .service import server, writer
 
-    from .service import writer
-    from .service.app import create_app
-
+    proxies = trusted_proxies(trust_proxy)
     home = open_home(state_dir, None, store)  # a bad store id is refused before anything else
     try:
         home.check_writable()  # a read-only or full state dir is said now (no lock file left), not at every car
-        held = writer.hold(home.root, home.store)  # one service per store and state dir, while it lives
+        held = writer.hold(home.root, home.store, home.database.engine != "sqlite")  # one service per store and
+        # state dir, while it lives (on PostgreSQL, one per store and database too: writer.claim)
     except StateError as exc:
         raise fail(str(exc)) from None
+    claimed: list[ServiceLock] = []  # the store's lock on a PostgreSQL database, once taken
+    try:
+        service = started(state_dir, home.store, kb, (host, port), (backend, model), claimed)
+        # an idle keep-alive connection is dropped after 5 s, headers come within --header-timeout, a body
+        # within BODY_SECONDS (service/errors.py), at most --max-connections at once (service/server.py)
+        server.run(service, host, port, header_timeout, max_connections, proxies)
+        if claimed and claimed[-1].lost:
+            raise typer.Exit(2)
+    finally:
+        for lock in claimed:
+            lock.release()
+        held.close()
+
+
+def started(state_dir: Path | None, store: str, kb: Path | None, address: tuple[str, int],
+            llm: tuple[str, str | None], claimed: list[ServiceLock]) -> Any:
+    """The service over the store, made once its database answers and, on PostgreSQL, once the
+    store is claimed on it (the lock is put in `claimed`), with its start-up lines said."""
+    from .service import writer
+    from .service.app import create_app
+
+    host, port = address
     folder = use_kb(kb)
     try:
         socket.create_server((host, port)).close()
     except OSError as exc:
         raise fail(f"cannot listen on {host}:{port}: {exc.strerror}", "Pick another port with --port (or stop what "
                    "uses it), or another address with --host.") from None
-    config = llm_config(backend, model)
+    config = llm_config(*llm)
+    home = open_home(state_dir, folder, store)
+
+    def start() -> tuple[Any, str]:
+        """The store claimed (PostgreSQL), then the service made over it; nothing kept if it fails."""
+        lock = writer.claim(home)  # one service per store and database: refused here, before any lane
+        try:
+            service = create_app(home, config)
+            about = f"{home.described()}, state dir {home.root}, backend {backend_named(config)}"
+        except BaseException:
+            if lock is not None:
+                lock.release()
+            raise
+        if lock is not None:
+            claimed.append(lock)
+        return service, about
+
     try:
-        home = open_home(state_dir, folder, home.store)
-        service = create_app(home, config)
-        about = f"{home.described()}, state dir {home.root}, backend {backend_named(config)}"
+        service, about = when_the_database_answers(home, start)
     except (StateError, ReasonerError, ConfigError) as exc:
         raise fail(str(exc)) from None
+    except KeyboardInterrupt:
+        raise fail("stopped while waiting for the database: the service did not start", code=130) from None
+    if claimed:  # a restarted server lost the lock, and another service of the store took it: stop
+        claimed[-1].watch(stop_serving)
+        signal.signal(signal.SIGTERM, functools.partial(stopped, claimed[-1]))
     token, kitchen_token = service.state.service.token, service.state.service.kitchen_token
     for line in (about, f"lane page:  http://{host}:{port}/lane", f"dashboard:  http://{host}:{port}/dashboard?token={token}",
                  f"kitchen:    http://{host}:{port}/kitchen?token={kitchen_token}",
                  f"API docs:   http://{host}:{port}/docs (offline; /redoc too)", "Ctrl-C stops the service"):
         err.print(line, highlight=False, soft_wrap=True)  # an address is never broken across lines
-    # an idle keep-alive connection is dropped after 5 s; a body is read within BODY_SECONDS (service/errors.py)
+    return service
+
+
+def stop_serving(why: str) -> None:
+    """From the service lock's watch: another service took the store while this one's lock was away."""
+    err.print(f"error: {why}; this service stops", highlight=False, soft_wrap=True)
+    os.kill(os.getpid(), signal.SIGTERM)  # the server stops as at Ctrl-C: answers in flight are finished
+
+
+def stopped(lock: ServiceLock, signum: int, _frame: object) -> None:
+    """SIGTERM, as the server raises it again once it has stopped: exit 2 when the store was lost to
+    another service (stop_serving), else end of the signal as without this handler."""
+    if lock.lost:
+        raise typer.Exit(2)
+    signal.signal(signum, signal.SIG_DFL)
+    signal.raise_signal(signum)
+
+
+Result = TypeVar("Result")
+WAITING_PAUSE = 1.0  # seconds between a service's tries to start while its database is busy or away
+
+
+def when_the_database_answers(home: Home, start: Callable[[], Result]) -> Result:
+    """start(), once the database answers: a PostgreSQL server with no connection slot left, or gone
+    after it answered, is waited for as the chats wait for it, but as long as it takes (a service
+    has no line to say again), said once on stderr and again when it answers; Ctrl-C stops the
+    wait (KeyboardInterrupt). Any other trouble is raised as it is."""
+    database, told = home.database, False
+    if isinstance(database, Postgres):
+        database.tell_waits = False  # one line here, not one a try
     try:
-        uvicorn.run(service, host=host, port=port, log_level="warning", timeout_keep_alive=5,
-                    timeout_graceful_shutdown=10)
+        while True:
+            try:
+                result = start()
+            except StateError as exc:
+                if not isinstance(exc.__cause__, ServerAway):
+                    raise
+                if not told:
+                    err.print(f"the database at {database.where} is {exc.__cause__.why}: waiting for it, the service "
+                              "starts once it answers (Ctrl-C stops)...", highlight=False, soft_wrap=True)
+                    told = True
+                time.sleep(WAITING_PAUSE)
+                continue
+            if told:
+                err.print("the database answers: starting", highlight=False)
+            return result
     finally:
-        held.close()
+        if isinstance(database, Postgres):
+            database.tell_waits = True
+
+
+def trusted_proxies(said: str | None) -> str | None:
+    """--trust-proxy as uvicorn takes it (addresses and networks, comma-separated), or None."""
+    import ipaddress
+
+    if said is None or not said.strip():
+        return None
+    items = [item.strip() for item in said.split(",") if item.strip()]
+    for item in items:
+        try:
+            ipaddress.ip_network(item, strict=False)
+        except ValueError:
+            if item != "*":
+                raise fail(f"--trust-proxy: {item!r} is no address or network", "Name the reverse proxies in front "
+                           "of the service, e.g. --trust-proxy 127.0.0.1 or --trust-proxy 10.0.0.0/8.") from None
+    return ",".join(items)
 
 
 @state_app.command("stock")
@@ -422,7 +547,7 @@ def day_of(said: str | None, home: Home):
     try:
         return date.fromisoformat(said) if said else home.now().date()
     except ValueError:
-        raise fail(f"--day {said!r} is no date", "Give it as YYYY-MM-DD, e.g. --day 2026-11-27.") from None
+        raise fail(f"--day {str(said)[:20]!r} is no date", "Give it as YYYY-MM-DD, e.g. --day 2026-11-27.") from None
 
 
 @orders_app.command("list")
@@ -433,16 +558,13 @@ def orders_list(day: DayOption = None, open_only: Annotated[bool, typer.Option(
 
     Example: automanager orders list --day 2026-11-27 --json
     """
-    from datetime import datetime, time, timedelta
-
     from .orders import OrderBook
 
     home = open_home(state_dir, None, store)
     when = day_of(day, home)
-    start = datetime.combine(when, time())
     try:
         book = OrderBook(home)
-        orders = book.open_tickets() if open_only else book.placed_between(start, start + timedelta(days=1))
+        orders = book.open_tickets() if open_only else book.placed_on(when)
     except StateError as exc:
         raise fail(str(exc)) from None
     if as_json:
@@ -466,9 +588,11 @@ def orders_show(order_id: Annotated[int, typer.Argument(help="The order's id (or
 
     Example: automanager orders show 12
     """
-    from .orders import OrderBook
+    from .orders import OrderBook, id_refused
     from .receipt import receipt_text
 
+    if (why := id_refused(order_id)) is not None:  # no row can have it: said, never looked up
+        raise fail(why, "See the ids with `automanager orders list`.")
     order = load(lambda home: OrderBook(home).get(order_id), state_dir, kb, store)
     if order is None:
         raise fail(f"no order {order_id} in this store", "See the ids with `automanager orders list` (--day for "
@@ -578,6 +702,8 @@ def evaluate(
     from .evaluation.runner import run_scenario
     from .evaluation.scenario import ScenarioError, load_scenarios
 
+    for given, what in [*((target, "a scenario path") for target in targets), *([(report, "--report")] if report else [])]:
+        usable(given, what)
     folder = use_kb(kb)
     config = llm_config(backend, model)
     if judge and config is None:
@@ -598,8 +724,7 @@ def evaluate(
             progress.advance(task)
     summary = aggregate(results)
     if report:
-        report.write_text(markdown(results, summary), encoding="utf-8")
-        err.print(f"report written to {report}")
+        write_report(report, markdown(results, summary))
     if as_json:
         out.print(json.dumps({"scenarios": [r.as_dict() for r in results], "aggregate": summary},
                              ensure_ascii=False), soft_wrap=True, highlight=False, markup=False)
@@ -609,6 +734,15 @@ def evaluate(
                   f"p95 {summary['total_ms']['p95']} ms", highlight=False, markup=False)
     if summary["failed"]:
         raise typer.Exit(1)
+
+
+def write_report(report: Path, text: str) -> None:
+    try:
+        report.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise fail(f"cannot write the report to {report}: {exc.strerror or exc}", "Give --report a file in a "
+                   "folder that exists and is writable.") from None
+    err.print(f"report written to {report}")
 
 
 @app.command("eval-nlu")
@@ -639,6 +773,7 @@ def evaluate_nlu(
         raise fail(f"unknown split '{split}'", "Use --split dev or --split test.")
     if limit is not None and limit < 1:
         raise fail(f"--limit {limit} is out of range: give 1 or more")
+    usable(data, "--data")
     folder = use_kb(kb or paths.data_dir("kb") / "packs" / "pizza")
     try:
         with Progress(console=err, disable=not err.is_terminal, transient=True) as progress:
@@ -694,6 +829,9 @@ def bench_command(
     rules published and with none; REPL start to first prompt.
     With --served: the HTTP service under load instead (see docs/service-load.md).
     """
+    for given, option in ((plot_file, "--plot"), (voice_corpus, "--voice")):
+        if given is not None:
+            usable(given, option)
     folder = use_kb(kb)
     if voice_corpus is not None:
         voice_bench(voice_corpus, limit, folder, as_json)
@@ -779,6 +917,9 @@ def turn_bench(quick: bool, folder: Path | None, plot_file: Path | None, as_json
             bench.plot(result, plot_file)
         except ImportError:
             raise fail("--plot needs matplotlib", "Install it: pip install matplotlib (or -e \".[bench]\").") from None
+        except OSError as exc:
+            raise fail(f"cannot write the plot to {plot_file}: {exc.strerror or exc}", "Give --plot a file in a "
+                       "folder that exists and is writable.") from None
         err.print(f"plot written to {plot_file}")
     if as_json:
         out.print(json.dumps(result), soft_wrap=True, highlight=False, markup=False)
@@ -821,10 +962,10 @@ def kb_init(
 
     Example: automanager kb init my-menu && automanager kb build --kb my-menu
     """
-    target = folder / "menu.toml"
-    if target.exists():
-        raise fail(f"{target} already exists; nothing was written", "Edit it, or pick a new folder.")
+    target = usable(folder, "the pack's folder") / "menu.toml"
     try:
+        if target.exists():
+            raise fail(f"{target} already exists; nothing was written", "Edit it, or pick a new folder.")
         folder.mkdir(parents=True, exist_ok=True)
         target.write_text((Path(__file__).parent / "menu" / "starter.toml").read_text(encoding="utf-8"), encoding="utf-8")
     except OSError as exc:
@@ -845,7 +986,7 @@ def kb_build(
     """
     from .menu.build import BuildError, build_kb
 
-    folder = paths.kb_dir(kb)
+    folder = usable(paths.kb_dir(kb), "--kb" if kb is not None else "AUTOMANAGER_KB")
     try:
         menu, notes = build_kb(folder)
     except (BuildError, OSError) as exc:
@@ -903,7 +1044,7 @@ def checked_before_writing(folder: Path, menu: str) -> list[str]:
                 if other.name != "menu.lp":
                     files.append(Path(scratch) / other.name)
                     files[-1].write_text(program_text(other), encoding="utf-8")
-            return check_kb(files)
+            return [problem.replace(scratch, str(folder)) for problem in check_kb(files, located=True)]
         except OverBudget:
             raise  # said as it is, on one line: the fix is in the pack's rules, not in the menu file
         except ReasonerError as exc:
@@ -917,7 +1058,7 @@ def kb_check(kb: KbOption = None, as_json: JsonOption = False) -> None:
     if not files:
         raise fail(f"no .lp files in {paths.kb_dir(kb)}", "Point --kb at a folder holding menu.lp.")
     try:
-        problems = check_kb(files)
+        problems = check_kb(files, located=True)
     except ReasonerError as exc:
         raise does_not_load(exc) from None
     if as_json:

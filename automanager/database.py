@@ -27,10 +27,12 @@ left) or, once reached, gone is waited for in the same way (Postgres.PATIENCE), 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
 import re
+import socket
 import sqlite3
 import sys
 import tempfile
@@ -48,6 +50,9 @@ URL_SETTING = "AUTOMANAGER_DATABASE_URL"
 WRITE_LOCK = 0x4175746F  # the advisory lock of exclusive PostgreSQL writes and migrations ("Auto")
 CHANNEL = "automanager"  # the PostgreSQL channel of change notifications
 POLL = 0.5  # seconds: how often a SQLite listener wakes to look for other processes' writes
+# the largest id a row can have on either engine (SQLite's INTEGER, PostgreSQL's BIGINT: 64-bit
+# signed); an id past it is no row, and is refused where it is said, never handed to a driver
+MAX_ROW_ID = 2**63 - 1
 Change = dict[str, Any]  # a notification's payload: {"what": "stock" | "menu", ...}
 ANYTHING: Change = {"what": "any"}  # a SQLite listener's wake-up: another process may have written
 # the pool logs each failed reconnect; a chat says a lost server once, in its own line (a service that
@@ -72,7 +77,17 @@ class StoreUnavailable(DatabaseError):
 
 class ServerAway(StoreUnavailable):
     """The PostgreSQL server had no connection slot left, or was gone, all the wait: that passes by
-    itself, so a chat keeps its session and the line can be said again."""
+    itself, so a chat keeps its session and the line can be said again. `why`: "busy (its words)" or
+    "not answering (...)", for a line of its own."""
+
+    def __init__(self, message: str, why: str = ""):
+        super().__init__(message)
+        self.why = why or message
+
+
+class StoreServed(DatabaseError):
+    """Another process serves the store on this PostgreSQL database already (it holds the store's
+    service lock)."""
 
 
 class Transaction(Protocol):
@@ -128,6 +143,11 @@ class Listener(Protocol):
 # 5: orders as records (placed_order: one per closed customer session, its ticket number, lines and
 #    amounts in cents), each store's sales tax (store_tax: thousandths of a percent) and what customers
 #    asked for that had run out (lost_sale).
+# 6: a lane keeps the session of the car it served last (finished), so a turn resent after a restart
+#    is known as answered; a lost sale is noted once for its session's turn (a turn run again after a
+#    failure notes the same row).
+# 7: the order tickets were bumped in (placed_order.bump_number, the store's next at each bump, unique in the
+#    store): a recall brings back the last one bumped, whatever second two bumps share (bumped_at is to the second).
 AUDIT_ID = {"sqlite": "INTEGER PRIMARY KEY AUTOINCREMENT", "postgresql": "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"}
 MIGRATIONS: list[tuple[int, Callable[[str], list[str]]]] = [
     (1, lambda engine: [
@@ -153,6 +173,15 @@ MIGRATIONS: list[tuple[int, Callable[[str], list[str]]]] = [
         "CREATE TABLE IF NOT EXISTS store_tax (store TEXT PRIMARY KEY, rate INTEGER NOT NULL, at TEXT NOT NULL)",
         "CREATE TABLE IF NOT EXISTS lost_sale (store TEXT NOT NULL, session TEXT NOT NULL, at TEXT NOT NULL, "
         "item TEXT NOT NULL, quantity INTEGER NOT NULL, cents INTEGER NOT NULL)",
+    ]),
+    (6, lambda engine: [
+        "ALTER TABLE lane ADD COLUMN finished TEXT",
+        "ALTER TABLE lost_sale ADD COLUMN turn INTEGER",
+        "CREATE UNIQUE INDEX IF NOT EXISTS lost_sale_once ON lost_sale (store, session, turn, item)",
+    ]),
+    (7, lambda engine: [
+        "ALTER TABLE placed_order ADD COLUMN bump_number INTEGER",
+        "CREATE UNIQUE INDEX IF NOT EXISTS placed_order_bump ON placed_order (store, bump_number)",
     ]),
 ]
 
@@ -292,7 +321,39 @@ class SQLite:
                 pass
 
     def read(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        return self.retrying(lambda: self.connection().execute(sql, tuple(params)).fetchall(), "read")
+        """Rows of a query. On a state dir SQLite cannot write in now (read-only, or a full disk) the
+        database is read all the same, through a connection that makes no file there (`read_only`)."""
+        def use() -> list[tuple[Any, ...]]:
+            kept = getattr(self._kept, "on", None) == (file_mark(self.path), os.getpid())
+            if not kept and self.path.exists() and cannot_grow(self.path.parent):
+                return self.read_only(sql, params)
+            try:
+                return self.connection().execute(sql, tuple(params)).fetchall()
+            except sqlite3.Error as exc:  # a folder or file it cannot write that the look before missed
+                if trouble(exc) != "unavailable" or not self.path.exists():
+                    raise
+                self.close()
+                try:
+                    return self.read_only(sql, params)
+                except sqlite3.Error:
+                    raise exc from None
+
+        return self.retrying(use, "read")
+
+    def read_only(self, sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+        """A read through a connection of its own, opened read-only and closed at once, that creates
+        no file: beside the -wal and -shm files a live connection keeps, read-only (it sees every
+        commit); without them no connection is open (each makes them first), so the file is read
+        as immutable, WAL included, without the -shm an ordinary reader would make."""
+        live = all(Path(f"{self.path}{suffix}").exists() for suffix in ("-wal", "-shm"))
+        uri = f"{self.path.absolute().as_uri()}?mode=ro" + ("" if live else "&immutable=1")
+        with closing(sqlite3.connect(uri, uri=True, timeout=self.BUSY, isolation_level=None)) as conn:
+            have = conn.execute("PRAGMA user_version").fetchone()[0]
+            if have < LATEST:
+                raise StoreUnavailable(f"cannot read {self.path}: an earlier release made it, and it is brought up "
+                                       "to date at its first use in a writable state dir with free space; make "
+                                       "this one writable (or free space) and try again. Nothing was changed")
+            return conn.execute(sql, tuple(params)).fetchall()
 
     def write(self, work: Callable[[Transaction], Result], exclusive: bool = False) -> Result:
         """Run `work` in one write transaction (BEGIN IMMEDIATE: every SQLite write is exclusive):
@@ -422,6 +483,21 @@ def trouble(exc: sqlite3.Error) -> str:
     return "damaged"
 
 
+ROOM = 1 << 20  # bytes: less free space than this, and SQLite may not make its -shm (32 KiB) or grow the -wal
+
+
+def cannot_grow(folder: Path) -> bool:
+    """Can SQLite not make or grow its files in the folder now: a read-only file system or folder,
+    or a disk without ROOM left? (A look, not a promise: a read that fails all the same on an
+    unwritable file is read read-only.)"""
+    try:
+        space = os.statvfs(folder)
+    except OSError:
+        return False
+    return bool(space.f_flag & os.ST_RDONLY) or not os.access(folder, os.W_OK) \
+        or space.f_bavail * space.f_frsize < ROOM
+
+
 def file_mark(path: Path) -> tuple[int, int, int] | None:
     """What tells one file from another at the same path, or the same file rewritten."""
     try:
@@ -458,6 +534,7 @@ class Postgres:
         self.described = described(url)
         self.patience = self.PATIENCE  # a test may make it shorter
         self.reached = False  # the server answered once: a refusal since is a server down, not a wrong setting
+        self.tell_waits = True  # a call that starts waiting says so on stderr (`serve` says its own wait at start)
         self._pool: Any = None
         self._lock = threading.Lock()
 
@@ -547,11 +624,11 @@ class Postgres:
                     self.drop(pool)  # its connections went with the server
                 if not (busy or self.reached) or committing:  # never reached: a wrong setting; a commit cut off
                     raise self.unreachable(exc, what) from exc
+                why = f"{'busy' if busy else 'not answering'} ({first_line(exc)})"
                 if time.monotonic() + pause > deadline:
-                    raise ServerAway(f"the database at {self.where} is {'busy' if busy else 'not answering'} "
-                                           f"({first_line(exc)}); waited {self.patience:.0f} s. Nothing was "
-                                           "changed: try again in a moment") from exc
-                if not told:
+                    raise ServerAway(f"the database at {self.where} is {why}; waited {self.patience:.0f} s. Nothing "
+                                     "was changed: try again in a moment", why) from exc
+                if not told and self.tell_waits:
                     told = True
                     print(f"the database is {'busy' if busy else 'not answering'}, waiting (up to "
                           f"{self.patience:.0f} s)...", file=sys.stderr, flush=True)
@@ -628,6 +705,134 @@ class PostgresListener:
                 conn.close()
             except Exception:  # a broken connection may fail to close: it is dropped all the same
                 pass
+
+
+def service_key(store: str) -> int:
+    """The advisory lock key of a store's service: 64 bits of a hash of its id (a bigint key: the
+    chain's write lock, WRITE_LOCK, is another; two stores sharing a key is a chance of 1 in 2^64)."""
+    digest = hashlib.blake2b(f"automanager serve {store}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
+
+
+class ServiceLock:
+    """One service per store on a PostgreSQL database: a session-level advisory lock keyed by the
+    store, held on a connection of its own (autocommit, never the pool's) for the service's life.
+    The session ends with the connection, so the lock goes with the process however it ends (kill
+    -9 too: the server sees the connection close). A server restarted takes every session with it:
+    a watch looks at the connection every WATCH seconds and takes the lock again once the server
+    answers; if another service took the store meanwhile, `lost` is told why (the caller stops)."""
+
+    WATCH = 5.0  # seconds between looks at the lock's connection
+    RETRY = 1.0  # seconds between tries to take the lock again after its connection was lost
+
+    def __init__(self, database: Postgres, store: str):
+        self.database, self.store, self.key = database, store, service_key(store)
+        self.name = f"automanager serve pid {os.getpid()} on {socket.gethostname()}"[:63]  # what a refusal names
+        self.conn: Any = None
+        self.lost: str | None = None  # why the store went to another service while this one's lock was away
+        self.guard = threading.Lock()
+        self.stopping = threading.Event()
+        self.thread: threading.Thread | None = None
+
+    def take(self) -> None:
+        """Take the lock: StoreServed when another process has it; ServerAway when the server is
+        busy or gone (try again); DatabaseError when it was never reached (a wrong setting)."""
+        import psycopg
+
+        try:
+            conn = psycopg.connect(self.database.url, autocommit=True, connect_timeout=5, application_name=self.name,
+                                   keepalives=1, keepalives_idle=10, keepalives_interval=5, keepalives_count=3)
+        except psycopg.OperationalError as exc:
+            busy = self.database.busy(exc)
+            if not (busy or self.database.reached):
+                raise self.database.unreachable(exc, "reach") from exc
+            why = f"{'busy' if busy else 'not answering'} ({first_line(exc)})"
+            raise ServerAway(f"the database at {self.database.where} is {why}", why) from exc
+        try:
+            self.database.reached = True
+            taken = conn.execute("SELECT pg_try_advisory_lock(%s)", (self.key,)).fetchone()
+            if not (taken and taken[0]):
+                raise StoreServed(f"store {self.store} is served already on the {self.database.described}"
+                                  f"{self.holder(conn)}: stop that service first, or serve another store here "
+                                  "(--store); one `automanager serve` per store and database")
+            for setting, seconds in (("tcp_keepalives_idle", 10), ("tcp_keepalives_interval", 5),
+                                     ("tcp_keepalives_count", 3)):  # the server frees the lock of a machine gone
+                conn.execute(f"SET {setting} = {seconds}")
+        except psycopg.Error as exc:
+            conn.close()
+            raise DatabaseError(f"cannot take the service lock of store {self.store} on {self.database.where}: "
+                                f"{first_line(exc)}") from exc
+        except BaseException:
+            conn.close()
+            raise
+        with self.guard:
+            self.conn = conn
+
+    def holder(self, conn: Any) -> str:
+        """Who holds the lock, as the server shows it (the same user's sessions, or a user allowed
+        to read them), for the refusal: ' (by ..., from ..., since ...)'; '' when it cannot tell."""
+        unsigned = self.key & 0xFFFF_FFFF_FFFF_FFFF
+        try:
+            rows = conn.execute(
+                "SELECT a.application_name, host(a.client_addr), to_char(a.backend_start, 'YYYY-MM-DD HH24:MI') "
+                "FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' AND l.granted "
+                "AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()) "
+                "AND l.classid = %s::bigint::oid AND l.objid = %s::bigint::oid AND l.objsubid = 1",
+                (unsigned >> 32, unsigned & 0xFFFF_FFFF)).fetchall()
+        except Exception:  # who it is only helps the message: the refusal stands without it
+            return ""
+        if not rows or not any(rows[0]):
+            return ""
+        name, host, since = rows[0]
+        said = [f"by '{name}'" if name else "", f"from {host}" if host else "", f"since {since}" if since else ""]
+        return " (" + ", ".join(part for part in said if part) + ")"
+
+    def watch(self, lost: Callable[[str], None]) -> None:
+        """Keep the lock while the service runs (see the class); `lost(why)` when another service took it."""
+        def keep() -> None:
+            import psycopg
+
+            while not self.stopping.wait(self.WATCH):
+                try:
+                    with self.guard:
+                        if self.conn is None:
+                            return
+                        self.conn.execute("SELECT 1")
+                    continue
+                except psycopg.Error:
+                    self.drop()
+                print(f"the database connection holding store {self.store}'s service lock was lost: taking the lock "
+                      "again once the database answers...", file=sys.stderr, flush=True)
+                while not self.stopping.wait(self.RETRY):
+                    try:
+                        self.take()
+                        print(f"store {self.store}'s service lock is held again", file=sys.stderr, flush=True)
+                        break
+                    except StoreServed as exc:
+                        self.lost = str(exc)
+                        lost(self.lost)
+                        return
+                    except DatabaseError:
+                        continue
+
+        self.thread = threading.Thread(target=keep, name=f"service-lock-{self.store}", daemon=True)
+        self.thread.start()
+
+    def drop(self) -> None:
+        with self.guard:
+            conn, self.conn = self.conn, None
+        if conn is not None:
+            try:
+                conn.close()
+            except Exception:  # a broken connection may fail to close: it is dropped all the same
+                pass
+
+    def release(self) -> None:
+        """Let the store go: the connection closes, and the lock with its session."""
+        self.stopping.set()
+        self.drop()
+        if self.thread is not None and self.thread is not threading.current_thread():
+            self.thread.join(timeout=self.WATCH + 1)
 
 
 def parse_change(payload: str) -> Change:

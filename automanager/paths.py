@@ -11,6 +11,26 @@ import os
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent
+NAME_MAX = 255  # bytes of one file or folder name (Linux, macOS, Windows alike)
+PATH_MAX = 4095  # bytes of a whole path
+
+
+def unusable(path: Path | str) -> str | None:
+    """Why a path a person gave (an option, a setting) can name no file here, before anything asks
+    the system about it (a name over NAME_MAX bytes is an error there, not a missing file); None
+    when it may. Said with the part at fault, shortened."""
+    text = os.fspath(path)
+    if "\0" in text:
+        return "it holds a NUL character, which no file name may"
+    size = len(os.fsencode(text))
+    if size > PATH_MAX:
+        return f"it is {size:,} bytes long; a path is at most {PATH_MAX:,}"
+    for name in Path(text).parts:
+        size = len(os.fsencode(name))
+        if size > NAME_MAX:
+            shown = name[:24] + "..."
+            return f"its part {shown!r} is {size:,} bytes long; a file or folder name is at most {NAME_MAX}"
+    return None
 
 
 def data_dir(name: str) -> Path:

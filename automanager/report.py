@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import asdict, dataclass, field
-from datetime import date, datetime, time, timedelta
+from datetime import date, datetime
 from typing import Any
 
 from .orders import OrderBook
@@ -33,10 +33,9 @@ class DayReport:
 
 
 def day_report(home: Home, day: date, top: int = 10) -> DayReport:
-    start = datetime.combine(day, time())
-    end = start + timedelta(days=1)
+    """The figures of a day, any day (the last, 9999-12-31, has no next: none is worked out)."""
     book = OrderBook(home)
-    orders = book.placed_between(start, end)
+    orders = book.placed_on(day)
     report = DayReport(home.store, day.isoformat(), orders=len(orders))
     report.sales = sum(o.total - o.tax for o in orders)
     report.tax = sum(o.tax for o in orders)
@@ -58,7 +57,7 @@ def day_report(home: Home, day: date, top: int = 10) -> DayReport:
                         for item, n in sorted(quantity.items(), key=lambda kv: (-kv[1], -sales[kv[0]], kv[0]))[:top]]
     lost_n: Counter[str] = Counter()
     lost_cents: Counter[str] = Counter()
-    for _, item, n, cents in book.lost_between(start, end):
+    for _, item, n, cents in book.lost_on(day):
         lost_n[item] += n
         lost_cents[item] += cents
     report.lost = [{"item": item, "quantity": lost_n[item], "cents": lost_cents[item]}

@@ -105,6 +105,8 @@ class Home:
 
     def __init__(self, root: Path | None = None, kb: Path | None = None, store: str = DEFAULT_STORE):
         self.root = Path(root) if root else default_home()
+        if (why := paths.unusable(self.root)) is not None:
+            raise StateError(f"the state dir (--state-dir or $AUTOMANAGER_HOME) cannot be used: {why}")
         self.kb = kb  # the menu pack's folder; None: paths.kb_dir()
         self.clock: datetime | None = fixed_now()  # a fixed local time for the bots' clock fact (a scenario's
         # now:, --now, $AUTOMANAGER_NOW); None: the machine's local time at each turn (now())
@@ -285,7 +287,10 @@ class Home:
             if not rows or rows[0][0] is None:
                 raise StateError(f"menu version {version} is missing ({path}). Restore the file from a backup, "
                                  "or run `automanager state reset` to start from the shipped menu.")
-            write_atomic(path, rows[0][0])
+            try:
+                write_atomic(path, rows[0][0])
+            except OSError:  # a state dir that cannot be written (read-only, full) is still read: from a copy
+                path = outside_copy(path.name, rows[0][0])  # of this process's own, outside it
         return [path]
 
     def published(self, session: str, batch: str) -> int | None:
@@ -360,9 +365,11 @@ class Home:
                                               "VALUES (?, ?, ?, ?, NULL, ?)",
                                               (lane, token_hash, session, now(), self.store)))
 
-    def lane_session(self, lane: str, session: str) -> None:
-        """The lane serves its next car in `session`."""
-        self.write(lambda conn: conn.execute("UPDATE lane SET session = ? WHERE lane = ?", (session, lane)))
+    def lane_session(self, lane: str, session: str, finished: str | None = None) -> None:
+        """The lane serves its next car in `session`; `finished`: the car it served last, whose
+        turns a page may still resend (after a restart too)."""
+        self.write(lambda conn: conn.execute("UPDATE lane SET session = ?, finished = ? WHERE lane = ?",
+                                             (session, finished, lane)))
 
     def close_lane(self, lane: str) -> None:
         """Close the lane; of the store's closed lanes only the newest KEEP_CLOSED rows are kept
@@ -376,11 +383,12 @@ class Home:
 
         self.write(work)
 
-    def lanes(self) -> list[tuple[str, str, str]]:
-        """(lane, token hash, session) of every open lane of this store, oldest first."""
-        return [(lane, token, session) for lane, token, session in self.read(
-            "SELECT lane, token_hash, session FROM lane WHERE closed_at IS NULL AND store = ? ORDER BY opened_at, lane",
-            (self.store,))]
+    def lanes(self) -> list[tuple[str, str, str, str | None]]:
+        """(lane, token hash, session, the session it finished last) of every open lane of this
+        store, oldest first."""
+        return [(lane, token, session, finished) for lane, token, session, finished in self.read(
+            "SELECT lane, token_hash, session, finished FROM lane WHERE closed_at IS NULL AND store = ? "
+            "ORDER BY opened_at, lane", (self.store,))]
 
     # -- what customers said that no bot understood ----------------------------------------------
     def note_unheard(self, phrases: Iterable[str]) -> None:
@@ -472,6 +480,24 @@ class Home:
 
 KEEP_CLOSED = 256  # closed lane rows a store keeps (the newest): what the service closed lately
 SHARED_TABLES = ("stock_out", "menu_version", "audit", "lane", "unheard", "store_price", "placed_order", "store_tax", "lost_sale")
+
+
+def outside_copy(name: str, text: str) -> Path:
+    """A file of this process's own outside the state dir holding `text` (a menu version the
+    state dir cannot take), removed when the process ends."""
+    global SCRATCH
+    if SCRATCH is None:
+        import atexit
+        import shutil
+
+        SCRATCH = Path(tempfile.mkdtemp(prefix="automanager-menu-"))
+        atexit.register(shutil.rmtree, SCRATCH, ignore_errors=True)
+    path = SCRATCH / f"{hashlib.sha256(text.encode()).hexdigest()[:16]}-{name}"  # two chains' v1 are two files
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+SCRATCH: Path | None = None  # outside_copy's folder, made at its first use
 
 
 def state_error(exc: DatabaseError) -> StateError:

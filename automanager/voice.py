@@ -5,24 +5,44 @@ menu's names), and text to speech with Debian's espeak-ng. Both are the optional
 and nothing else changes.
 
 A transcript comes with its confidence (the recognizer's mean token probability); one under
-CONFIDENT is said back as a question and never ordered, as a half-heard typed line is."""
+CONFIDENT is said back as a question and never ordered, as a half-heard typed line is. A body that
+is no recording, or one of an absurd format (a WAV header of 0 Hz or 4 GHz, no channels, hours of
+sound), is refused before the recognizer sees it: BadAudio says what is wrong."""
 
 from __future__ import annotations
 
+import gc
+import io
 import math
 import re
 import shutil
+import struct
 import subprocess
-import tempfile
 import threading
 from dataclasses import dataclass
 from functools import cache
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
 CONFIDENT = 0.45  # the mean token probability under which a transcript is asked about, not acted on
 PROMPT_CHARS = 600  # the menu names given to the recognizer as its prompt (Whisper reads ~224 tokens)
 SPEAK_RATE = 165  # espeak-ng words per minute: a drive-through speaker, a little slower than chat
+HEARD_RATE = 16_000  # Hz: the recognizer hears every recording resampled to this, one channel
+RATES = (8_000, 192_000)  # Hz a recording may be sampled at: a phone line to a studio
+MAX_CHANNELS = 8
+MAX_SECONDS = 120  # of sound in one spoken line: a car says its line in seconds
+PCM_BITS = {1: {8, 16, 24, 32}, 3: {32, 64}}  # WAV format tag (PCM, float): the sample sizes it may have
+
+
+class BadAudio(ValueError):
+    """A body that cannot be heard as a spoken line, and what is wrong with it (said to the
+    caller): `status` 415 when it is no recording the decoder reads, 422 when its format or length
+    is absurd."""
+
+    def __init__(self, message: str, status: int = 422):
+        super().__init__(message)
+        self.status = status
 
 
 @dataclass(frozen=True)
@@ -73,23 +93,113 @@ def menu_prompt(names: list[str]) -> str:
 
 def transcribe(audio: bytes | Path, prompt: str = "") -> Heard:
     """What was said in a recording (any format the bundled decoder reads: WAV, WebM/Opus, ...);
-    silence and engine noise are cut by voice activity detection and are no words."""
-    source: Any = audio if isinstance(audio, Path) else None
-    with tempfile.NamedTemporaryFile(suffix=".audio") as held:
-        if source is None:
-            held.write(audio)  # type: ignore[arg-type]
-            held.flush()
-            source = held.name
-        with LOCK:
-            segments, _ = recognizer().transcribe(str(source), language="en", beam_size=5, vad_filter=True,
-                                                  initial_prompt=prompt or None, condition_on_previous_text=False)
-            segments = [s for s in segments if s.no_speech_prob < 0.6]
+    silence and engine noise are cut by voice activity detection and are no words. BadAudio when
+    it is no recording, or one of an absurd format or length (nothing reaches the recognizer)."""
+    samples = decoded(audio)
+    if not len(samples):
+        return Heard("", 0.0)  # a recording of no sound: nothing was said
+    with LOCK:
+        segments, _ = recognizer().transcribe(samples, language="en", beam_size=5, vad_filter=True,
+                                              initial_prompt=prompt or None, condition_on_previous_text=False)
+        segments = [s for s in segments if s.no_speech_prob < 0.6]
     text = " ".join(s.text.strip() for s in segments).strip()
     if not text:
         return Heard("", 0.0)
     words = sum(max(1, len(s.text.split())) for s in segments)
     mean = sum(s.avg_logprob * max(1, len(s.text.split())) for s in segments) / words
     return Heard(text, round(math.exp(mean), 3))
+
+
+def wav_problem(audio: bytes) -> str | None:
+    """What is wrong with a WAV file's format (its fmt chunk: sample rate, channels, sample size),
+    read before any decoder trusts it; None for a sound one, or a body that is no WAV."""
+    if audio[:4] != b"RIFF":
+        return None
+    if len(audio) < 12:
+        return "a WAV file cut short in its header"
+    if audio[8:12] != b"WAVE":
+        return "a RIFF file that is not WAVE audio"
+    at = 12
+    while at + 8 <= len(audio):
+        kind, size = audio[at:at + 4], struct.unpack_from("<I", audio, at + 4)[0]
+        if kind == b"fmt ":
+            if size < 16 or at + 24 > len(audio):
+                return "a WAV file whose format chunk (fmt) is cut short"
+            tag, channels, rate, _, _, bits = struct.unpack_from("<HHIIHH", audio, at + 8)
+            return format_problem(rate, channels) or (
+                f"a WAV file of {bits}-bit samples: {'/'.join(map(str, sorted(PCM_BITS[tag])))}-bit are read"
+                if tag in PCM_BITS and bits not in PCM_BITS[tag] else None)
+        at += 8 + size + (size & 1)
+    return "a WAV file with no format chunk (fmt): its sample rate and channels are not said"
+
+
+def format_problem(rate: int, channels: int) -> str | None:
+    """What is absurd about a recording's sample rate or number of channels (None: nothing)."""
+    if not RATES[0] <= rate <= RATES[1]:
+        return f"a sample rate of {rate:,} Hz: a recording is sampled at {RATES[0]:,} to {RATES[1]:,} Hz"
+    if not 1 <= channels <= MAX_CHANNELS:
+        return f"{channels:,} channels: a recording has 1 to {MAX_CHANNELS}"
+    return None
+
+
+def decoded(audio: bytes | Path) -> Any:
+    """A recording as the recognizer hears it: 16 kHz, one channel, float32 samples (numpy). The
+    format is checked before decoding and the sound is decoded only up to MAX_SECONDS: BadAudio
+    says what is wrong with a body that is no recording, or an absurd one."""
+    import av
+    import numpy as np
+
+    if isinstance(audio, bytes) and (why := wav_problem(audio)) is not None:
+        raise BadAudio(why)
+    try:
+        with av.open(io.BytesIO(audio) if isinstance(audio, bytes) else str(audio), mode="r",
+                     metadata_errors="ignore") as container:
+            if not container.streams.audio:
+                raise BadAudio("it holds no sound (no audio stream)", 415)
+            stream = container.streams.audio[0]
+            if (why := format_problem(stream.codec_context.sample_rate, stream.codec_context.channels)) is not None:
+                raise BadAudio(why)
+            return np.concatenate(resampled(container.decode(stream)) or [np.zeros(0, np.int16)]).astype(
+                np.float32) / 32768.0
+    except BadAudio:
+        raise
+    except (av.error.FFmpegError, ValueError, OSError) as exc:
+        raise BadAudio(f"it is no recording the decoder reads (WAV, WebM/Opus, Ogg, MP3, ...): "
+                       f"{getattr(exc, 'strerror', None) or exc}", 415) from None
+
+
+def resampled(frames: Any) -> list[Any]:
+    """The frames at HEARD_RATE in one channel, as int16 arrays; BadAudio past MAX_SECONDS. A
+    frame the decoder cannot read inside a recording is skipped, as faster-whisper's decoder does."""
+    import av
+
+    resampler = av.audio.resampler.AudioResampler(format="s16", layout="mono", rate=HEARD_RATE)
+    arrays, samples = [], 0
+    try:
+        for frame in chain(readable(frames), [None]):
+            for out in resampler.resample(frame):
+                arrays.append(out.to_ndarray().reshape(-1))
+                samples += len(arrays[-1])
+                if samples > MAX_SECONDS * HEARD_RATE:
+                    raise BadAudio(f"over {MAX_SECONDS} seconds of sound: a spoken line is shorter")
+    finally:
+        del resampler
+        gc.collect()  # the resampler's buffers are freed only by a collection (faster-whisper's decoder does it too)
+    return arrays
+
+
+def readable(frames: Any) -> Any:
+    """The frames the decoder can read (a damaged one is left out)."""
+    import av
+
+    iterator = iter(frames)
+    while True:
+        try:
+            yield next(iterator)
+        except StopIteration:
+            return
+        except av.error.InvalidDataError:
+            continue
 
 
 def for_the_ear(reply: str) -> str:

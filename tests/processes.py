@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import socket
 import subprocess
 import sys
@@ -53,17 +54,24 @@ class ServeProcess:
     AUTOMANAGER_* setting of the machine but the database the test chose (and those in `settings`);
     `kill` is SIGKILL."""
 
-    def __init__(self, state_dir: Path, settings: dict[str, str] | None = None):
+    def __init__(self, state_dir: Path, settings: dict[str, str] | None = None, args: list[str] | None = None,
+                 descriptors: int | None = None):
+        """`args`: more options of `automanager serve`; `descriptors`: its descriptor limit (ulimit -n)."""
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             self.port = probe.getsockname()[1]
         env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "AUTOMANAGER_"))
                or k == "AUTOMANAGER_DATABASE_URL"}  # the engine the test chose (conftest clears it otherwise)
         env.update(settings or {})
+
+        def limit() -> None:
+            if descriptors is not None:
+                resource.setrlimit(resource.RLIMIT_NOFILE, (descriptors, descriptors))
+
         self.proc = subprocess.Popen([sys.executable, "-m", "automanager", "serve", "--port", str(self.port),
-                                      "--state-dir", str(state_dir), "--backend", "offline"],
+                                      "--state-dir", str(state_dir), "--backend", "offline", *(args or [])],
                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                     text=True, env=env)
+                                     text=True, env=env, preexec_fn=limit if descriptors is not None else None)
         self.url = f"http://127.0.0.1:{self.port}"
         self.http = httpx.Client(base_url=self.url, timeout=60)
         deadline = time.monotonic() + 60
@@ -98,3 +106,16 @@ class ServeProcess:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             return self.proc.communicate(timeout=30)[1]
+
+
+def serve_refused(state_dir: Path, settings: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """`automanager serve` as ServeProcess starts it, expected to refuse to start: its exit code and
+    output (bounded in time: one that starts is stopped after 120 s and fails the test)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "AUTOMANAGER_"))
+           or k == "AUTOMANAGER_DATABASE_URL"}
+    return subprocess.run([sys.executable, "-m", "automanager", "serve", "--port", str(port), "--state-dir",
+                           str(state_dir), "--backend", "offline"], env={**env, **(settings or {})},
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)

@@ -1,7 +1,9 @@
 """The service's pages in a real browser (Playwright driving Debian's Chromium, headless): an order
 on the lane page from greeting to total, a runout clicked on the dashboard reaching an open lane
 page live, the manager token guarding the dashboard and the API, hostile customer text shown as
-text, and a phrase taught from the dashboard then understood on a lane.
+text, a phrase taught from the dashboard then understood on a lane, and a page of another origin
+that can neither write with the manager's cookie, frame the dashboard nor open lanes. Every page
+runs under the service's Content-Security-Policy: what it refuses is a page error.
 
 No browser is downloaded: without a `chromium` on the PATH (or /usr/bin/chromium) the module is
 skipped, saying so. One `automanager serve` runs for the module, on a free port and a fresh state
@@ -120,8 +122,15 @@ def new_page(browser: sync_api.Browser, contexts: list[sync_api.BrowserContext],
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("console", lambda message: errors.append(message.text) if refused_by_policy(message) else None)
     page.errors = errors  # type: ignore[attr-defined]
     return page
+
+
+def refused_by_policy(message: sync_api.ConsoleMessage) -> bool:
+    """A script, style, image or call of the page that its Content-Security-Policy refused: a page
+    error as much as an exception is (every page runs with the service's policy)."""
+    return message.type == "error" and "Content Security Policy" in message.text
 
 
 def open_lane(page: sync_api.Page) -> None:
@@ -454,10 +463,15 @@ window.sent = Promise.all([
 @pytest.fixture
 def other_origin(service: Served) -> Iterator[str]:
     """A page on another port of 127.0.0.1 (another origin, the same site for cookies)."""
+    yield from served_elsewhere(ATTACK.format(base=service.base))
+
+
+def served_elsewhere(html: str) -> Iterator[str]:
+    """The address of `html` served on another port of 127.0.0.1, while the generator lives."""
     import http.server
     import threading
 
-    page = ATTACK.format(base=service.base).encode()
+    page = html.encode()
 
     class Evil(http.server.BaseHTTPRequestHandler):
         def do_GET(self) -> None:  # noqa: N802 (the stdlib's name)
@@ -499,8 +513,12 @@ def test_a_page_on_another_origin_cannot_publish_change_stock_or_teach(browser, 
     evil.on("response", lambda r: refusals.append(r.status) if r.url.startswith(service.base) else None)
     evil.goto(other_origin)
     assert evil.evaluate("window.sent") is True
-    expect(evil.frame_locator("iframe").locator("body")).to_contain_text("another site", timeout=TURN)
+    deadline = time.monotonic() + TURN / 1000
+    while len(refusals) < 4 and time.monotonic() < deadline:  # the three calls and the form's post
+        evil.wait_for_timeout(100)
     assert sorted(refusals) == [403, 403, 403, 403], refusals
+    # the form's answer is not shown in the other site's frame either: no answer of the service may be framed
+    expect(evil.frame_locator("iframe").locator("body")).not_to_contain_text("another site")
     evil.close()
 
     assert api.get("/api/versions", headers=manager).json()["latest"] == version
@@ -513,6 +531,52 @@ def test_a_page_on_another_origin_cannot_publish_change_stock_or_teach(browser, 
     expect(dashboard.locator("#no-pending")).to_be_visible(timeout=TURN)
     assert api.get("/api/versions", headers=manager).json()["latest"] == version + 1
     assert dashboard.errors == [] and lane.errors == []
+
+
+FRAMER = """<!doctype html><title>a prize</title><body>
+<iframe id="framed" src="{base}/dashboard" width="1200" height="800"></iframe>
+<script>
+/* what this week's attack did: lay the dashboard (logged in by its cookie) under another origin's
+   page, and open lanes by blind no-cors POSTs */
+window.opened = Promise.all(Array.from({{length: 20}}, () => fetch("{base}/api/lanes",
+  {{method: "POST", mode: "no-cors", credentials: "include", body: "{{}}"}}).catch(() => null))).then(() => true);
+</script>"""
+
+
+@pytest.fixture
+def framing_origin(service: Served) -> Iterator[str]:
+    yield from served_elsewhere(FRAMER.format(base=service.base))
+
+
+def test_another_origin_can_neither_frame_the_dashboard_nor_open_lanes(browser, contexts, service, framing_origin):
+    """The manager, logged in, opens another origin's page: the dashboard it frames is not shown
+    (frame-ancestors 'none', X-Frame-Options DENY), so there is no Save to click under it; its 20
+    blind POSTs open no lane (403: another site's page)."""
+    manager = {"Authorization": f"Bearer {service.token}"}
+    dashboard = new_page(browser, contexts, service, width=1440, height=1000)
+    open_dashboard(dashboard, service)
+    api = dashboard.request
+    lanes_before = {lane["lane"] for lane in api.get("/api/lanes", headers=manager).json()}
+
+    evil = dashboard.context.new_page()  # the same browser profile: the manager's cookie goes along
+    said: list[str] = []
+    statuses: list[int] = []
+    evil.on("console", lambda message: said.append(message.text))
+    evil.on("response", lambda r: statuses.append(r.status) if r.url.startswith(service.base + "/api/") else None)
+    evil.goto(framing_origin)
+    assert evil.evaluate("window.opened") is True
+    deadline = time.monotonic() + WAIT / 1000
+    while not any("frame-ancestors" in text or "X-Frame-Options" in text for text in said):
+        assert time.monotonic() < deadline, said
+        evil.wait_for_timeout(100)
+    framed = next(frame for frame in evil.frames if frame is not evil.main_frame)
+    assert not framed.url.startswith(service.base), framed.url  # an error page, not the dashboard
+    expect(evil.frame_locator("#framed").locator("#save")).to_have_count(0)
+    assert statuses == [403] * 20, statuses
+    evil.close()
+
+    assert {lane["lane"] for lane in api.get("/api/lanes", headers=manager).json()} == lanes_before
+    assert dashboard.errors == []
 
 
 def test_the_api_documentation_renders_with_no_network(browser, contexts, service):
@@ -536,7 +600,10 @@ def test_the_api_documentation_renders_with_no_network(browser, contexts, servic
     page.goto("/redoc")
     expect(page.get_by_text("/api/manager/turns").first).to_be_attached()
     # ReDoc's "API docs by Redocly" footer links its logo from its site: an image left blank offline
-    assert all(url.endswith("/logo-mini.svg") for url in elsewhere) and page.errors == []  # type: ignore[attr-defined]
+    # (the service's policy refuses it before the network would)
+    logo = [e for e in page.errors if e.startswith("Loading the image 'https://cdn.redoc.ly/redoc/logo-mini.svg'")]
+    assert all(url.endswith("/logo-mini.svg") for url in elsewhere)
+    assert [e for e in page.errors if e not in logo] == []  # type: ignore[attr-defined]
 
 
 def test_the_stock_board_files_foods_by_category_with_what_is_out_first(browser, contexts, service):

@@ -71,10 +71,10 @@ def test_lanes(engine, tmp_path):
     assert home.lanes() == []
     home.open_lane("L1", "hash1", "s1")
     home.open_lane("L2", "hash2", "s2")
-    home.lane_session("L1", "s3")
-    assert Home(tmp_path).lanes() == [("L1", "hash1", "s3"), ("L2", "hash2", "s2")]
+    home.lane_session("L1", "s3", "s1")
+    assert Home(tmp_path).lanes() == [("L1", "hash1", "s3", "s1"), ("L2", "hash2", "s2", None)]
     home.close_lane("L1")
-    assert home.lanes() == [("L2", "hash2", "s2")]
+    assert home.lanes() == [("L2", "hash2", "s2", None)]
 
 
 def test_phrases_no_bot_understood(engine, tmp_path):
@@ -153,7 +153,7 @@ def test_a_sqlite_database_of_today_s_main_schema_is_upgraded_with_its_rows(tmp_
         conn.execute("INSERT INTO unheard VALUES ('a quesarito', 2, '2026-01-01', 'open')")
     conn.close()
     assert home.stock_out() == ["Tomatoes"] and home.latest_version() == 1 and home.published("s1", "b1") == 1
-    assert home.lanes() == [("L1", "hash", "s1")] and home.unheard()[0]["count"] == 2
+    assert home.lanes() == [("L1", "hash", "s1", None)] and home.unheard()[0]["count"] == 2
     assert home.history()[0]["new"] == "199" and len(home.menu_files(1)) == 1
     with sqlite3.connect(tmp_path / "shared.db") as conn:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == LATEST
@@ -177,7 +177,7 @@ def test_a_sqlite_database_of_release_1_is_upgraded_with_its_rows(tmp_path):
     assert home.stock_out() == ["Onions"] and home.history()[0]["item"] == "Onions"
     home.open_lane("L1", "hash", "s1")
     home.note_unheard(["a quesarito"])
-    assert home.lanes() == [("L1", "hash", "s1")] and home.unheard()[0]["phrase"] == "a quesarito"
+    assert home.lanes() == [("L1", "hash", "s1", None)] and home.unheard()[0]["phrase"] == "a quesarito"
     with sqlite3.connect(tmp_path / "shared.db") as conn:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == LATEST
     conn.close()
@@ -203,7 +203,7 @@ def test_a_postgresql_database_at_schema_version_2_is_upgraded_at_first_use(post
         conn.execute("INSERT INTO unheard VALUES ('a quesarito', 2, '2026-01-01', 'open')")
     monkeypatch.setenv("AUTOMANAGER_DATABASE_URL", url)
     assert home.stock_out() == ["Tomatoes"] and home.latest_version() == 1 and home.published("s1", "b1") == 1
-    assert home.lanes() == [("L1", "hash", "s1")] and home.unheard()[0]["count"] == 2
+    assert home.lanes() == [("L1", "hash", "s1", None)] and home.unheard()[0]["count"] == 2
     assert home.history()[0]["new"] == "199"
     with psycopg.connect(url) as conn:
         assert conn.execute("SELECT max(version) FROM schema_version").fetchone()[0] == LATEST

@@ -1,6 +1,7 @@
 """Lanes that close and a service that cannot be doubled (issue 37): a second `serve` on a state dir
 is refused naming the process that serves it; one address opening lanes is limited while another
-still opens; the manager closes any lane; idle lanes and lanes whose page left close by themselves;
+still opens, and addresses holding every lane (watched by pages) give lanes up to cars of other
+addresses; a lane keeps a few event streams; the manager closes any lane; idle lanes and lanes whose page left close by themselves;
 closed lane rows are pruned; a request body shorter than its Content-Length is answered 408 while
 the service serves others."""
 
@@ -100,6 +101,90 @@ def test_one_address_opening_lanes_is_limited_while_another_still_opens(tmp_path
         assert turn.status_code == 200 and turn.json()["lines"]
 
 
+def test_addresses_holding_every_lane_give_one_up_to_a_car_of_another_address(tmp_path, monkeypatch):
+    """This week's attack, scaled down: two addresses open all the lanes and keep a page watching
+    each (which used to keep them open for good). A car of a third address still gets a lane, one
+    of the biggest holder's; the holders get no more, and take none from the cars."""
+    monkeypatch.setattr(lanes, "MAX_LANES", 8)
+    monkeypatch.setenv("AUTOMANAGER_LANES_PER_CLIENT", "4")
+    app = create_app(Home(tmp_path))
+    service = app.state.service
+    squatters = [TestClient(app, client=(f"192.0.2.{n}", 4000), raise_server_exceptions=False) for n in (1, 2)]
+    cars = [TestClient(app, client=(f"198.51.100.{n}", 4000), raise_server_exceptions=False) for n in (1, 2, 3)]
+    with squatters[0]:
+        held = [squatter.post("/api/lanes") for squatter in squatters for _ in range(4)]
+        assert [a.status_code for a in held] == [201] * 8
+        for lane in service.lanes.open.values():
+            lane.watching += 1  # a page holds its event stream
+        over = squatters[0].post("/api/lanes")
+        assert over.status_code == 429 and "this address" in over.json()["error"]  # over its own share
+        for n, car in enumerate(cars, 1):
+            lane = car.post("/api/lanes")
+            assert lane.status_code == 201, lane.text
+            turn = car.post(f"/api/lanes/{lane.json()['lane']}/turns", headers=bearer(lane.json()["token"]),
+                            json={"text": "a pepsi"})
+            assert turn.status_code == 200 and turn.json()["lines"]
+            counts = sorted(sum(lane.client == f"192.0.2.{k}" for lane in service.lanes.open.values()) for k in (1, 2))
+            assert len(service.lanes.open) == 8 and sum(counts) == 8 - n and counts[1] - counts[0] <= 1, counts
+        for squatter in squatters:  # a lane back from a car: none (rate, share); the cars' lanes stay
+            again = squatter.post("/api/lanes")
+            assert again.status_code == 429, again.text
+        assert sum(lane.client.startswith("198.51.100.") for lane in service.lanes.open.values()) == 3
+
+
+def test_a_watched_lane_no_car_spoke_at_for_the_idle_time_is_given_up_when_every_lane_is_taken(tmp_path, monkeypatch):
+    monkeypatch.setattr(lanes, "MAX_LANES", 2)
+    app = create_app(Home(tmp_path))
+    service = app.state.service
+    first, second, third, fourth = (TestClient(app, client=(f"192.0.2.{n}", 4000), raise_server_exceptions=False)
+                                    for n in (1, 2, 3, 4))
+    with first:
+        quiet, busy = first.post("/api/lanes").json(), second.post("/api/lanes").json()
+        for lane in service.lanes.open.values():
+            lane.watching += 1
+        service.lanes.open[quiet["lane"]].heard -= service.lanes.idle  # a page watches, no car for the idle time
+        assert third.post("/api/lanes").status_code == 201  # one lane each: the idle one goes
+        assert first.get(f"/api/lanes/{quiet['lane']}", headers=bearer(quiet["token"])).status_code == 404
+        refused = fourth.post("/api/lanes")  # nobody holds more than a share and no lane is idle: a 429
+        assert refused.status_code == 429 and "close one first" in refused.json()["error"]
+        assert second.get(f"/api/lanes/{busy['lane']}", headers=bearer(busy["token"])).status_code == 200
+
+
+def test_an_ipv6_client_is_counted_by_its_64_network(tmp_path):
+    assert lanes.client_of("2001:db8:1:2:aaaa::1") == lanes.client_of("2001:db8:1:2:bbbb::9") == "2001:db8:1:2::/64"
+    assert lanes.client_of("2001:db8:1:3::1") != lanes.client_of("2001:db8:1:2::1")
+    assert lanes.client_of("::ffff:192.0.2.7") == lanes.client_of("192.0.2.7") == "192.0.2.7"
+    assert lanes.client_of(None) == "" and lanes.client_of("testclient") == "testclient"
+
+
+def test_a_lane_keeps_a_few_event_streams_and_a_closed_lane_ends_them(tmp_path):
+    import asyncio
+
+    home = Home(tmp_path)
+    service = create_app(home).state.service
+
+    async def run() -> None:
+        service.events.loop = asyncio.get_running_loop()
+        lane, _token = service.lanes.start("192.0.2.1")
+        queues = [asyncio.Queue() for _ in range(lanes.MAX_STREAMS + 2)]
+        streams = [service.lanes.watch(lane, service.events.stream(lambda e: e.get("lane") == lane.id, [], q), q)
+                   for q in queues]
+        first = [asyncio.ensure_future(anext(stream)) for stream in streams]  # each begins, in order
+        await asyncio.sleep(0.1)
+        assert [task.done() for task in first] == [True, True] + [False] * lanes.MAX_STREAMS  # the oldest two ended
+        assert all(isinstance(task.exception(), StopAsyncIteration) for task in first[:2])
+        assert lane.watching == lanes.MAX_STREAMS
+        await asyncio.to_thread(service.lanes.close, lane)
+        await asyncio.sleep(0.1)
+        assert all(task.done() and "lane_closed" in task.result() for task in first[2:])  # each hears it
+        for stream in streams[2:]:  # and then ends
+            with pytest.raises(StopAsyncIteration):
+                await asyncio.wait_for(anext(stream), 5)
+        assert lane.watching == 0
+
+    asyncio.run(run())
+
+
 def test_the_manager_closes_any_lane(tmp_path):
     with TestClient(create_app(Home(tmp_path)), raise_server_exceptions=False) as client:
         manager = bearer((tmp_path / TOKEN_FILE).read_text().strip())
@@ -154,7 +239,7 @@ def test_closed_lane_rows_are_pruned(tmp_path, engine):
     rows = home.read("SELECT lane FROM lane")
     assert len(rows) <= 257  # the newest closed ones and the open one, not one row a car
     assert ("kept-open",) in rows and ("lane-299",) in rows and ("lane-0",) not in rows
-    assert home.lanes() == [("kept-open", "digest", "s0")]
+    assert home.lanes() == [("kept-open", "digest", "s0", None)]
 
 
 def test_a_body_shorter_than_its_length_gets_408_and_the_service_serves_others(tmp_path):

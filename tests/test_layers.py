@@ -15,10 +15,12 @@ PACKAGE = Path(__file__).resolve().parent.parent / "automanager"
 # Top to bottom; a module may import its own layer or any layer below it. Names are relative to
 # the package; "menu.*" is the menu package and every module in it.
 LAYERS = [
-    ["cli", "__main__", "repl", "bench", "voicebench", "evaluation.*", "service.app"],  # the commands and the chats' front ends
+    ["cli", "__main__", "repl", "bench", "voicebench", "evaluation.*", "service.app",
+     "service.server"],  # the commands and the chats' front ends; the HTTP server under the service
     ["service.routers.*"],  # the service's routes, one router per concern
     ["service.shared", "service.errors", "service.access"],  # what routes share: the store, errors, who may call
-    ["service", "service.lanes", "service.events", "service.models", "service.auth", "service.writer"],  # its parts
+    ["service", "service.lanes", "service.events", "service.models", "service.auth", "service.writer",
+     "service.policy"],  # its parts
     ["star", "star.customer", "star.manager"],  # the two chats: a customer's and a manager's
     ["star.chat"],  # the turn both share: understanding, deciding, replying, saving
     ["bots.*"],  # the two bots: a turn's facts in, the decision out
@@ -30,7 +32,8 @@ LAYERS = [
     ["orders", "receipt", "report"],  # a store's orders: recorded once, printed, summed for the day
     ["store", "state", "vocab", "acts", "rules"],  # the state on disk; the session state as typed facts; the vocabularies and acts
     ["terms"],  # the typed predicates: the one encoder and decoder
-    ["reasoner", "normalize", "paths", "settings", "database"],  # clingo; text folding; where files are; numbers set
+    ["reasoner", "normalize", "dialogue", "paths", "settings", "database"],  # clingo; text folding; the dialogue's
+    # words (no menu name may be one); where files are; numbers set
     ["files"],  # files written durably; cache entries with their digests
     ["automanager"],  # the package itself (empty)
 ]

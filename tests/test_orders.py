@@ -217,6 +217,69 @@ def test_bump_takes_a_ticket_off_and_recall_brings_the_last_one_back(tmp_path, e
     assert book.recall() is None  # nothing bumped is left to recall
 
 
+def placed_orders(home: Home, count: int) -> list[PlacedOrder]:
+    """`count` orders placed straight into the book (no chat): tickets 1..count."""
+    book = OrderBook(home)
+    return [book.place(f"s{n}", "chat", [Line(1, "Pepsi®", "Pepsi®", "", 100)], (100, 0, 0, 100))
+            for n in range(count)]
+
+
+def test_recall_brings_back_the_ticket_bumped_last_when_bumps_share_a_second(tmp_path, engine):
+    """bumped_at is to the second: the bump number, not the time, says which came last."""
+    home = Home(tmp_path)
+    home.clock = datetime(2026, 11, 25, 12, 0)  # every bump in the same second
+    one, two, three = placed_orders(home, 3)
+    book = OrderBook(home)
+    for order in (three, one, two):
+        assert book.bump(order.id)
+    assert [book.recall().ticket for _ in range(3)] == [2, 1, 3]  # type: ignore[union-attr]
+    assert book.recall() is None
+    assert book.bump(three.id) and book.bump(one.id)  # bumped again after a recall: last again
+    assert book.recall().ticket == 1  # type: ignore[union-attr]
+    assert book.bump(one.id) and book.recall().ticket == 1  # type: ignore[union-attr]
+
+
+def test_bumps_at_once_each_get_their_own_number_and_recall_goes_back_in_their_order(tmp_path, engine):
+    from concurrent.futures import ThreadPoolExecutor
+
+    home = Home(tmp_path)
+    home.clock = datetime(2026, 11, 25, 12, 0)
+    orders = placed_orders(home, 12)
+
+    def bump(order: PlacedOrder) -> bool:
+        kitchen = Home(tmp_path)  # a terminal or service of its own: a connection of its own
+        kitchen.clock = home.clock
+        try:
+            return OrderBook(kitchen).bump(order.id)
+        finally:
+            kitchen.close()
+
+    with ThreadPoolExecutor(6) as pool:
+        assert all(pool.map(bump, orders))
+    numbered = home.read("SELECT bump_number, ticket FROM placed_order WHERE store = ? ORDER BY bump_number",
+                         (home.store,))
+    assert [number for number, _ in numbered] == list(range(1, 13))  # strictly increasing, none shared
+    book = OrderBook(home)
+    assert [book.recall().ticket for _ in range(12)] == [t for _, t in reversed(numbered)]  # type: ignore[union-attr]
+
+
+def test_the_kitchen_s_recall_route_brings_back_the_ticket_bumped_last(tmp_path, engine):
+    from fastapi.testclient import TestClient
+
+    from automanager.service.app import create_app
+
+    home = Home(tmp_path)
+    home.clock = datetime(2026, 11, 25, 12, 0)
+    first, second = placed_orders(home, 2)
+    with TestClient(create_app(home), raise_server_exceptions=False) as client:
+        kitchen = {"Authorization": f"Bearer {(tmp_path / 'kitchen-token').read_text().strip()}"}
+        for order in (second, first):
+            assert client.post(f"/api/kitchen/tickets/{order.id}/bump", headers=kitchen).status_code == 200
+        recalled = client.post("/api/kitchen/recall", headers=kitchen)
+        assert recalled.status_code == 200 and recalled.json()["ticket"] == 1, recalled.text
+        assert [t["ticket"] for t in client.get("/api/kitchen/tickets", headers=kitchen).json()] == [1]
+
+
 def test_the_days_report_is_a_sum_over_the_recorded_orders(tmp_path, engine):
     home = Home(tmp_path)
     home.clock = datetime(2026, 11, 25, 12, 5)
@@ -251,3 +314,26 @@ def test_what_ran_out_is_counted_with_its_value_in_the_report(tmp_path, engine):
     price = dict(MENU.facts["original_price"])["Bean Burrito"]
     assert report.lost == [{"item": "Bean Burrito", "quantity": 2, "cents": 2 * price}]
     assert report.lost_value == 2 * price
+
+
+def test_a_turn_run_again_after_its_save_failed_counts_its_lost_sale_once(tmp_path, engine, monkeypatch):
+    """A refused line retried (the store answered 503, the page sent it again) is one lost sale."""
+    home = Home(tmp_path)
+    home.clock = datetime(2026, 11, 25, 13, 0)
+    home.set_stock("Refried Beans", out=True)
+    chat = CustomerChat(home)
+    saving = Home.save_session
+
+    def unavailable(*args, **kwargs):
+        raise StateUnavailable("the store is busy")
+
+    for _ in range(3):
+        monkeypatch.setattr(Home, "save_session", unavailable)
+        with pytest.raises(StateUnavailable):
+            chat.turn("two bean burritos")
+    monkeypatch.setattr(Home, "save_session", saving)
+    chat.turn("two bean burritos")
+    chat.turn("ok, a bean burrito then")  # asked again in another turn: lost again
+    price = dict(MENU.facts["original_price"])["Bean Burrito"]
+    assert day_report(home, datetime(2026, 11, 25).date()).lost == [
+        {"item": "Bean Burrito", "quantity": 3, "cents": 3 * price}]

@@ -453,3 +453,110 @@ def test_a_pack_dish_named_like_its_category_can_be_repriced(tmp_path, line, cen
     chat = ManagerChat(Home(tmp_path, paths.pack_dir("pizza")))
     chat.step(line)
     assert chat.staged() == [("edit", "Pizza", "price", 1399, cents)]
+
+
+# ---- names made of what customers say to the bot ----------------------------------------------------
+
+STARTER = (REPO / "automanager" / "menu" / "starter.toml").read_text(encoding="utf-8")
+# (what is changed in the starter menu, to what, the name refused and where it is said)
+DIALOGUE_NAMES = [
+    ('name = "Lemonade"', 'name = "No"', "'No'", 'item "No" field name'),
+    ('name = "Iced Tea"', 'name = "That"', "'That'", 'item "That" field name'),
+    ('name = "Iced Tea"', 'name = "Extra"', "'Extra'", 'item "Extra" field name'),
+    ('name = "Iced Tea"', 'name = "Thanks"', "'Thanks'", 'item "Thanks" field name'),
+    ('name = "Iced Tea"', 'name = "That\'s All"', "\"That's All\"", "field name"),
+    ('name = "Burger Meal"', 'name = "Done"', "'Done'", 'combo "Done" field name'),
+    ('words = ["tea"]', 'words = ["tea", "that"]', "'that'", 'item "Iced Tea" field words (entry 2)'),
+    ('words = ["tea"]', 'words = ["tea", "it"]', "'it'", "field words (entry 2)"),
+    ('words = ["tea"]', 'words = ["tea", "the same"]', "'the same'", "field words (entry 2)"),
+    ('words = ["tea"]', 'words = ["tea", "all done"]', "'all done'", "field words (entry 2)"),
+    ('words = ["tea"]', 'words = ["tea", "yes please"]', "'yes please'", "field words (entry 2)"),
+    ('words = ["tea"]', 'words = ["tea", "sounds good"]', "'sounds good'", "field words (entry 2)"),
+    ('words = ["tea"]', 'words = ["tea", "one of those"]', "'one of those'", "field words (entry 2)"),
+    ('words = ["tea"]', 'words = ["tea", "More Please!"]', "'More Please!'", "field words (entry 2)"),
+    ('words = ["burger combo"]', 'words = ["burger combo", "again"]', "'again'", 'combo "Burger Meal" field words'),
+]
+
+
+def starter_pack(folder: Path, old: str, new: str) -> Path:
+    assert old in STARTER
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "menu.toml").write_text(STARTER.replace(old, new, 1), encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize("old, new, name, where", DIALOGUE_NAMES, ids=[case[1] for case in DIALOGUE_NAMES])
+def test_kb_build_refuses_a_name_or_word_customers_say_to_the_bot(tmp_path, old, new, name, where):
+    """With an item named "No" or aliased "that", "no, that's all" rang up "a No": such a name or
+    word is refused with its file and line, the name, and what to do; nothing is written."""
+    pack = starter_pack(tmp_path / "pack", old, new)
+    result = runner.invoke(app, ["kb", "build", "--kb", str(pack)])
+    assert result.exit_code == 2 and not (pack / "menu.lp").exists(), result.output
+    said = " ".join(result.output.split())
+    assert "menu.toml, line " in said and where in said and name in said and "what customers say to the bot" in said
+    assert ("Name the" in said) if "field name" in where else ("Drop it from words" in said)
+    assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("old, new", [
+    ('words = ["tea"]', 'words = ["tea", "that tea"]'),  # a food's word with it
+    ('name = "Iced Tea"', 'name = "The Works"'),  # "works" is an answer only alone ("that works")
+    ('name = "Iced Tea"', 'name = "All In One"'),  # a number is no dialogue word
+    ('words = ["burger combo"]', 'words = ["burger combo", "the number one"]'),
+])
+def test_kb_build_takes_a_name_with_a_word_of_its_own(tmp_path, old, new):
+    pack = starter_pack(tmp_path / "pack", old, new)
+    result = runner.invoke(app, ["kb", "build", "--kb", str(pack)])
+    assert result.exit_code == 0, result.output
+    assert runner.invoke(app, ["kb", "check", "--kb", str(pack)]).exit_code == 0
+
+
+def test_kb_check_refuses_a_built_menu_with_such_a_name_or_alias_naming_its_file(tmp_path):
+    """A pack built before the rule (or written by hand): kb check says each, with the file to fix."""
+    pack = tmp_path / "pack"
+    shutil.copytree(paths.pack_dir("pizza"), pack)
+    menu = (pack / "menu.lp").read_text(encoding="utf-8")
+    assert '"Coffee"' in menu
+    (pack / "menu.lp").write_text(menu.replace('"Coffee"', '"Nothing"'), encoding="utf-8")
+    (pack / "aliases.lp").write_text('alias("that", "Pizza").\nalias("yes please", "Pizza").\n'
+                                     'alias("that pie", "Pizza").\n', encoding="utf-8")
+    result = runner.invoke(app, ["kb", "check", "--kb", str(pack)])
+    said, unbroken = " ".join(result.output.split()), "".join(result.output.split())  # lines wrap anywhere
+    assert result.exit_code == 1, result.output
+    assert "Nothing is named by what customers say to the bot" in said and "name it by its food" in said
+    assert "alias 'that' of Pizza is what customers say to the bot" in said and "drop the alias" in said
+    assert "alias 'yes please' of Pizza" in said and "that pie" not in said and "3 violation(s)" in said
+    assert f"(in{pack / 'menu.lp'})" in unbroken and f"(in{pack / 'aliases.lp'})" in unbroken
+
+
+def test_the_dialogue_words_are_one_list_the_parser_and_the_checks_share():
+    """automanager/dialogue.toml: the customer parser's short answers and references are read from
+    it (not copied), and `is_dialogue` is the test kb build, kb check and the manager's chat share."""
+    from automanager import dialogue
+    from automanager.language.phrases import CUSTOMER_FILE, phrases
+
+    said = phrases()
+    assert said.yes.phrases == tuple(dialogue.replies()["yes"]) and said.no.phrases == tuple(dialogue.replies()["no"])
+    assert said.pronouns.phrases == tuple(dialogue.pronouns())
+    assert "[replies]" not in CUSTOMER_FILE.read_text(encoding="utf-8")  # one home for them
+    for phrase in ("No", "that", "That's all", "the", "with", "extra", "more", "same", "again", "all", "done",
+                   "thanks", "no thanks", "whatever", "one of those", "  YES!  "):
+        assert dialogue.is_dialogue(phrase), phrase
+    for phrase in ("Burger", "that tea", "The Works", "number one", "no 1", "Combo #2", "", "®", "ピザ", "No Bake Pie"):
+        assert not dialogue.is_dialogue(phrase), phrase
+
+
+def test_the_shipped_packs_have_no_name_made_of_dialogue_words():
+    from automanager.dialogue import is_dialogue
+
+    for pack in (paths.data_dir("kb"), paths.pack_dir("pizza"), paths.pack_dir("burger")):
+        facts = pack_facts(pack)
+        items = {args[0] for kind in ("dish", "combo") for args in facts.get(kind, [])}
+        assert not [n for n in items if is_dialogue(n)]
+        assert not [a for a, n in facts.get("alias", []) if n in items and is_dialogue(a)]
+
+
+def pack_facts(pack: Path) -> dict:
+    from automanager.menu.model import Menu
+
+    return Menu.load(paths.kb_files(pack)).facts

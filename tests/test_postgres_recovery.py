@@ -296,3 +296,139 @@ def test_chaos_eight_lanes_through_a_server_restart_keep_every_turn_once(on_post
             postgres_server.restart()
         stderr = server.close()
     assert "Traceback" not in stderr, stderr
+
+
+# -- `serve` started while the server is full (finding 11) --------------------------------------------
+def all_slots(url: str) -> list[Any]:
+    """Every connection slot of the crowded server, held by the test."""
+    held: list[Any] = []
+    with pytest.raises(psycopg.OperationalError, match="too many clients"):
+        for _ in range(SLOTS + 1):
+            held.append(psycopg.connect(url))
+    return held
+
+
+class Waiting:
+    """`automanager serve` started in the background, its port, and its stderr read line by line
+    in a thread of its own (so every wait on it is bounded)."""
+
+    def __init__(self, state: Path):
+        import os
+        import queue
+        import socket
+        import subprocess
+        import sys
+        import threading
+
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "AUTOMANAGER_"))
+               or k == "AUTOMANAGER_DATABASE_URL"}
+        self.proc = subprocess.Popen([sys.executable, "-m", "automanager", "serve", "--port", str(self.port),
+                                      "--state-dir", str(state), "--backend", "offline"], env=env,
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                     text=True)
+        self.lines: queue.Queue[str] = queue.Queue()  # "" at the end of its stderr
+        self.seen: list[str] = []
+        threading.Thread(target=lambda: [*map(self.lines.put, self.proc.stderr), self.lines.put("")],
+                         daemon=True).start()
+
+    def said(self, words: str) -> str:
+        """The first line from here on with `words` (within WAIT seconds)."""
+        import queue
+
+        deadline = time.monotonic() + WAIT
+        while True:
+            try:
+                line = self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                raise AssertionError(f"not said within {WAIT} s: {words!r}; so far: {''.join(self.seen)}") from None
+            self.seen.append(line)
+            assert line, f"never said {words!r}; exit {self.proc.wait(timeout=WAIT)}: {''.join(self.seen)}"
+            if words in line:
+                return line
+
+    def stop(self, signal_number: int | None = None) -> str:
+        """Signal it (SIGTERM by default), wait for it (bounded) and return all it said on stderr."""
+        import signal
+
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal_number or signal.SIGTERM)
+        try:
+            self.proc.wait(timeout=WAIT)
+        except Exception:
+            self.proc.kill()
+            self.proc.wait(timeout=WAIT)
+        while (line := self.lines.get(timeout=WAIT)) != "":
+            self.seen.append(line)
+        return "".join(self.seen)
+
+
+def test_serve_started_with_no_connection_slot_left_waits_then_serves_once_one_frees(crowded_server, monkeypatch,
+                                                                                   tmp_path):
+    import httpx
+
+    monkeypatch.setenv("AUTOMANAGER_DATABASE_URL", url := crowded_server.new_database())
+    held = all_slots(url)
+    serve = Waiting(tmp_path / "state")
+    try:
+        try:
+            waiting = serve.said("waiting for it")
+            assert "busy" in waiting and "too many clients" in waiting and "Ctrl-C" in waiting, waiting
+            time.sleep(8)  # past the 5 s after which it used to give up
+            assert serve.proc.poll() is None, serve.stop()
+        finally:
+            for conn in held:
+                conn.close()
+        serve.said("the database answers: starting")
+        serve.said("Ctrl-C stops the service")
+        with httpx.Client(base_url=f"http://127.0.0.1:{serve.port}", timeout=WAIT) as client:
+            deadline = time.monotonic() + WAIT
+            while True:  # listening a moment after its last start-up line
+                try:
+                    client.get("/openapi.json")
+                    break
+                except httpx.TransportError:
+                    assert time.monotonic() < deadline and serve.proc.poll() is None, "it never listened"
+                    time.sleep(0.1)
+            lane = client.post("/api/lanes").json()
+            turn = client.post(f"/api/lanes/{lane['lane']}/turns", json={"text": "a pepsi", "turn_id": "t1"},
+                               headers={"Authorization": f"Bearer {lane['token']}"})
+            assert turn.status_code == 200 and [line["item"] for line in turn.json()["lines"]] == ["Pepsi®"]
+    finally:
+        stderr = serve.stop()
+    assert "Traceback" not in stderr and "error:" not in stderr, stderr
+    assert stderr.count("waiting for it") == 1, stderr  # said once, not once a try
+
+
+def test_ctrl_c_stops_a_serve_waiting_for_a_full_server(crowded_server, monkeypatch, tmp_path):
+    import signal
+
+    monkeypatch.setenv("AUTOMANAGER_DATABASE_URL", url := crowded_server.new_database())
+    held = all_slots(url)
+    try:
+        serve = Waiting(tmp_path / "state")
+        serve.said("waiting for it")
+        time.sleep(1.5)
+        asked = time.monotonic()
+        stderr = serve.stop(signal.SIGINT)
+        took = time.monotonic() - asked
+    finally:
+        for conn in held:
+            conn.close()
+    assert serve.proc.returncode == 130 and took < 10, (serve.proc.returncode, took, stderr)
+    assert stderr.strip().splitlines()[-1].startswith("error: stopped while waiting for the database"), stderr
+    assert "Traceback" not in stderr
+    assert serve_lock_free(tmp_path / "state")  # the state dir's lock went with it
+
+
+def serve_lock_free(state: Path) -> bool:
+    import fcntl
+
+    with open(state / "serve-main.lock", "a+") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return False
+    return True

@@ -5,11 +5,13 @@ mid-commit runs on both engines in test_crash_and_concurrency.py."""
 
 from __future__ import annotations
 
+import os
+import time
 from collections import Counter
 from pathlib import Path
 
 import pytest
-from processes import ServeProcess
+from processes import ServeProcess, serve_refused
 
 from automanager.evaluation.runner import run_scenario
 from automanager.evaluation.scenario import load_scenarios
@@ -107,3 +109,92 @@ def test_every_lane_s_first_turn_after_the_server_is_back_is_answered(on_postgre
             postgres_server.restart()
         stderr = server.close()
     assert "Traceback" not in stderr, stderr
+
+
+# -- one service per store on a database (finding 9) ----------------------------------------------------
+def lock_holders(url: str) -> list[str]:
+    """The application names of the sessions holding an advisory lock of a store's service."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        return [name for name, in conn.execute(
+            "SELECT a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
+            "WHERE l.locktype = 'advisory' AND l.granted AND a.application_name LIKE 'automanager serve%'")]
+
+
+def until(check, seconds: float = 30.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def test_a_second_serve_of_a_store_on_one_database_is_refused_then_starts_once_the_first_is_killed(
+        on_postgres, tmp_path):
+    first = ServeProcess(tmp_path / "a")
+    try:
+        lane = first.http.post("/api/lanes").json()
+        first.turn(lane, "a pepsi", "t1")
+        refused = serve_refused(tmp_path / "b")  # another state dir, another machine: the same store
+        assert refused.returncode == 2, refused.stderr
+        lines = refused.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("error: store main is served already"), refused.stderr
+        assert f"pid {first.proc.pid}" in lines[0] and "stop that service first" in lines[0], lines[0]
+        assert "Traceback" not in refused.stderr
+        other = ServeProcess(tmp_path / "c", {"AUTOMANAGER_STORE": "north"})  # another store beside it: served
+        other.close()
+        first.kill()  # kill -9: the session ends with the connection, the lock with it
+        second = ServeProcess(tmp_path / "b")
+        try:
+            assert lock_holders(on_postgres) == [f"automanager serve pid {second.proc.pid} on {os.uname().nodename}"[:63]]
+        finally:
+            assert "Traceback" not in second.close()
+        assert until(lambda: lock_holders(on_postgres) == [], 10)  # stopped: released
+    finally:
+        first.kill()
+
+
+def test_a_service_holds_its_store_again_after_the_server_restarts(on_postgres, postgres_server, tmp_path):
+    first = ServeProcess(tmp_path / "a")
+    down = False
+    try:
+        lane = first.http.post("/api/lanes").json()
+        first.turn(lane, "a pepsi", "t1")
+        postgres_server.stop()  # every session goes, the lock with it
+        down = True
+        postgres_server.restart()
+        down = False
+        assert until(lambda: len(lock_holders(on_postgres)) == 1), "the service never took its lock again"
+        refused = serve_refused(tmp_path / "b")
+        assert refused.returncode == 2 and "store main is served already" in refused.stderr, refused.stderr
+        assert [line["item"] for line in first.turn(lane, "a bean burrito", "t2")["lines"]] == ["Pepsi®", "Bean Burrito"]
+    finally:
+        if down:
+            postgres_server.restart()
+        stderr = first.close()
+    assert "held again" in stderr and "Traceback" not in stderr, stderr
+
+
+def test_a_service_whose_store_was_taken_while_its_lock_was_away_stops(on_postgres, tmp_path):
+    """Its lock's connection cut (as by a server restart) and the store taken meanwhile: two services
+    must not serve it, so this one stops, saying why."""
+    import psycopg
+
+    from automanager.database import service_key
+
+    first = ServeProcess(tmp_path / "a")
+    with psycopg.connect(on_postgres, autocommit=True) as conn:
+        [holder] = conn.execute("SELECT l.pid FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
+                                "WHERE l.locktype = 'advisory' AND a.application_name LIKE 'automanager serve%'"
+                                ).fetchone() or [None]
+        conn.execute("SELECT pg_terminate_backend(%s)", (holder,))
+        assert until(lambda: conn.execute("SELECT pg_try_advisory_lock(%s)", (service_key("main"),)).fetchone()[0], 10)
+        try:
+            first.proc.wait(timeout=60)
+        finally:
+            stderr = first.close()
+    assert first.proc.returncode == 2, stderr
+    assert "store main is served already" in stderr and "this service stops" in stderr, stderr
+    assert "Traceback" not in stderr

@@ -214,6 +214,90 @@ def test_the_api_is_documented(site):
     assert {"/api/lanes", "/api/lanes/{lane_id}/turns", "/api/stock", "/api/save"} <= set(spec["paths"])
 
 
+# -- framing and the pages' scripts (this week's attack: a page on another port framed the dashboard) --
+def test_every_page_and_the_api_answer_that_no_other_site_may_frame_them(site):
+    """Every answer says frame-ancestors 'none' and X-Frame-Options DENY, with a Content-Security-
+    Policy that runs only the service's own scripts: the pages, the staff pages logged in or not,
+    the API documentation, a receipt, static files, JSON answers and errors."""
+    kitchen = (site.root / "kitchen-token").read_text().strip()
+    lane = site.ok("POST", "/api/lanes")
+    for text in ("a bean burrito", "that's all", "no", "no"):
+        car = site.ok("POST", site.turns(lane), site.lane(lane), {"text": text})
+    assert car["placed"], car
+    answers = {
+        "start page": site.client.get("/"), "lane page": site.client.get("/lane"),
+        "dashboard, logged out": site.client.get("/dashboard"),
+        "dashboard": site.client.get("/dashboard", headers=cookie(site)),
+        "kitchen, logged out": site.client.get("/kitchen"),
+        "kitchen": site.client.get("/kitchen", headers={"Cookie": f"automanager_kitchen={kitchen}"}),
+        "login answer": site.client.get("/dashboard", params={"token": site.token}, follow_redirects=False),
+        "docs": site.client.get("/docs"), "redoc": site.client.get("/redoc"),
+        "receipt": site.client.get(car["placed"]["receipt"]),
+        "receipt as text": site.client.get(car["placed"]["receipt"] + ".txt"),
+        "a script": site.client.get("/static/lane.js"), "the style": site.client.get("/static/style.css"),
+        "the API's description": site.client.get("/openapi.json"),
+        "a lane's JSON": site.client.get(f"/api/lanes/{lane['lane']}", headers=site.lane(lane)),
+        "the manager's JSON": site.client.get("/api/stock", headers=site.manager),
+        "a chart": site.client.get("/api/report/hours.svg", headers=site.manager),
+        "a 401": site.client.get("/api/stock"), "a 404": site.client.get("/nowhere"),
+        "a 422": site.client.post("/api/lanes/x/turns", headers=site.lane(lane), json={}),
+    }
+    for what, answer in answers.items():
+        assert answer.status_code < 500, (what, answer.status_code)
+        assert answer.headers.get("x-frame-options") == "DENY", what
+        policy = answer.headers.get("content-security-policy", "")
+        assert "frame-ancestors 'none'" in policy, (what, policy)
+        scripts = re.search(r"script-src ([^;]*)", policy) or re.search(r"default-src ([^;]*)", policy)
+        assert scripts and "'unsafe-inline'" not in scripts.group(1) and "*" not in scripts.group(1), (what, policy)
+    for what in ("start page", "lane page", "dashboard", "kitchen", "dashboard, logged out"):
+        page = answers[what].text
+        assert "<script>" not in page and "<style" not in page and " style=" not in page, what  # nothing inline
+
+
+def test_the_documentation_and_the_receipt_inline_only_what_their_policy_names():
+    """Swagger UI's start-up script and the receipt's style block are let through by their hash;
+    nothing else inline would run."""
+    import base64
+    import hashlib
+
+    from fastapi.openapi.docs import get_swagger_ui_html
+
+    from automanager.receipt import STYLE
+    from automanager.service import policy
+
+    page = get_swagger_ui_html(openapi_url="/openapi.json", title="t", swagger_js_url="/a.js", swagger_css_url="/a.css")
+    script = re.search(rb"<script>(.*?)</script>", page.body, re.S).group(1)
+    expected = "'sha256-" + base64.b64encode(hashlib.sha256(script).digest()).decode() + "'"
+    assert policy.documentation([policy.digest(script)]).count(expected) == 1
+    assert f"style-src 'self' {policy.digest(STYLE)}" in policy.with_style(policy.digest(STYLE))
+
+
+# -- opening a lane from another site's page (this week's attack: 20 blind POSTs opened 12 lanes) -----
+def test_a_lane_is_opened_from_this_services_pages_and_by_clients_that_are_no_browser(tmp_path):
+    with TestClient(create_app(Home(tmp_path)), raise_server_exceptions=False) as client:
+        refusals = {
+            "another port": {"Origin": "http://testserver:8001"},
+            "another host": {"Origin": "http://127.0.0.1"},
+            "an opaque origin (a sandboxed frame, a data: page)": {"Origin": "null"},
+            "a blind no-cors POST from a sibling port": {"Origin": "http://testserver:9999", "Sec-Fetch-Site": "same-site",
+                                                          "Sec-Fetch-Mode": "no-cors"},
+            "another site, its Origin hidden": {"Sec-Fetch-Site": "cross-site"},
+            "our origin said, another site fetched": {"Origin": OWN, "Sec-Fetch-Site": "cross-site"},
+        }
+        for who, headers in refusals.items():
+            said = refused(client.post("/api/lanes", headers=headers | {"Content-Type": "text/plain"},
+                                       content=b"{}"), 403)
+            assert "another site" in said["error"] and "/lane" in said["error"], who
+        service = client.app.state.service  # type: ignore[attr-defined]
+        assert service.lanes.open == {}
+        for who, headers in {"the lane page": {"Origin": OWN, "Sec-Fetch-Site": "same-origin"},
+                             "the lane page, on an old browser": {"Origin": OWN + ":80"},
+                             "a script or curl (no browser)": {}}.items():
+            answer = client.post("/api/lanes", headers=headers)
+            assert answer.status_code == 201, (who, answer.text)
+        assert len(service.lanes.open) == 3
+
+
 # -- hostile input -------------------------------------------------------------------------------
 def lane_and_manager_bodies(site: Site) -> list[tuple[str, dict[str, str], str]]:
     """(path, headers, the field a line goes in) of every route that takes a body."""

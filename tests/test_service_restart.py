@@ -16,6 +16,7 @@ import httpx
 import pytest
 from processes import ServeProcess
 
+from automanager.orders import OrderBook
 from automanager.store import Home
 
 pytestmark = pytest.mark.slow
@@ -174,3 +175,56 @@ def test_eight_lanes_while_the_manager_changes_a_price_and_saves(tmp_path):
         assert max(kept.values()) == 1 and sum(kept.values()) == 1 + 4 + 1 + 8 * 12 + 8
     finally:
         assert "Traceback" not in server.close()
+
+
+def test_chaos_restarts_between_a_turn_and_its_resend_on_both_engines(tmp_path, engine):
+    """Issue 53: two lanes close cars while the service is killed (SIGKILL) or stopped between a
+    turn and the page sending it again. Every resent turn is taken once (a closing one too: its car
+    keeps its receipt, the next car does not start with it), every closed car is recorded once, and
+    each lane's transcripts hold its own turns only."""
+    rng = random.Random(53)
+    server = ServeProcess(tmp_path)
+    lanes = [server.http.post("/api/lanes").json() for _ in range(2)]
+    cars = [["a bean burrito", "that's all", "no", "no"], ["a large pepsi and a soft taco", "that's all", "no", "no"]]
+    closed: list[str] = []
+    try:
+        for cycle in range(4):
+            for k, lane in enumerate(lanes):
+                for i, text in enumerate(cars[(cycle + k) % 2]):
+                    turn_id = f"l{k}c{cycle}t{i}"
+                    first = server.turn(lane, text, turn_id)
+                    if rng.random() < 0.4 or i == 3 and cycle % 2 == k:  # a closing turn resent at least twice
+                        server.kill() if rng.random() < 0.5 else server.close()
+                        server = ServeProcess(tmp_path)
+                    again = server.turn(lane, text, turn_id)  # the page did not hear the answer: sent again
+                    assert again.get("repeated") and again["session"] == first["session"], (turn_id, again)
+                    assert again["placed"] == first["placed"] and again["reply"] == first["reply"]
+                closed.append(first["session"])
+                assert first["placed"] and first["ended"], first
+                view = server.http.get(f"/api/lanes/{lane['lane']}", headers={"Authorization": f"Bearer {lane['token']}"})
+                assert view.json()["turns"] == [] and view.json()["session"] != first["session"]  # the next car, fresh
+        home = Home(tmp_path)
+        placed = [order.session for order in OrderBook(home).open_tickets()]
+        assert sorted(placed) == sorted(closed) and len(set(placed)) == len(placed) == 8  # each car once
+        for session, data in home.sessions_of("customer"):
+            ids = [t["id"] for t in data["turns"]]
+            assert len(ids) == len(set(ids)) and len({turn_id[:2] for turn_id in ids}) <= 1, (session, ids)
+    finally:
+        assert "Traceback" not in server.close()
+
+
+def test_a_second_serve_of_a_store_on_one_state_dir_is_refused_until_the_first_is_killed(tmp_path, engine):
+    from processes import serve_refused
+
+    first = ServeProcess(tmp_path)
+    try:
+        refused = serve_refused(tmp_path)
+        assert refused.returncode == 2, refused.stderr
+        lines = refused.stderr.strip().splitlines()
+        assert len(lines) == 1 and f"process {first.proc.pid} is serving store main" in lines[0], refused.stderr
+        assert ("--store" if engine == "postgresql" else "--state-dir") in lines[0]
+        first.kill()  # kill -9: its locks go with it
+        second = ServeProcess(tmp_path)
+        assert "Traceback" not in second.close()
+    finally:
+        first.kill()

@@ -269,3 +269,146 @@ def test_new_session_ids_skip_saved_ones(home, monkeypatch):
 def test_a_missing_manager_session_points_to_the_manager_chat(home):
     with pytest.raises(StateError, match="`automanager manager` without --resume"):
         ManagerChat(home, "0123456789abcdef")
+
+
+# -- 12. a read-only or full state dir is still read --------------------------------------------------
+# A real file system (tmpfs) made read-only or filled up, where the tests may mount one (root): SQLite's own
+# behaviour, which an in-process simulation (faulty_state.py) cannot show: a WAL database closed cleanly has
+# no -shm, and an ordinary reader must make one (refused on a read-only disk, cut short on a full one).
+LOOKS = [["state", "stock"], ["state", "history"], ["state", "pending"], ["orders", "list", "--day", "2026-11-25"],
+         ["orders", "list", "--open"], ["orders", "show", "1"], ["orders", "tax"], ["report", "--day", "2026-11-25"]]
+SEEN = {"state stock": "Tomatoes", "state history": "Soft Taco", "state pending": "Bean Burrito",
+        "orders list": "Pepsi", "orders show": "Ticket #1", "orders tax": "none", "report": "1 orders, sales $4.28"}
+
+
+@pytest.fixture
+def disk(tmp_path):
+    """A small tmpfs of the test's own (skipped where none can be mounted: not root, or no mount)."""
+    import os
+    import subprocess
+
+    folder = tmp_path / "disk"
+    folder.mkdir()
+    if os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root")
+    made = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=48m", "tmpfs", str(folder)], capture_output=True,
+                          text=True, timeout=30)
+    if made.returncode:
+        pytest.skip(f"cannot mount a tmpfs here: {made.stderr.strip()}")
+    yield folder
+    subprocess.run(["umount", "-l", str(folder)], timeout=30, check=False)
+
+
+def used_store(root):
+    """A store with a closed order, a runout, a published price and a pending change; every
+    connection closed, as after a clean stop (no -wal or -shm file left)."""
+    from datetime import datetime
+
+    home = Home(root)
+    home.clock = datetime(2026, 11, 25, 12, 0)
+    chat = CustomerChat(home)
+    for line in ["two bean burritos and a large pepsi", "that's all", "no", "no"]:
+        chat.turn(line)
+    assert chat.ended
+    manager = ManagerChat(home)
+    manager.turn("we're out of tomatoes")
+    manager.turn("the soft taco now costs $1.79")
+    manager.turn("save")
+    manager.turn("the bean burrito now costs $1.99")  # pending
+    home.close()
+
+
+def files_of(root):
+    """Every file under the state dir, with its size and time: nothing is made, grown or removed."""
+    return {str(p.relative_to(root)): (p.stat().st_size, p.stat().st_mtime_ns) for p in sorted(root.rglob("*"))
+            if p.is_file()}
+
+
+def fault(disk, kind):
+    """Make the mounted disk read-only, or fill it up."""
+    import errno
+    import subprocess
+
+    if kind == "read-only":
+        subprocess.run(["mount", "-o", "remount,ro", str(disk)], check=True, timeout=30)
+        return
+    with open(disk / "filler", "wb") as filler:
+        try:
+            while True:
+                filler.write(b"\0" * (1 << 20))
+                filler.flush()
+        except OSError as exc:
+            assert exc.errno == errno.ENOSPC
+
+
+def look(root, command):
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "AUTOMANAGER_"))
+           or k == "AUTOMANAGER_DATABASE_URL"}  # the engine the test chose
+    return subprocess.run([sys.executable, "-m", "automanager", *command, "--state-dir", str(root)],
+                          capture_output=True, text=True, timeout=120, env={**env, "COLUMNS": "200"})
+
+
+@pytest.mark.parametrize("kind", ["read-only", "full"])
+def test_every_look_at_a_read_only_or_full_state_dir_works_and_makes_no_file(disk, kind, engine):
+    from concurrent.futures import ThreadPoolExecutor
+
+    root = disk / "state"
+    used_store(root)
+    assert not (root / "shared.db-shm").exists()  # on SQLite, the case an ordinary reader cannot read
+    fault(disk, kind)
+    before = files_of(root)
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda command: look(root, command), LOOKS))
+    for command, result in zip(LOOKS, results, strict=True):
+        said = " ".join(command[:2]) if command[0] != "report" else "report"
+        assert (result.returncode, result.stderr) == (0, ""), (command, result.stderr)
+        assert SEEN[said] in result.stdout, (command, result.stdout)
+    assert files_of(root) == before
+
+
+def test_a_look_at_a_full_disk_while_a_writer_is_open_sees_its_commits_and_makes_no_file(disk):
+    import sqlite3
+
+    root = disk / "state"
+    used_store(root)
+    writer = sqlite3.connect(root / "shared.db", isolation_level=None)  # a live service: -wal and -shm are there
+    try:
+        writer.execute("PRAGMA wal_autocheckpoint=0")
+        writer.execute("INSERT INTO stock_out (store, ingredient, since) VALUES ('main', 'Lettuce', 'now')")
+        fault(disk, "full")
+        before = files_of(root)
+        result = look(root, ["state", "stock", "--json"])
+        assert result.returncode == 0, result.stderr
+        assert {row["name"] for row in __import__("json").loads(result.stdout)} == {"Lettuce", "Tomatoes"}
+        assert files_of(root) == before
+    finally:
+        writer.close()
+
+
+def test_a_menu_version_missing_from_a_read_only_state_dir_is_read_from_the_database(disk, engine):
+    """On a chain (PostgreSQL) the common case: another machine published it."""
+    root = disk / "state"
+    used_store(root)
+    (root / "menu" / "v1.lp").unlink()  # published, its file never put in place (or lost)
+    fault(disk, "read-only")
+    result = look(root, ["state", "pending"])
+    assert result.returncode == 0 and "Bean Burrito" in result.stdout, result.stderr
+    assert not (root / "menu" / "v1.lp").exists()
+
+
+def test_a_database_of_an_earlier_release_on_a_read_only_state_dir_says_what_to_do(disk):
+    import sqlite3
+
+    root = disk / "state"
+    used_store(root)
+    with sqlite3.connect(root / "shared.db") as conn:
+        conn.execute("PRAGMA user_version = 4")
+    conn.close()
+    fault(disk, "read-only")
+    result = look(root, ["state", "stock"])
+    assert result.returncode == 2 and "earlier release" in result.stderr and "writable" in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr

@@ -21,6 +21,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from automanager.database import SQLite
+from automanager.report import day_report
 from automanager.service.app import create_app
 from automanager.service.auth import TOKEN_FILE
 from automanager.store import Home, StateUnavailable
@@ -232,7 +233,7 @@ def test_chaos_eight_lanes_keep_every_acknowledged_turn_once(home, client, store
     said = [turn["id"] for path in home.sessions.glob("*.jsonl") for turn in map(json.loads, path.read_text().splitlines())
             if "id" in turn]
     assert sorted(said) == sorted(turn_id for ids in answered.values() for turn_id in ids)  # each once, nothing else
-    assert {lane_id for lane_id, _hash, _session in home.lanes()} >= set(answered)
+    assert {lane_id for lane_id, _hash, _session, _finished in home.lanes()} >= set(answered)
 
 
 # -- the command line --------------------------------------------------------------------------
@@ -316,3 +317,24 @@ def unused_port():
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
+
+
+def test_a_refused_line_retried_under_503_is_one_lost_sale(client, store, home, monkeypatch):
+    """Issue 53: a line refused because its food ran out, sent again while its session cannot be
+    saved (the database took what was lost), counts it once, however often the page sent it."""
+    assert client.post("/api/stock", json={"name": "Refried Beans", "out": True}).status_code == 200
+    lane = client.post("/api/lanes").json()
+    turns, key = f"/api/lanes/{lane['lane']}/turns", {"Authorization": f"Bearer {lane['token']}"}
+    saving = Home.save_session
+
+    def unavailable(*args, **kwargs):
+        raise StateUnavailable("the session's file cannot be written for now")
+
+    monkeypatch.setattr(Home, "save_session", unavailable)
+    for _ in range(5):
+        assert client.post(turns, json={"text": "two bean burritos", "turn_id": "t1"}, headers=key).status_code == 503
+    monkeypatch.setattr(Home, "save_session", saving)
+    assert client.post(turns, json={"text": "two bean burritos", "turn_id": "t1"}, headers=key).status_code == 200
+    assert client.post(turns, json={"text": "two bean burritos", "turn_id": "t1"}, headers=key).json()["repeated"]
+    lost = day_report(home, home.now().date()).lost
+    assert [(row["item"], row["quantity"]) for row in lost] == [("Bean Burrito", 2)]

@@ -116,7 +116,7 @@ def test_history_lanes_and_unheard_phrases_are_per_store(tmp_path, engine):
     assert [row["action"] for row in a.history()] == ["runout"] and b.history() == []
     a.open_lane("lane1", "hash1", "s1")
     b.open_lane("lane2", "hash2", "s2")
-    assert a.lanes() == [("lane1", "hash1", "s1")] and b.lanes() == [("lane2", "hash2", "s2")]
+    assert a.lanes() == [("lane1", "hash1", "s1", None)] and b.lanes() == [("lane2", "hash2", "s2", None)]
     a.note_unheard(["lava burrito"])
     a.note_unheard(["lava burrito"])
     b.note_unheard(["lava burrito"])
@@ -167,7 +167,7 @@ def check_kept_under_main(root: Path) -> None:
     assert main.stock_out() == ["Guacamole"] and other.stock_out() == []
     assert [row["action"] for row in main.history()] == ["runout"] and other.history() == []
     assert main.history()[0]["store"] == "main"
-    assert main.lanes() == [("lane1", "hash1", "s1")] and other.lanes() == []
+    assert main.lanes() == [("lane1", "hash1", "s1", None)] and other.lanes() == []
     assert [(r["phrase"], r["count"]) for r in main.unheard()] == [("lava burrito", 3)] and other.unheard() == []
     # the new key: the same food may now be out in another store too
     other.set_stock("Guacamole", True)

@@ -6,6 +6,7 @@ espeak-ng; without them the lane page has no talk button and the speech route sa
 from __future__ import annotations
 
 import io
+import struct
 import wave
 from pathlib import Path
 
@@ -109,6 +110,72 @@ def test_an_oversized_recording_is_refused_saying_the_limit(tmp_path):
                          headers={"Authorization": f"Bearer {lane['token']}"})
     assert answer.status_code == 413 and "4,000,000 bytes" in answer.json()["error"]
 
+
+def wav(rate: int = 16_000, channels: int = 1, width: int = 2, seconds: float = 1.0) -> bytes:
+    out = io.BytesIO()
+    with wave.open(out, "wb") as recording:
+        recording.setnchannels(channels)
+        recording.setsampwidth(width)
+        recording.setframerate(rate)
+        recording.writeframes(b"\0" * width * channels * int(rate * seconds))
+    return out.getvalue()
+
+
+def with_header(audio: bytes, **fields: int) -> bytes:
+    """A WAV file with fields of its format chunk written over: channels, rate or bits."""
+    at = {"channels": (22, "<H"), "rate": (24, "<I"), "bits": (34, "<H")}
+    changed = bytearray(audio)
+    for name, value in fields.items():
+        struct.pack_into(at[name][1], changed, at[name][0], value)
+    return bytes(changed)
+
+
+# a body that cannot be heard, and what the refusal names
+HOSTILE_BODIES = {
+    "text": (b"two bean burritos, please", 415, "no recording"),
+    "json": (b'{"text": "a bean burrito"}', 415, "no recording"),
+    "zeros": (b"\0" * 4096, 415, "no recording"),
+    "noise bytes": (bytes(range(256)) * 40, 415, "no recording"),
+    "UTF-8 text": ("ünïcödé ".encode() * 100, 415, "no recording"),
+    "WebM magic only": (b"\x1aE\xdf\xa3" + b"\0" * 100, 415, "no recording"),
+    "Ogg magic only": (b"OggS" + b"\0" * 100, 415, "no recording"),
+    "MP3 tag only": (b"ID3\x03\0\0\0\0\0\0" + b"\xff\xfb" * 100, 415, "no recording"),
+    "RIFF only": (b"RIFF", 422, "cut short"),
+    "RIFF, not WAVE": (b"RIFF\x10\0\0\0AVI LIST" + b"\0" * 40, 422, "not WAVE"),
+    "WAV header cut short": (wav()[:30], 422, "cut short"),
+    "WAV with no fmt chunk": (b"RIFF\x0c\0\0\0WAVEdata\0\0\0\0", 422, "no format chunk"),
+    "0 Hz": (with_header(wav(), rate=0), 422, "0 Hz"),
+    "1 Hz": (with_header(wav(), rate=1), 422, "1 Hz"),
+    "4 GHz": (with_header(wav(), rate=4_000_000_000), 422, "4,000,000,000 Hz"),
+    "0 channels": (with_header(wav(), channels=0), 422, "0 channels"),
+    "65535 channels": (with_header(wav(), channels=65_535), 422, "65,535 channels"),
+    "0-bit samples": (with_header(wav(), bits=0), 422, "0-bit"),
+    "13-bit samples": (with_header(wav(), bits=13), 422, "13-bit"),
+    "over two minutes": (wav(rate=8_000, width=1, seconds=125), 422, "120 seconds"),
+}
+
+
+@needs_voice
+@pytest.mark.parametrize("name", HOSTILE_BODIES)
+def test_a_body_that_cannot_be_heard_is_refused_saying_what_is_wrong(tmp_path, name):
+    body, status, reason = HOSTILE_BODIES[name]
+    client = TestClient(create_app(Home(tmp_path)), raise_server_exceptions=False)
+    lane = client.post("/api/lanes").json()
+    auth = {"Authorization": f"Bearer {lane['token']}"}
+    answer = client.post(f"/api/lanes/{lane['lane']}/speech?turn_id=bad-1", content=body,
+                         headers={**auth, "Content-Type": "audio/wav"})
+    assert answer.status_code == status and "Traceback" not in answer.text, answer.text
+    assert reason in answer.json()["error"], answer.json()
+    typed = client.post(f"/api/lanes/{lane['lane']}/turns", json={"text": "a bean burrito", "turn_id": "bad-1"},
+                        headers=auth)
+    assert typed.status_code == 200 and not typed.json()["repeated"]  # the refused turn was never taken
+
+
+@needs_voice
+@pytest.mark.parametrize("rate, channels", [(8_000, 1), (8_000, 2), (44_100, 2), (48_000, 1), (192_000, 1)])
+def test_a_recording_of_any_usual_format_is_heard(rate, channels):
+    assert voice.transcribe(wav(rate, channels, seconds=0.5)) == voice.Heard("", 0.0)  # silence: no words
+    assert voice.transcribe(wav(seconds=0)) == voice.Heard("", 0.0)  # no sound at all
 
 
 @needs_voice

@@ -77,12 +77,15 @@ def load_scenarios(paths: list[Path]) -> list[Scenario]:
     """Every scenario in the given files and folders (*.yaml, *.yml, sorted), or ScenarioError."""
     files: list[Path] = []
     for path in paths:
-        if path.is_dir():
-            files += sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml"))
-        elif path.is_file():
-            files.append(path)
-        else:
-            raise ScenarioError(path, 0, "no such file or folder")
+        try:
+            if path.is_dir():
+                files += sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml"))
+            elif path.is_file():
+                files.append(path)
+            else:
+                raise ScenarioError(path, 0, "no such file or folder")
+        except OSError as exc:  # a name too long for the system, a folder that cannot be listed
+            raise ScenarioError(path, 0, f"cannot read: {exc.strerror or exc}") from None
     scenarios = [s for f in files for s in load_file(f)]
     seen: dict[str, Scenario] = {}
     for scenario in scenarios:

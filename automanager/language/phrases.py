@@ -1,6 +1,7 @@
 """The phrase knowledge of the phrase files as matchers, one file for each bot: which dialogue
 act a clause's words cue, which words are filler, which words modify an ingredient
-(`phrases_customer.toml`), and the manager parser's cue patterns (`phrases_manager.toml`). Data,
+(`phrases_customer.toml`, with the short answers and references of `automanager/dialogue.toml`,
+which the menu's checks share), and the manager parser's cue patterns (`phrases_manager.toml`). Data,
 not regex constants in code, so a new way to say a thing is one line of TOML. Each file is read
 once per content digest and its patterns are compiled on first use."""
 
@@ -15,6 +16,7 @@ from functools import cache, cached_property, lru_cache
 from itertools import pairwise
 from pathlib import Path
 
+from ..dialogue import pronouns, replies
 from ..normalize import word_regex
 from .customer_templates import plural
 from .heard import pattern_words, strings
@@ -121,10 +123,11 @@ class Phrases:
         self.negation, self.negation_openers = frozenset(inside["negation"]), frozenset(inside["negation_openers"])
         self.only_words = frozenset(inside["negation_only"])  # "no, just X": the no answers, X is what is wanted
         self.readings = [(reading, act) for reading, act in data["readings"]["order"]]
-        self.yes = Cue(tuple(data["replies"]["yes"]))
-        self.no = Cue(tuple(data["replies"]["no"]))
-        self.any = Cue(tuple(data["replies"]["any"]))
-        self.polite = Cue(tuple(data["replies"]["polite"]))
+        answers = replies()  # the dialogue's words, shared with the menu's checks (automanager/dialogue.toml)
+        self.yes = Cue(tuple(answers["yes"]))
+        self.no = Cue(tuple(answers["no"]))
+        self.any = Cue(tuple(answers["any"]))
+        self.polite = Cue(tuple(answers["polite"]))
         words = data["words"]
         self.read_words(words)
         synonyms = data["synonyms"]
@@ -146,7 +149,7 @@ class Phrases:
         as homophones, and the other word lists the parser reads."""
         self.splitters = frozenset(words["splitters"])
         self.filler = frozenset(words["filler"])
-        self.pronouns = Cue(tuple(words["pronouns"]))
+        self.pronouns = Cue(tuple(pronouns()))  # automanager/dialogue.toml, as the short answers
         self.bare_words = frozenset(words["bare_words"])
         self.some_units = Cue(tuple(words["some_units"]))
         self.every_unit = Cue(tuple(words["every_unit"]))

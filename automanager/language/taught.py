@@ -1,11 +1,12 @@
 """Phrases that can never be another name of a menu item, and why: said alone, a customer would
 mean something else by them (an answer, "that's all", "cancel", a count: the cue phrases know
-them), they are words said around any name (the filler words), or many names of the menu share them. The administrator refuses such an alias (admin.lp)."""
+them), they are words said around any name (the function words of automanager/dialogue.toml), or many names of the menu share them. The administrator refuses such an alias (admin.lp)."""
 
 from __future__ import annotations
 
 import re
 
+from ..dialogue import function_words
 from ..menu.model import Menu, singular
 from ..normalize import normalize
 from .heard import NUMBER
@@ -26,7 +27,7 @@ def misread_as(menu: Menu, phrase: str) -> str | None:
         if said.reply(flat) is not None or any(cue.whole(flat) for cue in
                                                (*said.acts.values(), said.any, said.polite, said.pronouns)):
             return "dialogue"
-    if all(w in said.filler for w in words):  # "the", "with", "extra", "more": said around every name
+    if all(w in function_words() for w in words):  # "the", "with", "extra", "more": said around every name
         return "filler"
     if all(NUMBER.fullmatch(w) for w in words) or (number_words(words, 0) or (0, 0))[1] == len(words):
         return "number"

@@ -6,13 +6,14 @@ The rules are ASP (check.lp); this module only runs them and words each violatio
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import clingo
 
+from ..dialogue import is_dialogue
 from ..normalize import normalize
 from ..reasoner import Reasoner, ReasonerError, analysed, ground_within_budget, program_text
 
@@ -43,6 +44,12 @@ MESSAGES = {
     "bad_option_price": "option {1} of {0} would make it cost nothing or less",
     "undeclared_option": "{0} offers option {1}, which no option group declares",
     "bad_option_default": "{0}: option {1} cannot be its default (one default per group, one it offers)",
+    "dialogue_name": "{0} is named by what customers say to the bot, not a food (an answer, a word like that, the, "
+                     "more or done: automanager/dialogue.toml lists them): a customer saying it would order it; name "
+                     "it by its food",
+    "dialogue_alias": "alias '{0}' of {1} is what customers say to the bot, not a food (an answer, a word like that, "
+                      "the, more or done: automanager/dialogue.toml lists them): customers saying it would order "
+                      "{1}; drop the alias",
 }
 
 
@@ -68,6 +75,11 @@ class _Functions:
     def normalize(name: clingo.Symbol) -> clingo.Symbol:
         return normalized(name.string)
 
+    @staticmethod
+    def dialogue(name: clingo.Symbol) -> clingo.Symbol:
+        """1 for a name or alias made only of the dialogue's words (automanager/dialogue.toml), else 0."""
+        return clingo.Number(int(name.type == clingo.SymbolType.String and is_dialogue(name.string)))
+
 
 @lru_cache(maxsize=16384)
 def normalized(name: str) -> clingo.Symbol:
@@ -80,18 +92,37 @@ def checked_predicates() -> set[str]:
     return {name for name, _arity in analysed((program_text(WHOLE_NUMBERS), program_text(CHECK_RULES))).mentioned}
 
 
-def check_kb(files: list[Path]) -> list[str]:
-    """Every integrity violation of the KB made of `files`, in plain words, sorted."""
+def check_kb(files: list[Path], located: bool = False) -> list[str]:
+    """Every integrity violation of the KB made of `files`, in plain words, sorted; `located`: a
+    violation about one fact says which file holds it (for people: a commit compares the words of
+    two versions' violations, whose files differ)."""
     ground_within_budget(files)
-    return violations(files)
+    return violations(files, located)
 
 
-def violations(files: list[Path]) -> list[str]:
+def violations(files: list[Path], located: bool = False) -> list[str]:
     """`check_kb` of files known to be plain facts (a version a commit wrote), so they need no
     grounding budget."""
     atoms = Reasoner([*files, WHOLE_NUMBERS, CHECK_RULES], context=_Functions()).solve()
     refuse_bad_numbers(files, {"not_whole": atoms.get("not_whole", [])})  # `beyond` is listed
-    return sorted(MESSAGES[kind].format(*args) for kind, *args in atoms.get("violation", []))
+    return sorted(MESSAGES[kind].format(*args) + (held_in(files, kind, args) if located else "")
+                  for kind, *args in atoms.get("violation", []))
+
+
+# the facts a violation is about, as a KB file writes them: which file to fix is said with it
+ABOUT: dict[str, Callable[..., list[clingo.Symbol]]] = {
+    "dialogue_name": lambda name: [clingo.Function(kind, [clingo.String(name)]) for kind in ("dish", "combo")],
+    "dialogue_alias": lambda said, name: [clingo.Function("alias", [clingo.String(said), clingo.String(name)])],
+}
+
+
+def held_in(files: list[Path], kind: str, args: list[Any]) -> str:
+    """' (in <file>)': the file holding the fact violation `kind` is about; '' when it names none."""
+    if kind not in ABOUT:
+        return ""
+    facts = ["".join(str(fact).split()) for fact in ABOUT[kind](*args)]
+    found = next((path for path in files for fact in facts if fact in "".join(program_text(path).split())), None)
+    return "" if found is None else f" (in {found})"
 
 
 def kb_stats(files: list[Path]) -> Counter[str]:

@@ -15,11 +15,14 @@ from pathlib import Path
 
 import inflect
 
+from ..dialogue import DIALOGUE_FILE, is_dialogue
 from ..normalize import normalize
 from .facts import HEADER, BuildError, ask_facts, constant, fact, offer_facts, option_group_facts
 from .schema import MAX_FILE, Category, Combo, Item, Loc, MenuSchema, MenuText, Offer, ServingHours
 
 MENU_FILE = "menu.toml"
+DIALOGUE_SAYS = ("what customers say to the bot, not a food (an answer, a word like that, the, more or done: "
+                 f"automanager/{DIALOGUE_FILE.name} lists them)")
 
 
 @cache
@@ -73,6 +76,7 @@ class MenuFile:
                 menu.policy.model_dump(exclude={"ask_questions"}, exclude_none=True).items()]
         out += ask_facts(menu.policy.ask_questions, self.groups)
         out += option_group_facts(self.groups)
+        self.check_dialogue_words()
         self.check_option_words()
         out += [fact("label_word", label, word) for label, words in menu.labels.items() for word in words]
         out += self.ingredient_facts()
@@ -98,6 +102,23 @@ class MenuFile:
                                  ("combo", index, "name"))
             out += self.combo_facts(combo, ("combo", index))
         return out
+
+    def check_dialogue_words(self) -> None:
+        """An item or combo called only by words customers say to the bot (an answer, "that", "the",
+        "more", "done": automanager/dialogue.toml) would be ordered by talk: with an item named "No"
+        or aliased "that", "no, that's all" rings it up. Refused, with the name and what to do."""
+        entries: list[tuple[str, int, Item | Combo]] = [("item", i, item) for i, item in enumerate(self.menu.item)]
+        entries += [("combo", i, combo) for i, combo in enumerate(self.menu.combo)]
+        for kind, index, entry in entries:
+            if is_dialogue(entry.name):
+                raise BuildError(f"{entry.name!r} is {DIALOGUE_SAYS}: a customer saying it would order the {kind} "
+                                 f"(\"no, that's all\" would ring up a {entry.name}). Name the {kind} by its food",
+                                 (kind, index, "name"))
+            for i, word in enumerate(entry.words):
+                if is_dialogue(word):
+                    raise BuildError(f"{word!r} is {DIALOGUE_SAYS}, so it cannot be another name of {entry.name!r}: "
+                                     "customers saying it would order it. Drop it from words, or use words of the "
+                                     "food itself", (kind, index, "words", i))
 
     def check_option_words(self) -> None:
         """An option value or word that is also how an item or combo is called would compete with it

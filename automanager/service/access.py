@@ -1,6 +1,6 @@
 """Who may call a route, as FastAPI dependencies: a lane's token for its lane, the kitchen's token or
 the manager's for the kitchen display, the manager's token (a header, or the dashboard's cookie with
-the page's own origin and page token) for the rest."""
+the page's own origin and page token) for the rest; a lane is opened from no other site's page."""
 
 from __future__ import annotations
 
@@ -65,3 +65,23 @@ def kitchen_staff(request: Request, token: Token) -> None:
 
 
 KitchenStaff = Depends(kitchen_staff)
+
+
+def from_own_site(request: Request) -> None:
+    """A request a browser sends only from this service's own pages (opening a lane): another
+    site's page, even a blind no-cors POST, is refused, saying why. A browser names where a
+    request comes from (Sec-Fetch-Site, Origin); a client that is no browser (curl, a script)
+    names nothing and is served."""
+    headers = request.headers
+    own = f"{request.url.scheme}://{request.url.netloc}"
+    site = headers.get("sec-fetch-site")
+    if site is not None and site.strip().lower() not in ("same-origin", "none"):
+        raise HTTPException(403, f"this request came from another site's page (Sec-Fetch-Site: {site.strip()[:20]}): "
+                                 f"a lane is opened from this service's own lane page, {own}/lane")
+    origin = headers.get("origin")
+    if origin is not None and (auth.origin_of(origin) is None or auth.origin_of(origin) != auth.origin_of(own)):
+        raise HTTPException(403, f"this request came from another site's page ({origin.strip()[:100]!r}, this "
+                                 f"service is {own}): a lane is opened from this service's own lane page, {own}/lane")
+
+
+FromOwnSite = Depends(from_own_site)

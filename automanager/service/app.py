@@ -1,7 +1,8 @@
 """The HTTP service: lanes (a customer chat each), the manager's chat, stock board, pending changes,
 menu versions, audit history and what customers said that no bot understood, the kitchen's tickets
 and each order's receipt, with a live event stream and four pages. Every route answers JSON described by a model (models.py); every error is
-JSON with a status code and says what to do (errors.py); nothing a lane may call changes the
+JSON with a status code and says what to do (errors.py); no answer may be framed by another site,
+and pages run only the service's own scripts (policy.py); nothing a lane may call changes the
 stock, the menu or the aliases (access.py). The API's documentation (/docs, /redoc) is served from
 the package's own files: a drive-through's network may have no way out.
 
@@ -23,6 +24,7 @@ from ..llm.openai_backend import LLMConfig
 from ..store import Home
 from .errors import answer_errors
 from .models import Error
+from .policy import Policy
 from .routers import kitchen, lanes, manager, pages, report
 from .shared import Service
 
@@ -55,4 +57,7 @@ def create_app(home: Home, llm: LLMConfig | None = None) -> FastAPI:
     answer_errors(app)
     for router in (lanes.router, manager.router, kitchen.router, kitchen.receipts, report.router, pages.router):
         app.include_router(router)
+    # never framed, scripts and styles from the service's own files only (the API documentation's
+    # inline start-up script by its hash)
+    app.add_middleware(Policy, hashed=["/docs", "/redoc", app.swagger_ui_oauth2_redirect_url or "/docs/oauth2-redirect"])
     return app

@@ -17,6 +17,7 @@ from ..reasoner import ReasonerError
 from ..star import MAX_INPUT
 from ..store import StateError, StateUnavailable
 from .lanes import LaneError
+from .policy import PAGE, guard
 
 LOG = logging.getLogger(__name__)
 RETRY_AFTER = 2  # seconds a client is told to wait while the store cannot be used (a lock, a full disk)
@@ -41,8 +42,10 @@ async def validation_error(_request: Request, exc: Exception) -> JSONResponse:
 
 async def internal_error(_request: Request, exc: Exception) -> JSONResponse:
     LOG.exception("internal error", exc_info=exc)
-    return error(500, f"internal error ({type(exc).__name__}); nothing of this request was changed "
-                      "unless its reply says so; see the service's log")
+    answer = error(500, f"internal error ({type(exc).__name__}); nothing of this request was changed "
+                        "unless its reply says so; see the service's log")
+    guard(answer.headers, PAGE)  # (answered outside the middleware that says it of every other answer)
+    return answer
 
 
 # each kind of error as (status, message, seconds to retry after)

@@ -46,9 +46,12 @@ class Events:
                 else:
                     queue.put_nowait(event)
 
-    async def stream(self, wants: Callable[[Event], bool], first: list[Event]) -> AsyncIterator[str]:
-        """The text/event-stream of one listener: `first` (the state now), then what happens."""
-        queue: asyncio.Queue[Event | None] = asyncio.Queue()  # None: the stream ends
+    async def stream(self, wants: Callable[[Event], bool], first: list[Event],
+                     queue: asyncio.Queue[Event | None] | None = None) -> AsyncIterator[str]:
+        """The text/event-stream of one listener: `first` (the state now), then what happens
+        (`queue`: the one it reads, to end it from outside with a None)."""
+        if queue is None:
+            queue = asyncio.Queue()  # None: the stream ends
         entry = (queue, wants)
         self.listeners.add(entry)
         try:

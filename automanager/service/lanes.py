@@ -5,11 +5,18 @@ transcript and never taken twice.
 
 A lane closes by itself when no page watches it (its event stream) and no line came for the idle
 time, or a few seconds after its page said it left (a closed tab), unless the page comes back (a
-reload). One address may open only so many lanes a minute and hold only so many at once, so a
-runaway client cannot lock the real lanes out."""
+reload). One address (an IPv6 client's /64, which it may pick any address of) may open only so many
+lanes a minute and hold only so many at once, so a runaway client cannot lock the real lanes out;
+and when every lane is taken, an address holding more than its share gives up its quietest lane
+to an address holding fewer (as does any address for a lane no car has spoken at for the idle
+time, even one a page still watches): lanes held open by pages that never order cannot keep real
+cars out. A lane has at most MAX_STREAMS event streams (a new one ends the oldest), and a lane
+closed ends its streams."""
 
 from __future__ import annotations
 
+import asyncio
+import ipaddress
 import logging
 import math
 import secrets
@@ -33,6 +40,23 @@ IDLE = 15 * 60  # seconds a lane no page watches and no car speaks at stays open
 LEFT = 10.0  # seconds a lane whose page left (a beacon, its stream ended) waits for the page to come back
 PER_CLIENT_SETTING = "AUTOMANAGER_LANES_PER_CLIENT"
 PER_CLIENT = 16  # lanes one address may hold open at once, and open in a minute (the default)
+MAX_STREAMS = 3  # event streams of one lane at once (its page, and a reload's): a new one ends the oldest
+
+
+def client_of(host: str | None) -> str:
+    """Whom lanes are counted for: the address, an IPv6 client's /64 network (one machine may
+    have them all), an IPv4 address written as IPv6 as itself; '' when unknown."""
+    if not host:
+        return ""
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{address}/64", strict=False))
+    return str(address)
 
 
 class LaneError(Exception):
@@ -53,6 +77,7 @@ class Lane:
     lock: threading.Lock = field(default_factory=threading.Lock)
     heard: float = field(default_factory=time.monotonic)  # when its page or car was last heard from
     watching: int = 0  # its event streams open now (pages showing it)
+    streams: list[asyncio.Queue[Any]] = field(default_factory=list)  # theirs, oldest first (None ends one)
 
 
 class Lanes:
@@ -72,14 +97,21 @@ class Lanes:
 
     def restore(self) -> None:
         """The lanes open when the service stopped, each in the session it was serving."""
-        for lane_id, token_hash, session in self.home.lanes():
+        for lane_id, token_hash, session, finished in self.home.lanes():
             try:
                 chat = self.chat_for(lane_id, session)
             except StateError:  # its first turn never landed (or the file is gone): a new car
                 chat = self.new_chat(lane_id)
-            lane = self.open[lane_id] = Lane(lane_id, token_hash, chat)
+            lane = self.open[lane_id] = Lane(lane_id, token_hash, chat, finished=self.saved_chat(lane_id, finished))
             if chat.ended:
-                lane.finished, lane.chat = chat, self.new_chat(lane_id)
+                lane.finished, lane.chat = chat, self.new_chat(lane_id, chat)
+
+    def saved_chat(self, lane_id: str, session: str | None) -> CustomerChat | None:
+        """The car a lane served last, as saved (None when it has none, or its file is gone)."""
+        try:
+            return self.chat_for(lane_id, session) if session else None
+        except StateError:
+            return None
 
     def chat_for(self, lane_id: str, session: str | None = None) -> CustomerChat:
         """A lane's car (a new one, or the saved session it was serving): its orders say the lane."""
@@ -87,9 +119,9 @@ class Lanes:
         chat.source = f"lane {lane_id}"
         return chat
 
-    def new_chat(self, lane_id: str) -> CustomerChat:
+    def new_chat(self, lane_id: str, finished: CustomerChat | None = None) -> CustomerChat:
         chat = self.chat_for(lane_id)
-        self.home.lane_session(lane_id, chat.session_id)
+        self.home.lane_session(lane_id, chat.session_id, finished.session_id if finished else None)
         return chat
 
     def start(self, client: str = "") -> tuple[Lane, str]:
@@ -97,9 +129,10 @@ class Lanes:
         with self.lock:
             self.close_idle()
             self.admit(client)
-            if len(self.open) >= MAX_LANES:
-                raise LaneError(429, f"{MAX_LANES} lanes are open already and none is idle; close one first "
-                                     "(DELETE /api/lanes/<lane>, or the manager closes one on the dashboard)")
+            if len(self.open) >= MAX_LANES and not self.make_room(client):
+                raise LaneError(429, f"{MAX_LANES} lanes are open already, none is idle and no address holds more "
+                                     "than its share; close one first (DELETE /api/lanes/<lane>, or the manager "
+                                     "closes one on the dashboard)")
             token, token_hash = auth.new_lane_token()
             lane_id = secrets.token_hex(6)
             chat = self.chat_for(lane_id)
@@ -125,6 +158,39 @@ class Lanes:
         if sum(lane.client == client for lane in self.open.values()) >= self.per_client:
             raise LaneError(429, f"this address holds {self.per_client} open lanes already; close one first "
                                  "(DELETE /api/lanes/<lane>)")
+
+    def make_room(self, client: str) -> bool:
+        """Every lane is taken: close one for `client`, if another address holds more than its share.
+        The lane given up is of the address holding most: one no car has spoken at for the idle time
+        (a page may still watch it) from an address holding more lanes than `client`, else any from
+        an address holding two more than `client` (so its share stays no smaller than the
+        newcomer's); first the lanes with no car mid-order, then the quietest. A lane mid-turn is
+        never closed."""
+        now = time.monotonic()
+        held: dict[str, int] = {}
+        for lane in self.open.values():
+            held[lane.client] = held.get(lane.client, 0) + 1
+        mine = held.get(client, 0)
+
+        def may_go(lane: Lane) -> bool:
+            theirs = held[lane.client]
+            return theirs > mine + 1 or (theirs > mine and now - lane.heard >= self.idle)
+
+        def order(lane: Lane) -> tuple[int, bool, float]:
+            ordering = bool(lane.chat.history) and not lane.chat.ended
+            return -held[lane.client], ordering, lane.heard
+
+        for lane in sorted(filter(may_go, self.open.values()), key=order):
+            if lane.lock.acquire(blocking=False):
+                try:
+                    LOG.warning("lane %s of %s (holding %d lanes) closed for a car of %s (holding %d): every "
+                                "lane was taken", lane.id, lane.client or "an unknown address", held[lane.client],
+                                client or "an unknown address", mine)
+                    self.forget(lane)
+                    return True
+                finally:
+                    lane.lock.release()
+        return False
 
     def close_idle(self) -> None:
         """Close every lane no page watches and no car has spoken at for the idle time (a lane
@@ -160,14 +226,22 @@ class Lanes:
         unless a page comes back for it (a reload), or a line comes."""
         lane.heard = time.monotonic() - self.idle + min(LEFT, self.idle)
 
-    async def watch(self, lane: Lane, stream: AsyncIterator[str]) -> AsyncIterator[str]:
-        """A page's event stream of the lane: the lane is not idle while one is open."""
+    async def watch(self, lane: Lane, stream: AsyncIterator[str], queue: asyncio.Queue[Any]) -> AsyncIterator[str]:
+        """A page's event stream of the lane (`queue`: the one it reads): the lane is not idle while
+        one is open. Past MAX_STREAMS, the oldest ends (a None in its queue)."""
         lane.watching += 1
         lane.heard = time.monotonic()
+        lane.streams.append(queue)
+        while len(lane.streams) > MAX_STREAMS:
+            lane.streams.pop(0).put_nowait(None)
         try:
             async for chunk in stream:
                 yield chunk
+                if self.open.get(lane.id) is not lane:  # closed (its lane_closed event went out): it ends
+                    return
         finally:
+            if queue in lane.streams:
+                lane.streams.remove(queue)
             lane.watching -= 1
             if lane.watching == 0:
                 self.left(lane)
@@ -213,7 +287,7 @@ class Lanes:
     def next_car(self, lane: Lane) -> None:
         """Once the car has left, the next one is greeted in a new session."""
         if lane.chat.ended:
-            lane.finished, lane.chat = lane.chat, self.new_chat(lane.id)
+            lane.finished, lane.chat = lane.chat, self.new_chat(lane.id, lane.chat)
 
     def answered(self, lane: Lane, turn_id: str | None) -> dict[str, Any] | None:
         """A turn already taken under this id, in the car now or the one before."""

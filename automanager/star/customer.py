@@ -119,7 +119,7 @@ class CustomerChat(Chat):
         closed goes to the kitchen: recorded once (a turn run again writes the same record), with its
         lines as the board shows them and its money as the rules priced it."""
         if lost := [(row.food, row.quantity, row.cents) for row in rows_of(turn.actions, Lost)]:
-            self.orders.note_lost(self.session_id, lost)
+            self.orders.note_lost(self.session_id, len(self.history), lost)
         if before.ended or not self.ended or not turn.board.get("lines"):
             return
         bill = rows_of(turn.actions, BoardBill)[0]

@@ -9,9 +9,9 @@ from typing import Any
 from fastapi import APIRouter, HTTPException
 from fastapi.responses import HTMLResponse, PlainTextResponse, StreamingResponse
 
-from ...orders import OrderBook, PlacedOrder
-from ...receipt import receipt_html, receipt_text
-from .. import auth
+from ...orders import OrderBook, PlacedOrder, id_refused
+from ...receipt import STYLE, receipt_html, receipt_text
+from .. import auth, policy
 from ..access import KitchenStaff
 from ..models import Ticket
 from ..shared import Service, Shared
@@ -30,6 +30,7 @@ def tickets(service: Shared) -> list[dict[str, Any]]:
 @router.post("/api/kitchen/tickets/{order_id}/bump", response_model=Ticket)
 def bump(order_id: int, service: Shared) -> dict[str, Any]:
     """The kitchen made it: off the display (recall brings it back)."""
+    in_range(order_id)
     book = OrderBook(service.home)
     order = book.get(order_id)
     if order is None or not book.bump(order_id):
@@ -54,7 +55,15 @@ async def kitchen_events(service: Shared) -> StreamingResponse:
                              media_type="text/event-stream", headers=STREAM_HEADERS)
 
 
+def in_range(order_id: int) -> int:
+    """An order id from a path, if a row can have it (1 to 2^63 - 1); else 422 saying so."""
+    if (why := id_refused(order_id, "order_id")) is not None:
+        raise HTTPException(422, why)
+    return order_id
+
+
 def receipt_of(service: Service, order_id: int, key: str) -> PlacedOrder:
+    in_range(order_id)
     order = OrderBook(service.home).get(order_id) if auth.same(key, auth.receipt_key(service.token, order_id)) else None
     if order is None:
         raise HTTPException(404, "no such receipt: use the address the lane page gave")
@@ -66,6 +75,10 @@ def receipt_as_text(order_id: int, key: str, service: Shared) -> str:
     return receipt_text(receipt_of(service, order_id, key), service.manager.ready().restaurant)
 
 
+RECEIPT_POLICY = policy.with_style(policy.digest(STYLE))  # its one style block, by its hash
+
+
 @receipts.get("/receipts/{order_id}/{key}", response_class=HTMLResponse)
-def receipt_page(order_id: int, key: str, service: Shared) -> str:
-    return receipt_html(receipt_of(service, order_id, key), service.manager.ready().restaurant)
+def receipt_page(order_id: int, key: str, service: Shared) -> HTMLResponse:
+    return HTMLResponse(receipt_html(receipt_of(service, order_id, key), service.manager.ready().restaurant),
+                        headers={"Content-Security-Policy": RECEIPT_POLICY})

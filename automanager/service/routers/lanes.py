@@ -3,6 +3,7 @@ Each takes the lane's own token; nothing here changes the stock, the menu or the
 
 from __future__ import annotations
 
+import asyncio
 import re
 from typing import Any
 from urllib.parse import parse_qs
@@ -12,9 +13,10 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response, StreamingResponse
 
 from ... import voice
-from ..access import Token
+from ..access import FromOwnSite, Token
 from ..errors import MAX_AUDIO
 from ..events import Event
+from ..lanes import client_of
 from ..models import Car, Closed, Closing, LaneTurn, Line, OpenedLane, SpokenTurn
 from ..shared import Shared
 
@@ -22,12 +24,14 @@ STREAM_HEADERS = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
 router = APIRouter(prefix="/api/lanes", tags=["lanes"])
 
 
-@router.post("", status_code=201, response_model=OpenedLane)
+@router.post("", status_code=201, response_model=OpenedLane, dependencies=[FromOwnSite])
 def open_lane(request: Request, service: Shared) -> dict[str, Any]:
     """Open a lane: its id and token (keep it: every lane route needs it) and its greeting. One
     address may hold 16 lanes and open 16 a minute ($AUTOMANAGER_LANES_PER_CLIENT; 429 beyond,
-    saying what to do)."""
-    lane, token = service.lanes.start(request.client.host if request.client else "")
+    saying what to do); when all are taken, an address holding more than its share gives one up.
+    A browser opens one from this service's own pages only (its Origin and Sec-Fetch-Site; 403
+    from another site's page); a client that is no browser sends neither and is served."""
+    lane, token = service.lanes.start(client_of(request.client.host if request.client else None))
     return {"token": token, "store": service.home.store, **service.lanes.view(lane)}
 
 
@@ -51,7 +55,10 @@ async def lane_speech(lane_id: str, request: Request, token: Token, service: Sha
     audio = await request.body()
     if not audio or len(audio) > MAX_AUDIO:
         raise HTTPException(413 if audio else 422, f"a recording of 1 to {MAX_AUDIO:,} bytes is needed")
-    heard = await run_in_threadpool(voice.transcribe, audio, service.menu_prompt())
+    try:
+        heard = await run_in_threadpool(voice.transcribe, audio, service.menu_prompt())
+    except voice.BadAudio as exc:  # no recording, or an absurd one: said, and the lane's car is unchanged
+        raise HTTPException(exc.status, f"the body cannot be heard as a spoken line: {exc}") from None
     answer = await run_in_threadpool(service.lanes.turn, lane, heard.text, turn_id, heard.sure)
     return {**answer, "heard": heard.text, "confidence": heard.confidence, "sure": heard.sure,
             "audio": f"/api/lanes/{lane.id}/speech/{turn_id}.wav"}
@@ -102,5 +109,6 @@ async def lane_events(lane_id: str, header: Token, service: Shared, token: str |
     def wants(event: Event) -> bool:
         return event["kind"] in ("stock", "menu") or event.get("lane") == lane.id
 
-    return StreamingResponse(service.lanes.watch(lane, service.events.stream(wants, [])),
+    queue: asyncio.Queue[Event | None] = asyncio.Queue()
+    return StreamingResponse(service.lanes.watch(lane, service.events.stream(wants, [], queue), queue),
                              media_type="text/event-stream", headers=STREAM_HEADERS)
