@@ -63,4 +63,9 @@ def is_dialogue(phrase: str) -> bool:
         return False
     words = function_words()
     return any(form in dialogue_phrases() or all(word in words for word in form.split())
-               for form in {said, CONTRACTION.sub(r"\1\2", said)})
+               for form in {said, contracted(said)})
+
+
+def contracted(said: str) -> str:
+    """'that s all' -> 'thats all': a folded name keeps where its apostrophe was, the phrases do not."""
+    return CONTRACTION.sub(r"\1\2", said)

@@ -1,19 +1,16 @@
 """Phrases that can never be another name of a menu item, and why: said alone, a customer would
 mean something else by them (an answer, "that's all", "cancel", a count: the cue phrases know
-them), they are words said around any name (the function words of automanager/dialogue.toml), or many names of the menu share them. The administrator refuses such an alias (admin.lp)."""
+them), they are words said around any name (the function words of automanager/dialogue.toml),
+or many names of the menu share them. The administrator refuses such an alias (admin.lp)."""
 
 from __future__ import annotations
 
-import re
-
-from ..dialogue import function_words
+from ..dialogue import contracted, function_words
 from ..menu.model import Menu, singular
 from ..normalize import normalize
 from .heard import NUMBER
 from .phrases import phrases
 from .text import number_words
-
-CONTRACTION = re.compile(r" (s|t|ll|re|ve|m|d)\b")  # "that s all", "i m done": the cue phrases' "thats all"
 
 
 def misread_as(menu: Menu, phrase: str) -> str | None:
@@ -23,7 +20,7 @@ def misread_as(menu: Menu, phrase: str) -> str | None:
     words = phrase.split()
     if not words:
         return None
-    for flat in {phrase, CONTRACTION.sub(r"\1", phrase)}:  # names keep "that's" as "that s"; cues fold it
+    for flat in {phrase, contracted(phrase)}:  # names keep "that's" as "that s"; cues fold it
         if said.reply(flat) is not None or any(cue.whole(flat) for cue in
                                                (*said.acts.values(), said.any, said.polite, said.pronouns)):
             return "dialogue"
