@@ -22,7 +22,7 @@ import math
 import secrets
 import threading
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -167,10 +167,8 @@ class Lanes:
         newcomer's); first the lanes with no car mid-order, then the quietest. A lane mid-turn is
         never closed."""
         now = time.monotonic()
-        held: dict[str, int] = {}
-        for lane in self.open.values():
-            held[lane.client] = held.get(lane.client, 0) + 1
-        mine = held.get(client, 0)
+        held = Counter(lane.client for lane in self.open.values())
+        mine = held[client]
 
         def may_go(lane: Lane) -> bool:
             theirs = held[lane.client]
