@@ -18,7 +18,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
@@ -37,6 +37,9 @@ from .repl import run_chat
 from .settings import ConfigError, local_time
 from .star import MAX_INPUT, Chat, CustomerChat, ManagerChat
 from .store import STORE_SETTING, Home, StateError, default_store
+
+if TYPE_CHECKING:
+    from .service.tls import Certificate, Made
 
 app = typer.Typer(
     help="AutoManager: a drive-through run by two chat bots. An LLM (or the offline parser) only "
@@ -307,6 +310,13 @@ TrustProxyOption = Annotated[str | None, typer.Option(
     help="Addresses or networks (comma-separated) of the reverse proxies in front of the service: from them alone "
          "X-Forwarded-For and X-Forwarded-Proto are believed (lanes are counted per client address). None by "
          "default: a client could write any address there.")]
+CertFileOption = Annotated[Path | None, typer.Option(
+    "--certfile", help="Serve HTTPS with this certificate (PEM, its chain after it), with --keyfile: a lane screen "
+    "on another device needs HTTPS for its microphone. `automanager cert` makes one for a store's own network.",
+    show_default=False)]
+KeyFileOption = Annotated[Path | None, typer.Option(
+    "--keyfile", help="The certificate's private key (PEM, without a passphrase), with --certfile.", show_default=False)]
+EVERY_ADDRESS = ("0.0.0.0", "::", "")  # a --host that listens on all of the machine's addresses
 
 
 @app.command()
@@ -315,18 +325,23 @@ def serve(host: Annotated[str, typer.Option(help="The address to listen on; 127.
           port: Annotated[int, typer.Option(help="The port to listen on.", min=1, max=65535)] = 8000,
           state_dir: StateDirOption = None, backend: BackendOption = "auto", model: ModelOption = None,
           kb: KbOption = None, store: StoreOption = None, header_timeout: HeaderTimeoutOption = 10.0,
-          max_connections: MaxConnectionsOption = 1000, trust_proxy: TrustProxyOption = None) -> None:
-    """Serve the lanes and the manager's dashboard over HTTP (one process, many lanes).
+          max_connections: MaxConnectionsOption = 1000, trust_proxy: TrustProxyOption = None,
+          certfile: CertFileOption = None, keyfile: KeyFileOption = None) -> None:
+    """Serve the lanes and the manager's dashboard over HTTP, or HTTPS (one process, many lanes).
 
     Open http://127.0.0.1:8000/lane for a lane, and the dashboard at
     http://127.0.0.1:8000/dashboard?token=<token>, with the token printed at start (it is kept
     in the state dir's manager-token file, readable by you only), and the kitchen display at
     /kitchen?token=<the kitchen-token file's>, which opens nothing else. The API is documented at
     http://127.0.0.1:8000/docs. The terminal chats may run on the same state dir at once.
+
+    Lane screens on other devices (a voice lane's microphone needs HTTPS): automanager cert
+    --host <the address they open>, then serve with the --host, --certfile and --keyfile it prints.
     """
     from .service import server, writer
 
     proxies = trusted_proxies(trust_proxy)
+    certificate = https(certfile, keyfile)
     home = open_home(state_dir, None, store)  # a bad store id is refused before anything else
     try:
         home.check_writable()  # a read-only or full state dir is said now (no lock file left), not at every car
@@ -336,10 +351,11 @@ def serve(host: Annotated[str, typer.Option(help="The address to listen on; 127.
         raise fail(str(exc)) from None
     claimed: list[ServiceLock] = []  # the store's lock on a PostgreSQL database, once taken
     try:
-        service = started(state_dir, home.store, kb, (host, port), (backend, model), claimed)
+        service = started(state_dir, home.store, kb, (host, port), (backend, model), claimed, certificate)
         # an idle keep-alive connection is dropped after 5 s, headers come within --header-timeout, a body
         # within BODY_SECONDS (service/errors.py), at most --max-connections at once (service/server.py)
-        server.run(service, host, port, header_timeout, max_connections, proxies)
+        server.run(service, host, port, header_timeout, max_connections, proxies,
+                   certificate.context if certificate else None)
         if claimed and claimed[-1].lost:
             raise typer.Exit(2)
     finally:
@@ -348,10 +364,28 @@ def serve(host: Annotated[str, typer.Option(help="The address to listen on; 127.
         held.close()
 
 
+def https(certfile: Path | None, keyfile: Path | None) -> Certificate | None:
+    """--certfile and --keyfile, read and checked before anything starts (None: plain HTTP)."""
+    if certfile is None and keyfile is None:
+        return None
+    if certfile is None or keyfile is None:
+        given, lacking = ("--certfile", "--keyfile") if keyfile is None else ("--keyfile", "--certfile")
+        raise fail(f"{given} without {lacking}: HTTPS needs both the certificate and its key",
+                   "Give both (`automanager cert` makes a pair for a store's own network), or neither for HTTP.")
+    from .service import tls
+
+    try:
+        return tls.load(usable(certfile, "--certfile"), usable(keyfile, "--keyfile"))
+    except tls.TLSError as exc:
+        raise fail(str(exc), "Give the certificate and key of the service, or make a pair: automanager cert --host "
+                   "<the address lane screens open> (--force to replace the state dir's)") from None
+
+
 def started(state_dir: Path | None, store: str, kb: Path | None, address: tuple[str, int],
-            llm: tuple[str, str | None], claimed: list[ServiceLock]) -> Any:
+            llm: tuple[str, str | None], claimed: list[ServiceLock], certificate: Certificate | None = None) -> Any:
     """The service over the store, made once its database answers and, on PostgreSQL, once the
-    store is claimed on it (the lock is put in `claimed`), with its start-up lines said."""
+    store is claimed on it (the lock is put in `claimed`), with its start-up lines said: the https://
+    addresses under a `certificate`, by a name it holds when the service listens on every address."""
     from .service import writer
     from .service.app import create_app
 
@@ -389,9 +423,18 @@ def started(state_dir: Path | None, store: str, kb: Path | None, address: tuple[
         claimed[-1].watch(stop_serving)
         signal.signal(signal.SIGTERM, functools.partial(stopped, claimed[-1]))
     token, kitchen_token = service.state.service.token, service.state.service.kitchen_token
-    for line in (about, f"lane page:  http://{host}:{port}/lane", f"dashboard:  http://{host}:{port}/dashboard?token={token}",
-                 f"kitchen:    http://{host}:{port}/kitchen?token={kitchen_token}",
-                 f"API docs:   http://{host}:{port}/docs (offline; /redoc too)", "Ctrl-C stops the service"):
+    base, lines = f"http://{host}:{port}", [about]
+    if certificate is not None:
+        shown = certificate.hosts[0] if host in EVERY_ADDRESS and certificate.hosts else host
+        base = f"https://{shown}:{port}"
+        lines.append(f"HTTPS:      certificate for {', '.join(certificate.hosts) or 'no host'}, valid until "
+                     f"{certificate.until:%Y-%m-%d}")
+        if not certificate.covers(shown):
+            lines.append(f"warning: the certificate does not name {shown}: a browser opening {base} refuses it "
+                         f"(make one that does: automanager cert --host {shown})")
+    for line in (*lines, f"lane page:  {base}/lane", f"dashboard:  {base}/dashboard?token={token}",
+                 f"kitchen:    {base}/kitchen?token={kitchen_token}", f"API docs:   {base}/docs (offline; /redoc too)",
+                 "Ctrl-C stops the service"):
         err.print(line, highlight=False, soft_wrap=True)  # an address is never broken across lines
     return service
 
@@ -459,6 +502,80 @@ def trusted_proxies(said: str | None) -> str | None:
                 raise fail(f"--trust-proxy: {item!r} is no address or network", "Name the reverse proxies in front "
                            "of the service, e.g. --trust-proxy 127.0.0.1 or --trust-proxy 10.0.0.0/8.") from None
     return ",".join(items)
+
+
+HTTPS_PORT = 8443  # the port `cert` tells serve to use: HTTPS's own, 443, is for the machine's administrator
+
+
+@app.command("cert")
+def make_certificate(
+    hosts: Annotated[list[str] | None, typer.Option(
+        "--host", metavar="HOST", help="A name or IP address the lane screens open the service by; once for each "
+        "(--host 192.168.1.20 --host lane.local). localhost and 127.0.0.1 are always in.", show_default=False)] = None,
+    folder: Annotated[Path | None, typer.Option(
+        "--out", help="The folder for the files (default: the state dir).", show_default=False)] = None,
+    days: Annotated[int, typer.Option(help="Days the certificate is valid, at most 825 (iPads refuse longer).")] = 825,
+    force: Annotated[bool, typer.Option("--force", help="Replace a key and certificate made before: every lane "
+                                                         "screen must then trust the new certificate.")] = False,
+    state_dir: StateDirOption = None,
+) -> None:
+    """Make a certificate for serving HTTPS on the store's own network.
+
+    A browser lets a page use the microphone only over https:// (or on localhost), so a voice
+    lane on a tablet or a kiosk screen needs the service over HTTPS. This writes, in the state dir
+    (or --out): https-key.pem, the service's key (readable by you only); https-cert.pem, its
+    certificate for every --host; and https-ca.crt, which each lane screen installs and trusts.
+    https-ca.crt signed this certificate and can sign nothing else: its key was never kept.
+
+    It prints the serve command to run, the SHA-256 fingerprint to check when a screen installs
+    https-ca.crt, and the Chromium kiosk flag that trusts the certificate without installing it.
+
+    Example: automanager cert --host 192.168.1.20 --host lane.local
+    """
+    from .service import tls
+
+    if not hosts:
+        raise fail("name the addresses the lane screens open the service by", "Give --host once for each, e.g. "
+                   "automanager cert --host 192.168.1.20 --host lane.local")
+    target = usable(folder, "--out") if folder is not None else open_home(state_dir).root
+    try:
+        made = tls.make(target, hosts, days, force)
+    except tls.KeyExists as exc:
+        raise fail(str(exc), "Add --force to replace it, or --out to write elsewhere.") from None
+    except tls.TLSError as exc:
+        raise fail(str(exc)) from None
+    except OSError as exc:
+        raise fail(f"cannot write the certificate to {target}: {exc.strerror or exc}", "Give --out a folder you "
+                   "may write to.") from None
+    next_steps(made, tls.listening(hosts), state_dir)
+
+
+def next_steps(made: Made, listen: str, state_dir: Path | None) -> None:
+    """What `cert` wrote, the serve command that uses it, and how a lane screen trusts it."""
+    serve_command = [*program(), "serve", "--host", listen, "--port", str(HTTPS_PORT), "--certfile",
+                     str(made.cert.absolute()), "--keyfile", str(made.key.absolute())]
+    if state_dir is not None:
+        serve_command += ["--state-dir", str(state_dir.absolute())]
+    first = made.hosts[0]  # the first --host
+    lane = f"https://{f'[{first}]' if ':' in first else first}:{HTTPS_PORT}/lane"
+    for line in (
+        f"Wrote in {made.key.parent.absolute()}:",
+        f"  {made.key.name}   the service's private key (readable by you only; it stays on this machine)",
+        f"  {made.cert.name}  its certificate, for {', '.join(made.hosts)}, valid until {made.until:%Y-%m-%d}",
+        f"  {made.ca.name}    what each lane screen installs and trusts (it signed {made.cert.name} and nothing else)",
+        "",
+        "Serve the lanes over HTTPS:",
+        f"  {shlex.join(serve_command)}",
+        f"and open {lane} on each lane screen. A lane screen trusts the certificate either way:",
+        f"- installed: {made.ca.name} as a trusted certificate authority (Android: Settings > Security > Install a "
+        "certificate > CA certificate; iPad: open the file, install the profile, then Settings > General > About > "
+        "Certificate Trust Settings); check that the device shows this SHA-256 fingerprint:",
+        f"  {made.fingerprint}",
+        "- or Chromium in kiosk mode, with nothing installed:",
+        f"  chromium --kiosk --user-data-dir=$HOME/lane-screen --ignore-certificate-errors-spki-list={made.spki} "
+        f"{lane}",
+    ):
+        out.print(line, highlight=False, soft_wrap=True)
 
 
 @state_app.command("stock")

@@ -7,6 +7,7 @@ import json
 import os
 import resource
 import socket
+import ssl
 import subprocess
 import sys
 import time
@@ -55,8 +56,10 @@ class ServeProcess:
     `kill` is SIGKILL."""
 
     def __init__(self, state_dir: Path, settings: dict[str, str] | None = None, args: list[str] | None = None,
-                 descriptors: int | None = None):
-        """`args`: more options of `automanager serve`; `descriptors`: its descriptor limit (ulimit -n)."""
+                 descriptors: int | None = None, ca: Path | None = None):
+        """`args`: more options of `automanager serve`; `descriptors`: its descriptor limit (ulimit -n);
+        `ca`: the authority that signed the certificate `args` name (--certfile): served over https,
+        and trusted by that authority alone."""
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             self.port = probe.getsockname()[1]
@@ -72,8 +75,9 @@ class ServeProcess:
                                       "--state-dir", str(state_dir), "--backend", "offline", *(args or [])],
                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                      text=True, env=env, preexec_fn=limit if descriptors is not None else None)
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.http = httpx.Client(base_url=self.url, timeout=60)
+        self.url = f"{'https' if ca else 'http'}://127.0.0.1:{self.port}"
+        self.http = httpx.Client(base_url=self.url, timeout=60, verify=ssl.create_default_context(cafile=ca) if ca
+                                 else True)
         deadline = time.monotonic() + 60
         while True:
             try:
@@ -108,14 +112,16 @@ class ServeProcess:
             return self.proc.communicate(timeout=30)[1]
 
 
-def serve_refused(state_dir: Path, settings: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """`automanager serve` as ServeProcess starts it, expected to refuse to start: its exit code and
-    output (bounded in time: one that starts is stopped after 120 s and fails the test)."""
+def serve_refused(state_dir: Path, settings: dict[str, str] | None = None,
+                  args: list[str] | None = None) -> subprocess.CompletedProcess[str]:
+    """`automanager serve` as ServeProcess starts it (with more options, `args`), expected to refuse
+    to start: its exit code and output (bounded in time: one that starts is stopped after 120 s and
+    fails the test)."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "AUTOMANAGER_"))
            or k == "AUTOMANAGER_DATABASE_URL"}
     return subprocess.run([sys.executable, "-m", "automanager", "serve", "--port", str(port), "--state-dir",
-                           str(state_dir), "--backend", "offline"], env={**env, **(settings or {})},
+                           str(state_dir), "--backend", "offline", *(args or [])], env={**env, **(settings or {})},
                           stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)

@@ -1,13 +1,15 @@
 """The service's pages in a real browser (Playwright driving Debian's Chromium, headless): an order
 on the lane page from greeting to total, a runout clicked on the dashboard reaching an open lane
 page live, the manager token guarding the dashboard and the API, hostile customer text shown as
-text, a phrase taught from the dashboard then understood on a lane, and a page of another origin
-that can neither write with the manager's cookie, frame the dashboard nor open lanes. Every page
-runs under the service's Content-Security-Policy: what it refuses is a page error.
+text, a phrase taught from the dashboard then understood on a lane, a page of another origin
+that can neither write with the manager's cookie, frame the dashboard nor open lanes, and the voice
+lane: its page on a lane screen's sizes, and an order spoken into Chromium's fake microphone, over
+http://127.0.0.1 and over HTTPS as a kiosk trusting the certificate by its key. Every page runs
+under the service's Content-Security-Policy: what it refuses is a page error.
 
 No browser is downloaded: without a `chromium` on the PATH (or /usr/bin/chromium) the module is
 skipped, saying so. One `automanager serve` runs for the module, on a free port and a fresh state
-dir. With AUTOMANAGER_SCREENSHOTS=<folder> the runout test saves lane.png and dashboard.png there
+dir (and one over HTTPS for the kiosk's test). With AUTOMANAGER_SCREENSHOTS=<folder> the runout test saves lane.png and dashboard.png there
 (the README's docs/screenshots)."""
 
 from __future__ import annotations
@@ -24,10 +26,15 @@ import urllib.error
 import urllib.request
 import wave
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from processes import ServeProcess
+
+from automanager import voice
+from automanager.service import tls
 
 pytestmark = pytest.mark.slow  # drives Chromium against a served store
 
@@ -720,46 +727,135 @@ def test_the_dashboards_day_in_numbers_draws_its_charts(browser, contexts, servi
     assert dashboard.errors == []
 
 
-def test_a_spoken_order_on_the_lane_page_is_ordered_and_its_reply_played(browser, service, tmp_path):
-    """Chromium's fake microphone plays a WAV espeak-ng made; holding the talk button records it,
-    the service recognizes it and orders what it heard (and nothing it did not), and the reply's
-    audio plays."""
-    from automanager import voice
-
+def voice_lane() -> None:
+    """Skips the test, saying why, where the service shows no talk button."""
     if (why := voice.missing()) is not None:
         pytest.skip(f"no voice lane: {why}")
-    wav = tmp_path / "order.wav"
-    subprocess.run(["espeak-ng", "-v", "en-us", "-s", "120", "-w", str(wav), "two bean burritos and a large pepsi"],
-                   check=True, timeout=30)
-    with wave.open(str(wav), "rb") as said:  # half a second of silence before and after, as a car pauses
+
+
+@pytest.mark.parametrize("width,height", [(800, 860), (1024, 800), (1280, 860)])
+def test_the_voice_lanes_page_fits_a_lane_screen(browser, contexts, service, width, height):
+    """With the talk button on the page, the conversation, the input row and the order board are all
+    on a lane screen at once (the button once took the conversation's height and pushed it off)."""
+    voice_lane()
+    page = new_page(browser, contexts, service, width, height)
+    open_lane(page)
+    say(page, "two bean burritos and a large pepsi")  # lines on the board, turns in the conversation
+    for part in ("#conversation", "#line", "#talk", ".board"):
+        box = page.locator(part).bounding_box()
+        assert box is not None, part
+        assert box["x"] >= 0 and box["y"] >= 0, (part, box)
+        assert box["x"] + box["width"] <= width and box["y"] + box["height"] <= height, (part, box)
+    assert page.locator("#talk").bounding_box()["height"] < 200
+    assert page.locator("#conversation").bounding_box()["height"] > 200
+    assert page.errors == []
+
+
+def spoken(folder: Path, words: str) -> tuple[Path, float]:
+    """A WAV of `words` as espeak-ng says them, with half a second of silence before and after (as a
+    car pauses), and its length in seconds."""
+    wav = folder / "said.wav"
+    subprocess.run(["espeak-ng", "-v", "en", "-s", "130", "-w", str(wav), words], check=True, timeout=30)
+    with wave.open(str(wav), "rb") as said:
         params, frames = said.getparams(), said.readframes(said.getnframes())
     pause = b"\0" * (params.sampwidth * params.nchannels * params.framerate // 2)
     with wave.open(str(wav), "wb") as padded:
         padded.setparams(params)
         padded.writeframes(pause + frames + pause)
-    chromium = browser.browser_type.launch(  # a Chromium of its own, with the fake microphone
-        executable_path=CHROMIUM, headless=True, args=[
-            "--no-sandbox", "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
-            f"--use-file-for-fake-audio-capture={wav}%noloop", "--autoplay-policy=no-user-gesture-required"])
+    return wav, params.nframes / params.framerate + 1.0
+
+
+@contextmanager
+def fake_microphone(browser: sync_api.Browser, wav: Path, *args: str) -> Iterator[sync_api.Browser]:
+    """A Chromium of its own whose microphone plays `wav` once, with more command-line `args`."""
+    chromium = browser.browser_type.launch(executable_path=CHROMIUM, headless=True, args=[
+        "--no-sandbox", "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
+        f"--use-file-for-fake-audio-capture={wav}%noloop", "--autoplay-policy=no-user-gesture-required", *args])
     try:
-        context = chromium.new_context(base_url=service.base)
-        page = context.new_page()
+        yield chromium
+    finally:
+        chromium.close()
+
+
+def hold_to_talk(page: sync_api.Page, seconds: float) -> dict:
+    """Hold the talk button down with the mouse for `seconds`, let go, and wait for the spoken
+    turn: its answer (the words heard, how sure, the order board)."""
+    talk = page.locator("#talk")
+    expect(talk).to_be_visible()
+    talk.hover()
+    with page.expect_response(re.compile(r"/api/lanes/[0-9a-f]+/speech\?"), timeout=TURN) as answer:
+        page.mouse.down()
+        page.wait_for_timeout(seconds * 1000)  # the recording: the words, then silence
+        page.mouse.up()
+    expect(page.locator("#conversation li.waiting")).to_have_count(0, timeout=TURN)
+    return answer.value.json()
+
+
+def rung(page: sync_api.Page) -> dict[str, int]:
+    """The order board: each item's name and quantity."""
+    rows = page.locator("#order-lines tr")
+    return dict(zip(rows.locator(".name").all_inner_texts(), map(int, rows.locator(".qty").all_inner_texts())))
+
+
+def reply_plays(page: sync_api.Page) -> None:
+    page.wait_for_function("() => { const a = document.getElementById('reply-audio');"
+                           " return a.src && (a.currentTime > 0 || a.ended); }", timeout=WAIT)
+
+
+@pytest.fixture(scope="module")
+def https_service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Served, tls.Made]]:
+    """`automanager serve --certfile --keyfile` with the certificate `automanager cert --host
+    127.0.0.1` makes, and that certificate."""
+    state = tmp_path_factory.mktemp("https")
+    made = tls.make(state / "tls", ["127.0.0.1"], 1)
+    served = ServeProcess(state / "home", args=["--certfile", str(made.cert), "--keyfile", str(made.key)], ca=made.ca)
+    try:
+        yield Served(served.url, (state / "home" / "manager-token").read_text(encoding="utf-8").strip(),
+                     state / "home"), made
+    finally:
+        served.close()
+
+
+def test_a_spoken_order_over_https_is_rung_up_as_said_or_asked_about(browser, https_service, tmp_path):
+    """A lane screen on another device: Chromium as a kiosk that trusts the service's certificate by
+    its key (--ignore-certificate-errors-spki-list, as `automanager cert` prints it), its microphone
+    a WAV of the order. What is rung up is exactly what was said; or nothing, the bot asking about
+    the order, and a typed yes rings up exactly that. The reply's audio plays."""
+    voice_lane()
+    served, made = https_service
+    wav, seconds = spoken(tmp_path, "two bean burritos and a large pepsi")
+    with fake_microphone(browser, wav, f"--ignore-certificate-errors-spki-list={made.spki}") as chromium:
+        page = new_page(chromium, [], served)  # closed with its browser
+        open_lane(page)  # the lane opens from the https:// page: its origin is the service's own
+        assert page.url.startswith("https://")
+        answer = hold_to_talk(page, seconds)
+        reply = page.locator("#conversation li.bot").last.inner_text()
+        said = (answer["heard"], answer["sure"], reply)
+        reply_plays(page)
+        if not rung(page):  # not sure of what it heard: asked about, never rung up
+            assert "?" in reply and "Bean Burrito" in reply and "Pepsi" in reply, said
+            say(page, "yes")
+        assert rung(page) == {"Bean Burrito": 2, "large Pepsi®": 1}, said
+        assert page.errors == []
+
+
+def test_a_spoken_order_on_the_lane_page_is_ordered_and_its_reply_played(browser, service, tmp_path):
+    """Chromium's fake microphone plays a WAV espeak-ng made; holding the talk button records it,
+    the service recognizes it and orders what it heard (and nothing it did not), and the reply's
+    audio plays."""
+    voice_lane()
+    wav, seconds = spoken(tmp_path, "two bean burritos and a large pepsi")
+    with fake_microphone(browser, wav) as chromium:
+        page = new_page(chromium, [], service)  # closed with its browser
         open_lane(page)
-        talk = page.locator("#talk")
-        expect(talk).to_be_visible()
-        talk.dispatch_event("pointerdown")
-        page.wait_for_timeout(4_000)  # the recording: the words, then silence
-        talk.dispatch_event("pointerup")
-        expect(page.locator("#conversation li.waiting")).to_have_count(0, timeout=TURN)
+        hold_to_talk(page, seconds)
         lines = page.locator("#order-lines tr")
         said = page.locator("#conversation li.customer").last
         expect(said).not_to_have_text("")  # the words heard, shown as the customer's line
         heard = said.inner_text().lower()
-        # tiny.en hears espeak-ng through Chromium's fake microphone imperfectly ("pepsi" as "herb seed"
-        # at times): whatever is rung up is named in what was heard; the rest is asked about or said back
+        # tiny.en may hear espeak-ng through Chromium's fake microphone imperfectly (en-us's "pepsi" as "herb
+        # seed"): whatever is rung up is named in what was heard; the rest is asked about or said back
         for item in lines.locator(".name").all_inner_texts():
             assert any(word in heard for word in re.findall(r"[a-z]{4,}", item.lower())), (item, heard)
-        page.wait_for_function("() => { const a = document.getElementById('reply-audio');"
-                               " return a.src && (a.currentTime > 0 || a.ended); }", timeout=WAIT)
-    finally:
-        chromium.close()
+        reply_plays(page)
+        assert page.errors == []

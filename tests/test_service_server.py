@@ -1,8 +1,9 @@
 """The HTTP server under `automanager serve` in a flood (service/server.py): connections that never
 finish their headers are answered 408 and closed after the header timeout while a real request is
-still answered; over the connection cap the one waiting longest for its headers goes; under a low
-descriptor limit the log stays a few lines; X-Forwarded-For counts only from a proxy the service
-was told to trust. Loopback only, each bounded in time."""
+still answered; over the connection cap the one waiting longest for its headers goes; over HTTPS a
+TLS handshake never finished is let go the same way; under a low descriptor limit the log stays a
+few lines; X-Forwarded-For counts only from a proxy the service was told to trust. Loopback only,
+each bounded in time."""
 
 from __future__ import annotations
 
@@ -10,25 +11,27 @@ import io
 import logging
 import selectors
 import socket
+import ssl
 import time
 
 import pytest
 from processes import ServeProcess
 
-from automanager.service import server
+from automanager.service import server, tls
 
 pytestmark = pytest.mark.slow  # real `automanager serve` processes under a flood
 
 PATIENCE = 30.0  # seconds a test waits for what the service does by itself (a slow, shared machine)
 SLOW_HEAD = b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Never-Finished: "
+SLOW_HELLO = b"\x16\x03\x01\x02\x00"  # a TLS record's header announcing a ClientHello that never comes
 
 
-def flood(port: int, count: int) -> list[socket.socket]:
-    """`count` connections that send part of a request's headers and never the rest."""
+def flood(port: int, count: int, head: bytes = SLOW_HEAD) -> list[socket.socket]:
+    """`count` connections that send the start of `head` (part of a request's headers) and never the rest."""
     made = []
     for _ in range(count):
         sock = socket.create_connection(("127.0.0.1", port), timeout=PATIENCE)
-        sock.sendall(SLOW_HEAD)
+        sock.sendall(head)
         made.append(sock)
     return made
 
@@ -98,6 +101,34 @@ def test_over_the_connection_cap_the_longest_waiting_goes_and_a_real_request_is_
         for sock in socks:
             sock.close()
         served.close()
+
+
+def test_over_https_a_handshake_never_finished_is_let_go_as_slow_headers_are(tmp_path):
+    """The TLS handshake is part of a request's header time, and a connection in it counts against
+    the cap: 200 that begin a handshake and never finish it are all let go (the oldest at once for the
+    cap of 50, the rest at the header timeout, never after asyncio's own minute) while real https
+    requests are answered; headers that stop after the handshake get their 408 over TLS."""
+    made = tls.make(tmp_path / "tls", ["127.0.0.1"], 1)
+    served = ServeProcess(tmp_path / "home", args=["--header-timeout", "2", "--max-connections", "50", "--certfile",
+                                                   str(made.cert), "--keyfile", str(made.key)], ca=made.ca)
+    socks: list[socket.socket] = []
+    try:
+        socks = flood(served.port, 200, SLOW_HELLO)
+        for _ in range(5):  # each a new connection and handshake, while 50 are held
+            assert served.http.get("/openapi.json", headers={"Connection": "close"}).status_code == 200
+        ended = endings(socks, PATIENCE)
+        assert len(ended) == len(socks), f"{len(socks) - len(ended)} of {len(socks)} handshakes still held"
+        assert all(answer == b"" for _when, answer in ended.values())  # nothing said in the clear
+        trusting = ssl.create_default_context(cafile=made.ca)
+        with trusting.wrap_socket(socket.create_connection(("127.0.0.1", served.port), timeout=PATIENCE),
+                                  server_hostname="127.0.0.1") as sock:
+            sock.sendall(SLOW_HEAD)
+            assert sock.recv(4096).startswith(b"HTTP/1.1 408 ")
+        assert served.http.post("/api/lanes").status_code == 201
+    finally:
+        for sock in socks:
+            sock.close()
+        assert "Traceback" not in served.close()
 
 
 def test_a_flood_past_the_descriptor_limit_leaves_the_log_a_few_lines(tmp_path):

@@ -3,7 +3,8 @@
 - a request's line and headers must all arrive within `header_seconds` of the connection (or of
   the answer before, on a kept-alive connection); else the connection is answered 408 and closed
   (h11 waits for them for good: a connection that never finishes its headers held a descriptor
-  forever);
+  forever). Over HTTPS the TLS handshake is part of that time and counts from the connection, as
+  the cap below does: a connection still in its handshake holds a descriptor too;
 - at most `max_connections` connections are held at once, fewer when the process's descriptor
   limit leaves no room for them: a connection over the cap closes the one that has waited
   longest for its request's headers (a slow or idle one, never one mid-request), or itself when
@@ -22,6 +23,7 @@ import asyncio
 import logging
 import math
 import resource
+import ssl
 import sys
 import time
 from typing import Any
@@ -35,6 +37,7 @@ HEADER_SECONDS = 10.0  # a request's line and headers, all of them, within this 
 MAX_CONNECTIONS = 1000  # held at once (the default), fewer when the descriptor limit is lower
 STALL_SECONDS = 30.0  # an answer the client reads none of for this long closes its connection
 KEEP_ALIVE = 5  # seconds an idle kept-alive connection stays open
+TLS_GOODBYE = 5.0  # seconds an https connection the server closes waits for the client's TLS close_notify
 BACKLOG = 128  # connections the kernel queues before the server takes them (fewer under a low descriptor limit)
 RESERVE = 128  # descriptors kept for everything else: the store, the menu files, worker threads
 LOG_EVERY = 60.0  # seconds: a kind of message said again within this is counted, not logged
@@ -113,22 +116,53 @@ class Guard:
 
 class GuardedH11(H11Protocol):
     """uvicorn's h11 protocol with a deadline for each request's headers, a connection cap and a
-    deadline for an answer the client stopped reading (a subclass made per server by `protocol`)."""
+    deadline for an answer the client stopped reading (a subclass made per server by `protocol`).
+    An https server's connection is admitted at accept and does its TLS handshake first (asyncio's
+    start_tls), so the cap and the headers' deadline hold through the handshake."""
 
     guard: Guard
+    tls: ssl.SSLContext | None = None
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.head_timer: asyncio.TimerHandle | None = None
         self.stall_timer: asyncio.TimerHandle | None = None
         self.gone = False
+        self.early: list[bytes] | None = None  # during a TLS handshake: what was read before its end was handed over
+        self.handshake: asyncio.Task[None] | None = None  # held here: the loop keeps a task only weakly
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        super().connection_made(transport)
+        if self.tls is None:
+            super().connection_made(transport)
         if not self.guard.admit(self):
             self.gone = True
             transport.abort()
             return
+        if self.tls is not None:
+            transport.pause_reading()  # the client's hello is the handshake's to read, never h11's
+            self.transport, self.early = transport, []
+            self.handshake = self.loop.create_task(self.secure(transport, self.tls))
+        self.watch_head()
+
+    async def secure(self, raw: asyncio.Transport, tls: ssl.SSLContext) -> None:
+        """The TLS handshake, then HTTP over it, with what was read in between first. One that
+        fails, or a connection closed meanwhile (by the client, the cap or the deadline), ends here."""
+        if self.gone:  # let go before the handshake began
+            return
+        try:
+            secured = await self.loop.start_tls(raw, self, tls, server_side=True, ssl_shutdown_timeout=TLS_GOODBYE)
+        except OSError:  # no TLS (a plain http:// request), a reset, a handshake refused
+            self.forget()
+            return
+        early, self.early = self.early or [], None
+        if secured is None or self.gone:
+            self.forget()
+            if secured is not None:
+                secured.abort()
+            return
+        super().connection_made(secured)
+        for data in early:
+            self.data_received(data)
         self.watch_head()
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -136,6 +170,9 @@ class GuardedH11(H11Protocol):
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
+        if self.early is not None:
+            self.early.append(data)
+            return
         super().data_received(data)
         self.watch_head()
 
@@ -177,12 +214,15 @@ class GuardedH11(H11Protocol):
 
     def head_late(self) -> None:
         """The headers did not all come in time: a 408 (a JSON error, as every error of the
-        service) and the connection closes."""
+        service) and the connection closes; one still in its TLS handshake can be told nothing."""
         self.head_timer = None
         self.guard.waiting.pop(self, None)
         if self.gone or self.transport.is_closing():
             return
         self.guard.count("slow headers")
+        if self.early is not None:
+            self.let_go(abort=True)
+            return
         body = (b'{"error":"the request\'s headers did not all arrive within %g seconds; send it again",'
                 b'"status":408}' % self.guard.header_seconds)
         self.transport.write(b"HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\n"
@@ -213,9 +253,9 @@ class GuardedH11(H11Protocol):
         self.guard.held.discard(self)
 
 
-def protocol(guard: Guard) -> type[GuardedH11]:
-    """The protocol class of one server (uvicorn makes it with its config alone)."""
-    return type("GuardedH11", (GuardedH11,), {"guard": guard})
+def protocol(guard: Guard, tls: ssl.SSLContext | None = None) -> type[GuardedH11]:
+    """The protocol class of one server (uvicorn makes it with its config alone); `tls`: an https server's."""
+    return type("GuardedH11", (GuardedH11,), {"guard": guard, "tls": tls})
 
 
 class Quiet(logging.Filter):
@@ -266,15 +306,17 @@ def quiet_logging() -> Quiet:
 
 
 def run(app: Any, host: str, port: int, header_seconds: float = HEADER_SECONDS,
-        max_connections: int = MAX_CONNECTIONS, trusted_proxies: str | None = None) -> None:
-    """Serve `app` until stopped (Ctrl-C, SIGTERM)."""
+        max_connections: int = MAX_CONNECTIONS, trusted_proxies: str | None = None,
+        tls: ssl.SSLContext | None = None) -> None:
+    """Serve `app` until stopped (Ctrl-C, SIGTERM); over HTTPS with a `tls` context (the TLS is the
+    protocol's, not uvicorn's: see GuardedH11)."""
     cap, backlog = descriptors(max_connections)
     if cap < max_connections:
         LOG.warning("at most %d connections at once (not %d): the descriptor limit is %d (ulimit -n; the hard "
                     "limit, %s, lets it go no higher)", cap, max_connections,
                     resource.getrlimit(resource.RLIMIT_NOFILE)[0], resource.getrlimit(resource.RLIMIT_NOFILE)[1])
     guard = Guard(cap, header_seconds)
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", http=protocol(guard), ws="none",
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", http=protocol(guard, tls), ws="none",
                             timeout_keep_alive=KEEP_ALIVE, timeout_graceful_shutdown=10,
                             backlog=backlog, proxy_headers=bool(trusted_proxies),
                             forwarded_allow_ips=trusted_proxies or None)

@@ -45,7 +45,7 @@ def kitchen(request: Request, service: Shared, token: str | None = None) -> HTML
         if not any(auth.same(token, secret) for secret in staff):
             return PAGES.TemplateResponse(request, "login.html", {"wrong": True, "page": "kitchen"}, status_code=401)
         response = RedirectResponse("/kitchen", status_code=303)
-        response.set_cookie(KITCHEN_COOKIE, token, httponly=True, samesite="strict")
+        response.set_cookie(KITCHEN_COOKIE, token, httponly=True, samesite="strict", secure=secure(request))
         return response
     held = request.cookies.get(KITCHEN_COOKIE)
     secret = next((s for s in staff if auth.same(held, s)), None)
@@ -56,6 +56,11 @@ def kitchen(request: Request, service: Shared, token: str | None = None) -> HTML
     return staff_page(request, service, "kitchen", secret)
 
 
+def secure(request: Request) -> bool:
+    """A staff cookie set over HTTPS goes back over HTTPS only (never to a plain http:// page of the same host)."""
+    return request.url.scheme == "https"
+
+
 def manager_page(request: Request, service: Service, token: str | None, name: str) -> HTMLResponse | RedirectResponse:
     """A page the manager's token opens: ?token=<token> once keeps it in an HttpOnly cookie and
     drops it from the address bar."""
@@ -63,7 +68,7 @@ def manager_page(request: Request, service: Service, token: str | None, name: st
         if not auth.same(token, service.token):
             return PAGES.TemplateResponse(request, "login.html", {"wrong": True, "page": name}, status_code=401)
         response = RedirectResponse(f"/{name}", status_code=303)
-        response.set_cookie(COOKIE, token, httponly=True, samesite="strict")
+        response.set_cookie(COOKIE, token, httponly=True, samesite="strict", secure=secure(request))
         return response
     if not auth.same(request.cookies.get(COOKIE), service.token):
         return PAGES.TemplateResponse(request, "login.html", {"wrong": False, "page": name}, status_code=401)
