@@ -22,7 +22,7 @@ CONTRACTION = re.compile(r"\b([a-z]+) (s|t|ll|re|ve|m|d)\b")
 
 @cache
 def dialogue_data() -> dict[str, Any]:
-    """The file's tables as read: [replies], [references], [function_words]."""
+    """The file's tables as read: [replies], [references], [heard], [function_words]."""
     return tomllib.loads(DIALOGUE_FILE.read_text(encoding="utf-8"))
 
 
@@ -43,6 +43,13 @@ def pronouns() -> list[str]:
 def function_words() -> frozenset[str]:
     """The single words (folded) that name no food: a phrase made only of them is dialogue."""
     return frozenset(normalize(word) for word in dialogue_data()["function_words"]["words"])
+
+
+@cache
+def heard_harmless() -> frozenset[str]:
+    """The words (folded) whose doubt leaves a spoken line's meaning as it is: articles, fillers,
+    politeness (a voice line unsure of only these is acted on)."""
+    return frozenset(normalize(word) for word in dialogue_data()["heard"]["harmless"])
 
 
 @cache

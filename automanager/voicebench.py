@@ -2,8 +2,10 @@
 customer line of a corpus is spoken by espeak-ng (a few voices and speeds, clean and with engine
 noise mixed in by sox), recognized, and run as the turn it would be at a voice lane; the same
 scenario is run from its text. Figures: the word error rate of the transcripts, the share of
-scenarios whose final order equals the text run's, the share of lines asked about (recognized
-unsure), and recognition time per second of audio."""
+scenarios whose final order equals the text run's, the units the voice run rang up that the text run
+did not (the figure that must stay 0: a misheard line asks or is said back), the share of lines
+asked about (recognized unsure), recognition time per second of audio, and the time from the end
+of a 3-second line to its reply's first audio (recognition, the turn, the first chunk of speech)."""
 
 from __future__ import annotations
 
@@ -13,8 +15,9 @@ import subprocess
 import tempfile
 import time
 import wave
+from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import voice
@@ -67,10 +70,13 @@ def noisy(audio: bytes, amount: float) -> bytes:
         return out.read_bytes()
 
 
-def final_order(scenario: Scenario, root: Path, hear: Callable[[str], tuple[str, bool]] | None) -> list[str]:
-    """The scenario's customer lines in one customer chat (typed, or spoken and heard), and the
-    order it ends with, as comparable text. Every scenario's state dir shares one cache of ground
-    programs (`root/cache`): each would ground the menu afresh otherwise."""
+THREE_SECONDS = (2.5, 3.5)  # a line this long (s) counts for the release-to-first-audio figures
+
+
+def final_order(scenario: Scenario, root: Path, ear: Ear | None) -> list[str]:
+    """The scenario's customer lines in one customer chat (typed, or spoken and heard by `ear`),
+    and the order it ends with, one comparable text per unit. Every scenario's state dir shares one
+    cache of ground programs (`root/cache`): each would ground the menu afresh otherwise."""
     (root / "cache").mkdir(parents=True, exist_ok=True)
     folder = Path(tempfile.mkdtemp(dir=root))
     (folder / "cache").symlink_to(root / "cache")
@@ -82,45 +88,68 @@ def final_order(scenario: Scenario, root: Path, hear: Callable[[str], tuple[str,
             continue
         if chat.ended:
             chat = CustomerChat(home)
-        if hear is None:
+        if ear is None:
             chat.turn(step.text)
         else:
-            text, sure = hear(step.text)
-            chat.heard(text, sure)
+            ear.answer(chat, step.text)
     return sorted(repr(sorted(unit.items())) for unit in chat.order())
 
 
+def rung_up_beyond(heard: list[str], typed: list[str]) -> int:
+    """The units of the order heard that the order typed does not hold (each unit with its changes)."""
+    return sum((Counter(heard) - Counter(typed)).values())
+
+
+def percentile(values: list[float], share: float) -> float:
+    """The value `share` of `values` are at or under (nearest rank); 0 for none."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(share * len(ordered) + 0.5) - 1))] if ordered else 0.0
+
+
+@dataclass
 class Ear:
-    """One setting's voice lane: each line spoken, maybe made noisy, recognized; what was said and
-    heard, and the time it took, kept for the figures."""
+    """One setting's voice lane: each line spoken, maybe made noisy, recognized and answered; what
+    was said and heard, and the times it took, kept for the figures."""
 
-    def __init__(self, setting: Setting, prompt: str):
-        self.setting, self.prompt = setting, prompt
-        self.said: list[str] = []
-        self.heard: list[str] = []
-        self.audio_s = self.recognition_s = 0.0
-        self.unsure = 0
+    setting: Setting
+    prompt: str
+    said: list[str] = field(default_factory=list)
+    heard: list[str] = field(default_factory=list)
+    audio_s: float = 0.0
+    recognition_s: float = 0.0
+    unsure: int = 0
+    first_audio_s: list[float] = field(default_factory=list)  # release to the reply's first audio, 3-second lines
 
-    def __call__(self, line: str) -> tuple[str, bool]:
+    def answer(self, chat: CustomerChat, line: str) -> None:
+        """The line spoken to the lane: recognized and taken as the turn, its reply's speech begun."""
         audio = noisy(voice.speak(line, self.setting.rate, self.setting.voice), self.setting.noise)
-        began = time.perf_counter()
+        released = time.perf_counter()
         got = voice.transcribe(audio, self.prompt)
-        self.recognition_s += time.perf_counter() - began
-        self.audio_s += seconds(audio)
+        recognized = time.perf_counter()
+        turn = chat.heard(got.text, got.sure)
+        next(voice.speech(turn.reply))  # the first chunk of the reply's speech, as the lane's speaker gets it
+        length = seconds(audio)
+        if THREE_SECONDS[0] <= length <= THREE_SECONDS[1]:
+            self.first_audio_s.append(time.perf_counter() - released)
+        self.recognition_s += recognized - released
+        self.audio_s += length
         self.said.append(words(line))
         self.heard.append(words(got.text))
         self.unsure += not got.sure
-        return got.text, got.sure
 
-    def figures(self, agree: int, scenarios: int) -> dict:
+    def figures(self, agree: int, beyond: int, scenarios: int) -> dict:
         import jiwer
 
         lines = len(self.said)
         return {"setting": self.setting.name, "lines": lines,
                 "word_error_rate": round(jiwer.wer(self.said, self.heard), 3) if lines else 0.0,
                 "orders_agree": round(agree / scenarios, 3) if scenarios else 0.0,
+                "units_rung_up_not_said": beyond,
                 "asked_about": round(self.unsure / lines, 3) if lines else 0.0,
-                "recognition_per_audio_second": round(self.recognition_s / self.audio_s, 3) if self.audio_s else 0.0}
+                "recognition_per_audio_second": round(self.recognition_s / self.audio_s, 3) if self.audio_s else 0.0,
+                "three_second_lines": len(self.first_audio_s),
+                "first_audio_p50_s": round(percentile(self.first_audio_s, 0.5), 3),
+                "first_audio_p95_s": round(percentile(self.first_audio_s, 0.95), 3)}
 
 
 def voice_run(corpus: Path, prompt: str, limit: int | None = None,
@@ -129,12 +158,16 @@ def voice_run(corpus: Path, prompt: str, limit: int | None = None,
     the menu's names for the recognizer (voice.menu_prompt), as the service gives them."""
     scenarios = [s for s in load_scenarios([corpus]) if any(step.role == "customer" for step in s.steps)][:limit]
     results = []
+    voice.transcribe(voice.speak("hello"), prompt)  # the model loaded before any line is timed, as a service does
     with tempfile.TemporaryDirectory() as tmp:
         texts = [final_order(s, Path(tmp) / "text", None) for s in scenarios]
         for k, setting in enumerate(SETTINGS):
-            ear, agree = Ear(setting, prompt), 0
+            ear, agree, beyond = Ear(setting, prompt), 0, 0
             for i, scenario in enumerate(scenarios):
                 progress(f"{setting.name}: {scenario.name}")
-                agree += final_order(scenario, Path(tmp) / f"voice{k}", ear) == texts[i]
-            results.append(ear.figures(agree, len(scenarios)))
-    return {"corpus": corpus.name, "scenarios": len(scenarios), "settings": results}
+                heard = final_order(scenario, Path(tmp) / f"voice{k}", ear)
+                agree += heard == texts[i]
+                beyond += rung_up_beyond(heard, texts[i])
+            results.append(ear.figures(agree, beyond, len(scenarios)))
+    return {"corpus": corpus.name, "scenarios": len(scenarios), "recognizer": voice.chosen(),
+            "settings": results}

@@ -20,7 +20,7 @@ LAYERS = [
     ["service.routers.*"],  # the service's routes, one router per concern
     ["service.shared", "service.errors", "service.access"],  # what routes share: the store, errors, who may call
     ["service", "service.lanes", "service.events", "service.models", "service.auth", "service.writer",
-     "service.policy"],  # its parts
+     "service.policy", "service.tls"],  # its parts
     ["star", "star.customer", "star.manager"],  # the two chats: a customer's and a manager's
     ["star.chat"],  # the turn both share: understanding, deciding, replying, saving
     ["bots.*"],  # the two bots: a turn's facts in, the decision out
@@ -29,6 +29,7 @@ LAYERS = [
     ["names"],  # menu names matched in text
     ["menu.*"],  # the menu pack: build, check, commit, read
     ["charts", "voice"],  # the day's numbers drawn; speech in and out
+    ["recognition"],  # Whisper's reading of a spoken line, word by word
     ["orders", "receipt", "report"],  # a store's orders: recorded once, printed, summed for the day
     ["store", "state", "vocab", "acts", "rules"],  # the state on disk; the session state as typed facts; the vocabularies and acts
     ["terms"],  # the typed predicates: the one encoder and decoder

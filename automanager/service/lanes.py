@@ -262,9 +262,10 @@ class Lanes:
             raise LaneError(404, f"no open lane '{lane_id[:40]}' (GET /api/lanes lists them)")
         return lane
 
-    def turn(self, lane: Lane, text: str, turn_id: str | None, sure: bool = True) -> dict[str, Any]:
-        """One customer line on a lane: its reply and the order board after it (`sure`: false for a
-        line heard that the recognizer is not sure of, asked about and never acted on)."""
+    def turn(self, lane: Lane, text: str, turn_id: str | None, sure: bool | None = None) -> dict[str, Any]:
+        """One customer line on a lane: its reply and the order board after it (`sure`: None for a
+        typed line; for a spoken one, whether the recognizer is sure of it: a line it is not sure of
+        is asked about and never acted on)."""
         with lane.lock:
             done = self.answered(lane, turn_id)
             if done is not None:
@@ -273,7 +274,7 @@ class Lanes:
             self.next_car(lane)  # (if the store could not greet it after the last turn)
             chat = addressed(lane.chat, lane.finished, text)
             chat.catch_up()
-            turn = chat.heard(text, sure, turn_id)
+            turn = chat.turn(text, None, turn_id) if sure is None else chat.heard(text, sure, turn_id)
             answer = {**self.car(lane, chat, turn.board), "text": turn.text, "reply": turn.reply}
             try:
                 self.next_car(lane)

@@ -103,6 +103,8 @@ class LaneTurn(Car):
 class SpokenTurn(LaneTurn):
     heard: str = Field(description="The words recognized ('' when nothing was said).")
     confidence: float = Field(description="0..1: under 0.45 the line was asked about, never acted on.")
+    doubtful: list[str] = Field(description="Words the recognizer was unsure of: the line was asked about, never "
+                                            "acted on.")
     sure: bool
     audio: str = Field(description="The reply spoken, as WAV (add ?token=<the lane's token>).")
 

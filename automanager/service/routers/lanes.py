@@ -60,21 +60,21 @@ async def lane_speech(lane_id: str, request: Request, token: Token, service: Sha
     except voice.BadAudio as exc:  # no recording, or an absurd one: said, and the lane's car is unchanged
         raise HTTPException(exc.status, f"the body cannot be heard as a spoken line: {exc}") from None
     answer = await run_in_threadpool(service.lanes.turn, lane, heard.text, turn_id, heard.sure)
-    return {**answer, "heard": heard.text, "confidence": heard.confidence, "sure": heard.sure,
-            "audio": f"/api/lanes/{lane.id}/speech/{turn_id}.wav"}
+    return {**answer, "heard": heard.text, "confidence": heard.confidence, "doubtful": list(heard.doubtful),
+            "sure": heard.sure, "audio": f"/api/lanes/{lane.id}/speech/{turn_id}.wav"}
 
 
 @router.get("/{lane_id}/speech/{turn_id}.wav", response_class=Response)
 def lane_reply_audio(lane_id: str, turn_id: str, header: Token, service: Shared, token: str | None = None) -> Response:
-    """A turn's reply spoken (WAV), shortened for the ear; the lane's token as a header or ?token=
-    (an audio element sends no header)."""
+    """A turn's reply spoken (WAV), shortened for the ear, streamed as it is made so the speaker
+    begins at once; the lane's token as a header or ?token= (an audio element sends no header)."""
     lane = service.lanes.get(lane_id, header or token)
     if (why := voice.missing()) is not None:
         raise HTTPException(503, f"no voice lane here: {why}")
     reply = service.lanes.said_back(lane, turn_id)
     if reply is None:
         raise HTTPException(404, f"no turn '{turn_id[:64]}' on this lane's cars")
-    return Response(voice.speak(reply), media_type="audio/wav", headers={"Cache-Control": "no-store"})
+    return StreamingResponse(voice.speech(reply), media_type="audio/wav", headers={"Cache-Control": "no-store"})
 
 
 @router.get("/{lane_id}", response_model=Car)
