@@ -381,6 +381,18 @@ def https(certfile: Path | None, keyfile: Path | None) -> Certificate | None:
                    "<the address lane screens open> (--force to replace the state dir's)") from None
 
 
+def warm_up(service: Any) -> None:
+    """What a lane's first car would wait for, loaded while the service starts: the name embedder
+    (a misspelled name) and, with the voice extra, the recognizer (a bad $AUTOMANAGER_RECOGNIZER is
+    refused now, not at the first spoken line)."""
+    from . import voice
+
+    Embedder.warm_in_background()
+    if service.voice:
+        voice.chosen()
+        voice.warm_in_background(service.menu_prompt())
+
+
 def started(state_dir: Path | None, store: str, kb: Path | None, address: tuple[str, int],
             llm: tuple[str, str | None], claimed: list[ServiceLock], certificate: Certificate | None = None) -> Any:
     """The service over the store, made once its database answers and, on PostgreSQL, once the
@@ -411,6 +423,7 @@ def started(state_dir: Path | None, store: str, kb: Path | None, address: tuple[
             raise
         if lock is not None:
             claimed.append(lock)
+        warm_up(service.state.service)
         return service, about
 
     try:
@@ -928,7 +941,9 @@ def bench_command(
     voice_corpus: Annotated[Path | None, typer.Option(
         "--voice", help="Instead: the voice lane on a corpus (e.g. ../shared/eval/customer-dev3.yaml): its customer "
                         "lines spoken by espeak-ng, clean and with engine noise, recognized and ordered; word error "
-                        "rate and orders that agree with the text run (needs the voice extra).")] = None,
+                        "rate, orders that agree with the text run, units rung up that nobody said (exit 1 if "
+                        "any), release-to-first-audio time (needs the voice extra; AUTOMANAGER_RECOGNIZER=base "
+                        "for Whisper base).")] = None,
     limit: Annotated[int | None, typer.Option(help="--voice: only the first N scenarios.", min=1)] = None,
     stores: Annotated[int, typer.Option(help="--chain: stores.", min=1, max=200)] = 20,
     lanes: Annotated[int | None, typer.Option(help="--served: lanes at once (default 32); --chain: lanes a store "
@@ -995,15 +1010,21 @@ def voice_bench(corpus: Path, limit: int | None, folder: Path | None, as_json: b
             figures = voice_run(corpus, prompt, limit, lambda said: progress.update(task, description=said[:60]))
     except (ScenarioError, OSError) as exc:
         raise fail(str(exc), "Give a scenario file (eval/README.md), e.g. ../shared/eval/customer-dev3.yaml.") from None
+    failed = any(row["units_rung_up_not_said"] for row in figures["settings"])  # rang up what nobody said
     if as_json:
         out.print_json(json.dumps(figures))
-        return
-    table = Table("setting", "lines", "word error rate", "orders agree", "asked about", "recognition s / audio s",
-                  title=f"voice bench: {figures['corpus']}, {figures['scenarios']} scenarios")
+        raise typer.Exit(1 if failed else 0)
+    table = Table("setting", "lines", "word error rate", "orders agree", "units rung up not said", "asked about",
+                  "recognition s / audio s", "3-s lines: release to first audio p50 / p95 s",
+                  title=f"voice bench: {figures['corpus']}, {figures['scenarios']} scenarios, "
+                        f"recognizer {figures['recognizer']}")
     for row in figures["settings"]:
         table.add_row(row["setting"], str(row["lines"]), f"{row['word_error_rate']:.1%}", f"{row['orders_agree']:.1%}",
-                      f"{row['asked_about']:.1%}", f"{row['recognition_per_audio_second']:.2f}")
+                      str(row["units_rung_up_not_said"]), f"{row['asked_about']:.1%}",
+                      f"{row['recognition_per_audio_second']:.2f}",
+                      f"{row['first_audio_p50_s']:.2f} / {row['first_audio_p95_s']:.2f} ({row['three_second_lines']})")
     out.print(table)
+    raise typer.Exit(1 if failed else 0)
 
 
 def served_bench(lanes: int, turns: int, folder: Path | None, think: float, as_json: bool) -> None:

@@ -73,16 +73,29 @@ def noisy(audio: bytes, amount: float) -> bytes:
 THREE_SECONDS = (2.5, 3.5)  # a line this long (s) counts for the release-to-first-audio figures
 
 
-def final_order(scenario: Scenario, root: Path, ear: Ear | None) -> list[str]:
-    """The scenario's customer lines in one customer chat (typed, or spoken and heard by `ear`),
-    and the order it ends with, one comparable text per unit. Every scenario's state dir shares one
-    cache of ground programs (`root/cache`): each would ground the menu afresh otherwise."""
+@dataclass
+class Run:
+    """A scenario's customer lines in one chat: the order it ends with, and every unit any of its
+    turns ever had on the order (the most of each at once), each unit one comparable text."""
+
+    final: list[str] = field(default_factory=list)
+    ever: Counter[str] = field(default_factory=Counter)
+
+    def saw(self, order: list[dict]) -> None:
+        self.final = sorted(repr(sorted(unit.items())) for unit in order)
+        self.ever |= Counter(self.final)
+
+
+def final_order(scenario: Scenario, root: Path, ear: Ear | None) -> Run:
+    """The scenario's customer lines in one customer chat (typed, or spoken and heard by `ear`).
+    Every scenario's state dir shares one cache of ground programs (`root/cache`): each would
+    ground the menu afresh otherwise."""
     (root / "cache").mkdir(parents=True, exist_ok=True)
     folder = Path(tempfile.mkdtemp(dir=root))
     (folder / "cache").symlink_to(root / "cache")
     home = Home(folder, scenario.pack)
     home.clock = scenario.now
-    chat = CustomerChat(home)
+    chat, run = CustomerChat(home), Run()
     for step in scenario.steps:
         if step.role != "customer":
             continue
@@ -92,12 +105,15 @@ def final_order(scenario: Scenario, root: Path, ear: Ear | None) -> list[str]:
             chat.turn(step.text)
         else:
             ear.answer(chat, step.text)
-    return sorted(repr(sorted(unit.items())) for unit in chat.order())
+        run.saw(chat.order())
+    return run
 
 
-def rung_up_beyond(heard: list[str], typed: list[str]) -> int:
-    """The units of the order heard that the order typed does not hold (each unit with its changes)."""
-    return sum((Counter(heard) - Counter(typed)).values())
+def rung_up_beyond(heard: Run, typed: Run) -> int:
+    """The units the voice run had on its order at some turn that the text run never had, each
+    with its changes: what was rung up though nobody said it. A change the voice run asked about
+    rather than made is no such unit (the order before it was said)."""
+    return sum((heard.ever - typed.ever).values())
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -166,7 +182,7 @@ def voice_run(corpus: Path, prompt: str, limit: int | None = None,
             for i, scenario in enumerate(scenarios):
                 progress(f"{setting.name}: {scenario.name}")
                 heard = final_order(scenario, Path(tmp) / f"voice{k}", ear)
-                agree += heard == texts[i]
+                agree += heard.final == texts[i].final
                 beyond += rung_up_beyond(heard, texts[i])
             results.append(ear.figures(agree, beyond, len(scenarios)))
     return {"corpus": corpus.name, "scenarios": len(scenarios), "recognizer": voice.chosen(),

@@ -188,7 +188,21 @@ def test_the_voice_bench_reports_every_setting_on_a_corpus():
     assert figures["scenarios"] == 1 and [row["setting"] for row in figures["settings"]] == [s.name for s in SETTINGS]
     for row in figures["settings"]:
         assert row["lines"] == 4 and 0 <= row["word_error_rate"] <= 2 and 0 <= row["orders_agree"] <= 1
-        assert 0 < row["recognition_per_audio_second"]
+        assert 0 < row["recognition_per_audio_second"] and row["units_rung_up_not_said"] >= 0
+        assert 0 <= row["first_audio_p50_s"] <= row["first_audio_p95_s"]
+
+
+def test_a_unit_counts_as_rung_up_unsaid_only_when_the_typed_run_never_had_it():
+    from automanager.voicebench import Run, rung_up_beyond
+
+    typed, heard = Run(), Run()
+    for order in ([{"item": "Steak Quesadilla"}], [{"item": "Chicken Quesadilla"}]):  # "chicken instead"
+        typed.saw(order)
+    heard.saw([{"item": "Steak Quesadilla"}])  # the change asked about, not made: nothing unsaid
+    assert rung_up_beyond(heard, typed) == 0 and heard.final != typed.final
+    heard.saw([{"item": "Steak Quesadilla"}, {"item": "Nachos BellGrande"}])  # a misheard name rung up
+    heard.saw([{"item": "Steak Quesadilla", "add": ["Guacamole"]}])  # a change nobody asked of this unit
+    assert rung_up_beyond(heard, typed) == 2
 
 
 class Pieces:
@@ -261,3 +275,21 @@ def test_the_reply_is_spoken_as_a_stream_of_wav_chunks():
     chunks = list(voice.speech("Got it: two Bean Burritos and a large Pepsi. What else can I get for you?"))
     assert chunks[0][:4] == b"RIFF" and len(chunks) > 1 and all(len(c) <= voice.SPEECH_CHUNK for c in chunks)
     assert b"".join(chunks) == voice.speak("Got it: two Bean Burritos and a large Pepsi. What else can I get for you?")
+
+
+@needs_voice
+@pytest.mark.parametrize("sox_args, kind", [(["-b", "24"], "wav"), (["-e", "floating-point", "-b", "32"], "wav"),
+                                            (["-c", "2", "-r", "44100"], "wav"), (["-r", "48000"], "ogg"),
+                                            (["-r", "11025", "-b", "8", "-e", "unsigned"], "wav"),
+                                            (["-r", "22050", "-c", "2"], "flac")])
+def test_a_line_recorded_in_any_common_format_is_heard_as_said(tmp_path, sox_args, kind):
+    import shutil
+    import subprocess
+
+    if shutil.which("sox") is None:
+        pytest.skip("no sox to write the recordings (apt-get install sox)")
+    source, recording = tmp_path / "line.wav", tmp_path / f"recorded.{kind}"
+    source.write_bytes(spoken("two bean burritos", 160))
+    subprocess.run(["sox", str(source), *sox_args, str(recording)], check=True, capture_output=True)
+    heard = voice.transcribe(recording.read_bytes(), "Bean Burrito, Pepsi.")
+    assert "bean burrito" in heard.text.lower()  # 24-bit was once heard as nothing
