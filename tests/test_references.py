@@ -183,3 +183,14 @@ def test_one_with_x_and_one_with_y_are_the_units_in_the_order_said(chat):
     say(chat, "two soft tacos, one with guac and one with sour cream", "no lettuce on the first one")
     assert items(chat) == [("Soft Taco", {"add": ["Guacamole"], "no": ["Iceberg Lettuce"]}),
                            ("Soft Taco", {"add": ["Reduced-Fat Sour Cream"]})]
+
+
+def test_a_place_in_the_order_right_after_a_name_not_on_the_menu_is_asked_never_guessed(chat):
+    first, = say(chat, "a soft taco, a crunchy taco and a zorblax taco")
+    assert "isn't on our menu" in first.reply
+    asked, = say(chat, "the last one with guacamole")  # the customer counts the taco never rung up
+    assert "Which one do you mean" in asked.reply and all(not extra for _, extra in items(chat))
+    say(chat, "the crunchy one")
+    assert items(chat) == [("Soft Taco", {}), ("Crunchy Taco", {"add": ["Guacamole"]})]
+    say(chat, "a pepsi and a mountain dew", "make the last one large")  # nothing unknown before: taken
+    assert items(chat)[-1] == ("Mountain Dew®", {"size": ["large"]})

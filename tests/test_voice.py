@@ -293,3 +293,11 @@ def test_a_line_recorded_in_any_common_format_is_heard_as_said(tmp_path, sox_arg
     subprocess.run(["sox", str(source), *sox_args, str(recording)], check=True, capture_output=True)
     heard = voice.transcribe(recording.read_bytes(), "Bean Burrito, Pepsi.")
     assert "bean burrito" in heard.text.lower()  # 24-bit was once heard as nothing
+
+
+def test_a_heard_line_with_words_that_name_nothing_asks_about_the_rest(tmp_path):
+    chat = CustomerChat(Home(tmp_path))
+    turn = chat.heard("a zorblax and a large mountain dew", sure=True)  # typed, the drink would be rung up
+    assert chat.order() == [] and "?" in turn.reply
+    chat.turn("yes")
+    assert chat.order() == [{"item": "Mountain Dew®", "size": ["large"]}]

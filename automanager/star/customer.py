@@ -75,14 +75,15 @@ class CustomerChat(Chat):
                     board=self.board(decision.actions), unheard=list(dict.fromkeys(said_as_phrase(p) for p in [*parse.unknown, *not_caught])))
 
     def heard(self, text: str, sure: bool, turn_id: str | None = None) -> Turn:
-        """A line heard, not typed: one the recognizer is not sure of, or one naming a dish only
-        by words close to its name (a spelling corrected), is read as a half-heard line, its
-        changes asked about and never made until the customer says yes: a name is rung up only
-        when its words were heard."""
+        """A line heard, not typed: one the recognizer is not sure of, one naming a dish only by
+        words close to its name (a spelling corrected), or one with words that name nothing on the
+        menu (a misheard part puts the rest in doubt) is read as a half-heard line, its changes
+        asked about and never made until the customer says yes: a name is rung up only when its
+        words were heard."""
         parse = self.parser.parse(text, context(self.state))
         heard = f" {normalize(text)} "
         guessed = [name for _, name, _ in parse.corrected if f" {normalize(name)}" not in heard]
-        said = None if sure and not guessed else [*parse.acts, Unsure()]
+        said = None if sure and not guessed and not parse.unknown else [*parse.acts, Unsure()]
         return self.turn(text, said, turn_id)
 
     def greeting(self) -> str:
