@@ -301,3 +301,11 @@ def test_a_heard_line_with_words_that_name_nothing_asks_about_the_rest(tmp_path)
     assert chat.order() == [] and "?" in turn.reply
     chat.turn("yes")
     assert chat.order() == [{"item": "Mountain Dew®", "size": ["large"]}]
+
+
+def test_two_dishes_heard_back_to_back_are_asked_about_not_rung_up(tmp_path):
+    chat = CustomerChat(Home(tmp_path))
+    turn = chat.heard("Can I get a Crunchwrap Supreme, Nacho Mexican Pizza?", sure=True)  # "...supreme and a ..."
+    assert chat.order() == [] and "?" in turn.reply
+    chat.heard("A Chalupa Supreme and a Pepsi.", sure=True)  # said with a word between: rung up
+    assert [unit["item"] for unit in chat.order()] == ["Chalupa Supreme", "Pepsi®"]

@@ -13,6 +13,7 @@ from ..language.customer_parser import Context, CustomerParser
 from ..language.customer_templates import CustomerTemplates
 from ..language.outputs import BoardBill, BoardDetail, BoardTotal, BoardUnit, Lost, rows_of
 from ..language.reading import Parse
+from ..language.text import tokenize
 from ..llm.structured import CustomerReader
 from ..normalize import normalize
 from ..orders import Line, OrderBook
@@ -83,8 +84,16 @@ class CustomerChat(Chat):
         parse = self.parser.parse(text, context(self.state))
         heard = f" {normalize(text)} "
         guessed = [name for _, name, _ in parse.corrected if f" {normalize(name)}" not in heard]
-        said = None if sure and not guessed and not parse.unknown else [*parse.acts, Unsure()]
+        doubted = guessed or parse.unknown or self.names_run_on(text)
+        said = None if sure and not doubted else [*parse.acts, Unsure()]
         return self.turn(text, said, turn_id)
+
+    def names_run_on(self, text: str) -> bool:
+        """Two dishes named back to back, no word or pause between ("chalupa supreme nacho
+        pepsi"): how a recognizer told the menu's names hears "a chalupa and a pepsi", seldom what
+        a person says."""
+        items = [m for m in self.parser.mentions_in(tokenize(text)) if m.kind == "item"]
+        return any(first.end == second.start for first, second in zip(items, items[1:]))
 
     def greeting(self) -> str:
         """A resumed session is welcomed back with its order so far, priced by the ASP."""
