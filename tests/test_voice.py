@@ -307,5 +307,6 @@ def test_two_dishes_heard_back_to_back_are_asked_about_not_rung_up(tmp_path):
     chat = CustomerChat(Home(tmp_path))
     turn = chat.heard("Can I get a Crunchwrap Supreme, Nacho Mexican Pizza?", sure=True)  # "...supreme and a ..."
     assert chat.order() == [] and "?" in turn.reply
+    assert "?" in chat.heard("Crunchwrap Supreme, Nacho Drink.", sure=True).reply and chat.order() == []
     chat.heard("A Chalupa Supreme and a Pepsi.", sure=True)  # said with a word between: rung up
     assert [unit["item"] for unit in chat.order()] == ["Chalupa Supreme", "Pepsi®"]

@@ -89,11 +89,13 @@ class CustomerChat(Chat):
         return self.turn(text, said, turn_id)
 
     def names_run_on(self, text: str) -> bool:
-        """Two dishes named back to back, no word or pause between ("chalupa supreme nacho
-        pepsi"): how a recognizer told the menu's names hears "a chalupa and a pepsi", seldom what
-        a person says."""
-        items = [m for m in self.parser.mentions_in(tokenize(text)) if m.kind == "item"]
-        return any(first.end == second.start for first, second in zip(items, items[1:]))
+        """A dish named and, with no word or pause between, another dish or a kind of food
+        ("chalupa supreme nacho pepsi", "crunchwrap supreme nacho drink"): how a recognizer told
+        the menu's names hears "... and a pepsi", seldom what a person says."""
+        tokens = tokenize(text)
+        items = [m for m in self.parser.mentions_in(tokens) if m.kind == "item"]
+        starts = {m.start for m in items}
+        return any(m.end in starts or (m.end < len(tokens) and tokens[m.end] in self.parser.kinds) for m in items)
 
     def greeting(self) -> str:
         """A resumed session is welcomed back with its order so far, priced by the ASP."""
