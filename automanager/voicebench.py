@@ -113,7 +113,12 @@ def rung_up_beyond(heard: Run, typed: Run) -> int:
     """The units the voice run had on its order at some turn that the text run never had, each
     with its changes: what was rung up though nobody said it. A change the voice run asked about
     rather than made is no such unit (the order before it was said)."""
-    return sum((heard.ever - typed.ever).values())
+    return len(unsaid_units(heard, typed))
+
+
+def unsaid_units(heard: Run, typed: Run) -> list[str]:
+    """Those units themselves (rung_up_beyond), for the bench's report."""
+    return sorted((heard.ever - typed.ever).elements())
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -178,12 +183,14 @@ def voice_run(corpus: Path, prompt: str, limit: int | None = None,
     with tempfile.TemporaryDirectory() as tmp:
         texts = [final_order(s, Path(tmp) / "text", None) for s in scenarios]
         for k, setting in enumerate(SETTINGS):
-            ear, agree, beyond = Ear(setting, prompt), 0, 0
+            ear, agree, unsaid = Ear(setting, prompt), 0, {}
             for i, scenario in enumerate(scenarios):
                 progress(f"{setting.name}: {scenario.name}")
                 heard = final_order(scenario, Path(tmp) / f"voice{k}", ear)
                 agree += heard.final == texts[i].final
-                beyond += rung_up_beyond(heard, texts[i])
-            results.append(ear.figures(agree, beyond, len(scenarios)))
+                if beyond := unsaid_units(heard, texts[i]):
+                    unsaid[scenario.name] = beyond
+            results.append({**ear.figures(agree, sum(map(len, unsaid.values())), len(scenarios)),
+                            "rung_up_not_said_in": unsaid})
     return {"corpus": corpus.name, "scenarios": len(scenarios), "recognizer": voice.chosen(),
             "settings": results}

@@ -462,3 +462,14 @@ def test_no_wait_before_a_new_count_is_the_cue_of_that_count(home):
 def test_when_the_truck_comes_is_talk_beside_a_runout(home):
     say(ManagerChat(home), "no steak till the truck at 3")
     assert home.stock_out() == ["Steak"]
+
+
+def test_the_next_car_reads_talk_without_embedding_the_examples_again(home, monkeypatch):
+    from automanager.names import Embedder
+
+    CustomerChat(home).turn("a soft taco for pickup, I suppose")  # talk beside an order: the examples embedded
+    embedded: list[int] = []
+    encode = Embedder.encode
+    monkeypatch.setattr(Embedder, "encode", classmethod(lambda cls, texts: embedded.append(len(texts)) or encode(texts)))
+    CustomerChat(home).turn("a crunchy taco for pickup, I suppose")  # the next car of the lane: a new chat
+    assert embedded and max(embedded) == 1  # only what was said, never the hundreds of examples again

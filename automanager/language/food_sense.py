@@ -7,7 +7,7 @@ dictionary knows may be a name said wrong, and is never talk."""
 from __future__ import annotations
 
 import tomllib
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from ..names import Embedder
@@ -29,19 +29,22 @@ def english(word: str) -> bool:
     return dictionary().word_usage_frequency(word) >= DECIDE["least_frequency"]
 
 
+@lru_cache(maxsize=8)  # a few menus (versions, packs) at once
+def example_vectors(food_names: tuple[str, ...]):
+    """The food and talk examples embedded, once per process and menu: every car of a lane is a new
+    chat, and embedding them again cost its first unknown word most of a second."""
+    return Embedder.encode([*DATA["examples"]["food"], *food_names]), Embedder.encode(DATA["examples"]["talk"])
+
+
 class FoodSense:
     """Tells talk from a food the menu lacks; one per menu (its names are food examples)."""
 
     def __init__(self, food_names: list[str]):
-        self.food_names = sorted(set(food_names))
-        self._vectors = None
+        self.food_names = tuple(sorted(set(food_names)))
         self._seen: dict[str, bool] = {}
 
     def vectors(self):
-        if self._vectors is None:
-            food = [*DATA["examples"]["food"], *self.food_names]
-            self._vectors = (Embedder.encode(food), Embedder.encode(DATA["examples"]["talk"]))
-        return self._vectors
+        return example_vectors(self.food_names)
 
     def talk(self, words: list[str]) -> bool:
         """Are these words (left over beside a clause's reading) talk, not a food or drink?"""
