@@ -142,7 +142,7 @@ def refused_by_policy(message: sync_api.ConsoleMessage) -> bool:
 
 def open_lane(page: sync_api.Page) -> None:
     page.goto("/lane")
-    expect(page.locator("#conversation li.bot").first).to_contain_text("Welcome")
+    expect(page.locator("#conversation li.bot").first).to_contain_text("Welcome", timeout=45_000)  # serve warms its models at start
     expect(page.locator("#live")).to_have_text("live")
 
 
