@@ -34,7 +34,7 @@ import pytest
 from processes import ServeProcess
 
 from automanager import voice
-from automanager.service import tls
+from automanager.service import lanes, tls
 
 pytestmark = pytest.mark.slow  # drives Chromium against a served store
 
@@ -74,6 +74,7 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "AUTOMANAGER_"))}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
+    env[lanes.PER_CLIENT_SETTING] = str(lanes.MAX_LANES)  # every page of the module opens its lanes from one address
     log = (state / "serve.log").open("w")
     process = subprocess.Popen([sys.executable, "-m", "automanager", "serve", "--port", str(port),
                                 "--state-dir", str(state / "home")], stdout=log, stderr=subprocess.STDOUT,
