@@ -1,7 +1,8 @@
 """`automanager bench --voice`: the voice lane measured end to end with no microphone. Each
 customer line of a corpus is spoken by espeak-ng (a few voices and speeds, clean and with engine
-noise mixed in by sox), recognized, and run as the turn it would be at a voice lane; the same
-scenario is run from its text. Figures: the word error rate of the transcripts, the share of
+noise mixed in by sox), recognized, and run as the turn it would be at a voice lane; a line read back as a question is
+answered yes or no as its speaker would (was it read as the typed line was?); the same scenario is
+run from its text. Figures: the word error rate of the transcripts, the share of
 scenarios whose final order equals the text run's, the units the voice run rang up that the text run
 did not (the figure that must stay 0: a misheard line asks or is said back), the share of lines
 asked about (recognized unsure), recognition time per second of audio, and the time from the end
@@ -21,8 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import voice
+from .acts import Unsure
 from .evaluation.scenario import Scenario, load_scenarios
 from .star import CustomerChat
+from .star.chat import Turn
 from .store import Home
 
 
@@ -80,15 +83,18 @@ class Run:
 
     final: list[str] = field(default_factory=list)
     ever: Counter[str] = field(default_factory=Counter)
+    read: list[list[str]] = field(default_factory=list)  # each customer line's acts as the chat read them
 
     def saw(self, order: list[dict]) -> None:
         self.final = sorted(repr(sorted(unit.items())) for unit in order)
         self.ever |= Counter(self.final)
 
 
-def final_order(scenario: Scenario, root: Path, ear: Ear | None) -> Run:
+def final_order(scenario: Scenario, root: Path, ear: Ear | None, typed: Run | None = None) -> Run:
     """The scenario's customer lines in one customer chat (typed, or spoken and heard by `ear`).
-    Every scenario's state dir shares one cache of ground programs (`root/cache`): each would
+    A spoken line read back as a question is answered as the person who said it would: yes when
+    it was read as the typed line was (`typed`, the text run), no otherwise; then the script goes
+    on. Every scenario's state dir shares one cache of ground programs (`root/cache`): each would
     ground the menu afresh otherwise."""
     (root / "cache").mkdir(parents=True, exist_ok=True)
     folder = Path(tempfile.mkdtemp(dir=root))
@@ -101,12 +107,22 @@ def final_order(scenario: Scenario, root: Path, ear: Ear | None) -> Run:
             continue
         if chat.ended:
             chat = CustomerChat(home)
-        if ear is None:
-            chat.turn(step.text)
-        else:
-            ear.answer(chat, step.text)
+        turn = chat.turn(step.text) if ear is None else ear.answer(chat, step.text)
+        run.read.append(turn.parsed)
+        if ear is not None and typed is not None and read_back(chat):
+            meant = len(run.read) <= len(typed.read) and without_doubt(turn.parsed) == without_doubt(typed.read[len(run.read) - 1])
+            ear.answer(chat, "yes" if meant else "no", answering=True)
         run.saw(chat.order())
     return run
+
+
+def read_back(chat: CustomerChat) -> bool:
+    """Did the turn read changes back as a question (a half-heard line's, kept until a yes)?"""
+    return any(fact.startswith("pending(") for fact in chat.state.texts)
+
+
+def without_doubt(acts: list[str]) -> list[str]:
+    return sorted(act for act in acts if act != str(Unsure()))
 
 
 def rung_up_beyond(heard: Run, typed: Run) -> int:
@@ -140,15 +156,20 @@ class Ear:
     recognition_s: float = 0.0
     unsure: int = 0
     first_audio_s: list[float] = field(default_factory=list)  # release to the reply's first audio, 3-second lines
+    answers: Counter[str] = field(default_factory=Counter)  # read-backs answered: yes / no
 
-    def answer(self, chat: CustomerChat, line: str) -> None:
-        """The line spoken to the lane: recognized and taken as the turn, its reply's speech begun."""
+    def answer(self, chat: CustomerChat, line: str, answering: bool = False) -> Turn:
+        """The line spoken to the lane: recognized and taken as the turn, its reply's speech begun.
+        `answering`: a yes or no to a read-back, no line of the corpus (counted apart)."""
         audio = noisy(voice.speak(line, self.setting.rate, self.setting.voice), self.setting.noise)
         released = time.perf_counter()
         got = voice.transcribe(audio, self.prompt)
         recognized = time.perf_counter()
         turn = chat.heard(got.text, got.sure)
         next(voice.speech(turn.reply))  # the first chunk of the reply's speech, as the lane's speaker gets it
+        if answering:
+            self.answers[line] += 1
+            return turn
         length = seconds(audio)
         if THREE_SECONDS[0] <= length <= THREE_SECONDS[1]:
             self.first_audio_s.append(time.perf_counter() - released)
@@ -157,6 +178,7 @@ class Ear:
         self.said.append(words(line))
         self.heard.append(words(got.text))
         self.unsure += not got.sure
+        return turn
 
     def figures(self, agree: int, beyond: int, scenarios: int) -> dict:
         import jiwer
@@ -167,6 +189,7 @@ class Ear:
                 "orders_agree": round(agree / scenarios, 3) if scenarios else 0.0,
                 "units_rung_up_not_said": beyond,
                 "asked_about": round(self.unsure / lines, 3) if lines else 0.0,
+                "read_backs_answered": {"yes": self.answers["yes"], "no": self.answers["no"]},
                 "recognition_per_audio_second": round(self.recognition_s / self.audio_s, 3) if self.audio_s else 0.0,
                 "three_second_lines": len(self.first_audio_s),
                 "first_audio_p50_s": round(percentile(self.first_audio_s, 0.5), 3),
@@ -186,7 +209,7 @@ def voice_run(corpus: Path, prompt: str, limit: int | None = None,
             ear, agree, unsaid = Ear(setting, prompt), 0, {}
             for i, scenario in enumerate(scenarios):
                 progress(f"{setting.name}: {scenario.name}")
-                heard = final_order(scenario, Path(tmp) / f"voice{k}", ear)
+                heard = final_order(scenario, Path(tmp) / f"voice{k}", ear, texts[i])
                 agree += heard.final == texts[i].final
                 if beyond := unsaid_units(heard, texts[i]):
                     unsaid[scenario.name] = beyond

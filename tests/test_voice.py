@@ -310,3 +310,61 @@ def test_two_dishes_heard_back_to_back_are_asked_about_not_rung_up(tmp_path):
     assert "?" in chat.heard("Crunchwrap Supreme, Nacho Drink.", sure=True).reply and chat.order() == []
     chat.heard("A Chalupa Supreme and a Pepsi.", sure=True)  # said with a word between: rung up
     assert [unit["item"] for unit in chat.order()] == ["Chalupa Supreme", "Pepsi®"]
+
+
+def test_a_cue_word_heard_where_no_cue_phrase_is_makes_the_line_half_heard(tmp_path):
+    chat = CustomerChat(Home(tmp_path))
+    turn = chat.heard("Crunchwrap Supreme, Nacho Ring.", sure=True)  # "... and a drink": "ring" cues nothing here
+    assert chat.order() == [] and "?" in turn.reply
+    chat.heard("Could you ring up a Crunchwrap Supreme?", sure=True)  # a request's verb: rung up
+    assert [unit["item"] for unit in chat.order()] == ["Crunchwrap Supreme®"]
+
+
+def test_a_no_to_a_read_back_leaves_the_question_asked_beside_it_open(tmp_path):
+    chat = CustomerChat(Home(tmp_path))
+    chat.turn("a cinnamon twists and a wild strawberry freeze")
+    assert "What size" in chat.turn("that's all").reply
+    assert "Did you want" in chat.heard("Large, please.", sure=False).reply
+    reply = chat.heard("No.", sure=True).reply  # no to the read-back: the size is still to be said
+    assert "What size" in reply and "regular" not in str(chat.order())
+    assert "anything else" in chat.turn("large").reply  # the summary
+    assert {"item": "Wild Strawberry Freeze", "size": ["large"]} in chat.order()
+    assert "Did you want" in chat.heard("Two cinnamon twists.", sure=False).reply
+    chat.heard("No.", sure=True)
+    assert not chat.ended  # no to the read-back: the order stays open
+
+
+class Script:
+    """An Ear that hears each line as written down for it, with the sureness given."""
+
+    def __init__(self, heard: dict[str, tuple[str, bool]]):
+        self.heard, self.answered = heard, []
+
+    def answer(self, chat, line, answering=False):
+        if answering:
+            self.answered.append(line)
+        text, sure = self.heard.get(line, (line, True))
+        return chat.heard(text, sure)
+
+
+@pytest.mark.parametrize("heard, answered, ordered", [
+    (("a burrito supreme combo please", False), ["yes"], ["Burrito Supreme® Combo"]),  # read right: yes
+    (("a nacho ring combo please", True), ["no"], []),  # read wrong: no
+])
+def test_the_bench_customer_answers_a_read_back_as_its_speaker_would(tmp_path, heard, answered, ordered):
+    from automanager.evaluation.scenario import load_scenarios
+    from automanager.voicebench import final_order
+
+    corpus = tmp_path / "one.yaml"
+    corpus.write_text("- name: combo\n  steps:\n    - customer: a burrito supreme combo please\n", encoding="utf-8")
+    scenario = load_scenarios([corpus])[0]
+    typed = final_order(scenario, tmp_path / "typed", None)
+    ear = Script({"a burrito supreme combo please": heard})
+    spoken = final_order(scenario, tmp_path / "spoken", ear, typed)  # type: ignore[arg-type]
+    assert ear.answered == answered and [unit["item"] for unit in spoken_order(spoken)] == ordered
+
+
+def spoken_order(run) -> list[dict]:
+    import ast
+
+    return [dict(ast.literal_eval(unit)) for unit in run.final]

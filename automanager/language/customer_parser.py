@@ -261,6 +261,9 @@ class CustomerParser:
         for clause in clauses:
             self.clause(clause, ctx, result, state)
         result.acts += extra
+        named = {w for clause in clauses for m in clause.mentions for w in clause.tokens[m.start:m.end]}
+        result.unread = result.unknown + [w for w in self.p.stray_cue_words(flat) if w not in named
+                                          and not self.grammar_word(w) and number_at([w], 0) is None]
         result.unknown = [said for said in result.unknown if self.talk.leftover(said.split())]  # talk is no name
         if any(clause.act in CHANGING for clause in half_heard):
             result.acts.append(Unsure())
@@ -794,8 +797,12 @@ class CustomerParser:
 
     def plain_word(self, word: str) -> bool:
         """A word that is not part of a name: filler, a cue, an option word, a modifier."""
+        return word in self.p.cue_words or self.grammar_word(word)
+
+    def grammar_word(self, word: str) -> bool:
+        """A plain word other than a cue's: filler, an option word, a modifier, a count's noun."""
         p = self.p
-        return (word in p.filler or word in p.cue_words or word in self.option_tokens
+        return (word in p.filler or word in self.option_tokens
                 or word in p.operator_words or word in OPENERS or word in p.drink or not is_letters(word)
                 or word in self.category_words or word in p.unit_nouns or word in p.ordinals or word in p.person_unit
                 or word in self.vague_amounts)

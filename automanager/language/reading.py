@@ -53,6 +53,7 @@ class Parse:
     acts: list[Act]
     unknown: list[str]  # phrases that looked like menu names and are not on the menu
     corrected: list[tuple[str, str, str]]  # (what was said, the menu name it was read as, how)
+    unread: list[str] = field(default_factory=list)  # unknown words (talk too) and cue words no cue took: a heard line's doubt
 
 
 def asked_not_taken(result: Parse) -> None:

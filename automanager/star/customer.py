@@ -77,14 +77,14 @@ class CustomerChat(Chat):
 
     def heard(self, text: str, sure: bool, turn_id: str | None = None) -> Turn:
         """A line heard, not typed: one the recognizer is not sure of, one naming a dish only by
-        words close to its name (a spelling corrected), or one with words that name nothing on the
-        menu (a misheard part puts the rest in doubt) is read as a half-heard line, its changes
-        asked about and never made until the customer says yes: a name is rung up only when its
-        words were heard."""
+        words close to its name (a spelling corrected), or one with words no reading took (words
+        that name nothing on the menu, even talk, or a cue's word with no cue around it: a misheard
+        part puts the rest in doubt) is read as a half-heard line, its changes asked about and
+        never made until the customer says yes: a name is rung up only when its words were heard."""
         parse = self.parser.parse(text, context(self.state))
         heard = f" {normalize(text)} "
         guessed = [name for _, name, _ in parse.corrected if f" {normalize(name)}" not in heard]
-        doubted = guessed or parse.unknown or self.names_run_on(text)
+        doubted = guessed or parse.unread or self.names_run_on(text)
         said = None if sure and not doubted else [*parse.acts, Unsure()]
         return self.turn(text, said, turn_id)
 
