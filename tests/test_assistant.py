@@ -71,9 +71,11 @@ def test_paper_section_6_dialogue_turn_by_turn(home, menu):
     assert t[7].actions["ask"] == [("drink", "pick(size)")]
     taco = price(menu, "original_price", "Soft Taco") + price(menu, "upgrade_price", "Soft Taco", "Refried Beans")
     expected = 2 * taco + price(menu, "original_price", "Pepsi®")
-    for summary in (t[8], t[9]):  # "no thanks" to the size is a regular; saying so again changes nothing
-        assert summary.actions["mode"] == [("check",)] and summary.actions["total"] == [(expected,)]
-        assert f"${expected // 100}.{expected % 100:02d}" in summary.reply
+    # "no thanks" (to fresco, in the paper) answers no size here: the size is asked once more, never chosen
+    assert t[8].actions["ask"] == [("drink", "pick(size)")] and t[8].order[2].get("size") is None
+    summary = t[9]
+    assert summary.actions["mode"] == [("check",)] and summary.actions["total"] == [(expected,)]
+    assert f"${expected // 100}.{expected % 100:02d}" in summary.reply
     assert [u["item"] for u in t[9].order] == ["Soft Taco", "Soft Taco", "Pepsi®"]
     assert t[9].order[2]["size"] == ["regular"]
     assert all(u.get("add") == ["Refried Beans"] for u in t[9].order[:2])

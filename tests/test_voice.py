@@ -368,3 +368,9 @@ def spoken_order(run) -> list[dict]:
     import ast
 
     return [dict(ast.literal_eval(unit)) for unit in run.final]
+
+
+def test_a_heard_line_naming_what_is_not_on_the_menu_says_so(tmp_path):
+    chat = CustomerChat(Home(tmp_path))
+    turn = chat.heard("Have a Rito Supreme Combo, please.", sure=True)  # "a burrito supreme combo", misheard
+    assert '"rito supreme combo" isn\'t on our menu' in turn.reply and chat.order() == []

@@ -14,6 +14,7 @@ from ..language.customer_templates import CustomerTemplates
 from ..language.outputs import BoardBill, BoardDetail, BoardTotal, BoardUnit, Lost, rows_of
 from ..language.reading import Parse
 from ..language.text import tokenize
+from ..llm.openai_backend import Usage
 from ..llm.structured import CustomerReader
 from ..normalize import normalize
 from ..orders import Line, OrderBook
@@ -57,6 +58,7 @@ class CustomerChat(Chat):
         return "; ".join(said)
 
     source = "chat"  # where its orders come from: a lane sets "lane <name>"
+    hearing: bool | None = None  # during heard(): whether the recognizer was sure of the line
 
     @cached_property
     def orders(self) -> OrderBook:
@@ -76,17 +78,28 @@ class CustomerChat(Chat):
                     board=self.board(decision.actions), unheard=list(dict.fromkeys(said_as_phrase(p) for p in [*parse.unknown, *not_caught])))
 
     def heard(self, text: str, sure: bool, turn_id: str | None = None) -> Turn:
-        """A line heard, not typed: one the recognizer is not sure of, one naming a dish only by
-        words close to its name (a spelling corrected), or one with words no reading took (words
-        that name nothing on the menu, even talk, or a cue's word with no cue around it: a misheard
-        part puts the rest in doubt) is read as a half-heard line, its changes asked about and
-        never made until the customer says yes: a name is rung up only when its words were heard."""
-        parse = self.parser.parse(text, context(self.state))
+        """A line heard, not typed (`sure`: the recognizer's word for it), taken as a turn."""
+        self.hearing = sure
+        try:
+            return self.turn(text, None, turn_id)
+        finally:
+            self.hearing = None
+
+    def understand(self, text: str, ctx, usage: Usage, said: list[Act] | None = None, role: str = ""):
+        """A heard line is read offline, and read as half heard (its changes asked about, never
+        made until the customer says yes: a name is rung up only when its words were heard) when
+        the recognizer is not sure of it, when it names a dish only by words close to its name (a
+        spelling corrected), or when it has words no reading took (words that name nothing on the
+        menu, even talk, or a cue's word with no cue around it: a misheard part puts the rest in
+        doubt). What it names that is not on the menu is said back as for a typed line."""
+        if said is not None or self.hearing is None:
+            return super().understand(text, ctx, usage, said, role)
+        parse = self.parser.parse(text, ctx)
         heard = f" {normalize(text)} "
         guessed = [name for _, name, _ in parse.corrected if f" {normalize(name)}" not in heard]
-        doubted = guessed or parse.unread or self.names_run_on(text)
-        said = None if sure and not doubted else [*parse.acts, Unsure()]
-        return self.turn(text, said, turn_id)
+        if not self.hearing or guessed or parse.unread or self.names_run_on(text):
+            parse.acts.append(Unsure())
+        return parse
 
     def names_run_on(self, text: str) -> bool:
         """A dish named and, with no word or pause between, another dish or a kind of food
