@@ -1015,13 +1015,14 @@ def voice_bench(corpus: Path, limit: int | None, folder: Path | None, as_json: b
         out.print_json(json.dumps(figures))
         raise typer.Exit(1 if failed else 0)
     table = Table("setting", "lines", "word error rate", "orders agree", "units rung up not said", "asked about",
-                  "read-backs answered yes / no", "recognition s / audio s", "3-s lines: release to first audio p50 / p95 s",
+                  "read-backs answered yes / no", "said again", "recognition s / audio s", "3-s lines: release to first audio p50 / p95 s",
                   title=f"voice bench: {figures['corpus']}, {figures['scenarios']} scenarios, "
                         f"recognizer {figures['recognizer']}")
     for row in figures["settings"]:
         table.add_row(row["setting"], str(row["lines"]), f"{row['word_error_rate']:.1%}", f"{row['orders_agree']:.1%}",
                       str(row["units_rung_up_not_said"]), f"{row['asked_about']:.1%}",
-                      "{yes} / {no}".format(**row["read_backs_answered"]), f"{row['recognition_per_audio_second']:.2f}",
+                      "{yes} / {no}".format(**row["read_backs_answered"]), str(row["said_again"]),
+                      f"{row['recognition_per_audio_second']:.2f}",
                       f"{row['first_audio_p50_s']:.2f} / {row['first_audio_p95_s']:.2f} ({row['three_second_lines']})")
     out.print(table)
     raise typer.Exit(1 if failed else 0)

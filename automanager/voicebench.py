@@ -1,8 +1,9 @@
 """`automanager bench --voice`: the voice lane measured end to end with no microphone. Each
 customer line of a corpus is spoken by espeak-ng (a few voices and speeds, clean and with engine
-noise mixed in by sox), recognized, and run as the turn it would be at a voice lane; a line read back as a question is
-answered yes or no as its speaker would (was it read as the typed line was?); the same scenario is
-run from its text. Figures: the word error rate of the transcripts, the share of
+noise mixed in by sox), recognized, and run as the turn it would be at a voice lane; its speaker answers the reply as a
+person who knows what they meant would (was it read as the typed line was?): yes or no to a
+read-back, the line said again more slowly when the reply said words of it were not understood.
+The same scenario is run from its text. Figures: the word error rate of the transcripts, the share of
 scenarios whose final order equals the text run's, the units the voice run rang up that the text run
 did not (the figure that must stay 0: a misheard line asks or is said back), the share of lines
 asked about (recognized unsure), recognition time per second of audio, and the time from the end
@@ -73,6 +74,7 @@ def noisy(audio: bytes, amount: float) -> bytes:
         return out.read_bytes()
 
 
+SLOWER = 30  # words a minute slower: a line said again after "sorry, X isn't on our menu"
 THREE_SECONDS = (2.5, 3.5)  # a line this long (s) counts for the release-to-first-audio figures
 
 
@@ -109,11 +111,21 @@ def final_order(scenario: Scenario, root: Path, ear: Ear | None, typed: Run | No
             chat = CustomerChat(home)
         turn = chat.turn(step.text) if ear is None else ear.answer(chat, step.text)
         run.read.append(turn.parsed)
-        if ear is not None and typed is not None and read_back(chat):
-            meant = len(run.read) <= len(typed.read) and without_doubt(turn.parsed) == without_doubt(typed.read[len(run.read) - 1])
-            ear.answer(chat, "yes" if meant else "no", answering=True)
+        if ear is not None and typed is not None and len(run.read) <= len(typed.read):
+            follow_up(chat, ear, step.text, turn, typed.read[len(run.read) - 1])
         run.saw(chat.order())
     return run
+
+
+def follow_up(chat: CustomerChat, ear: Ear, line: str, turn: Turn, meant: list[str]) -> None:
+    """What the line's speaker says to the reply before going on, knowing what they meant (`meant`:
+    the line as the typed run read it): a read-back is answered yes when it is what was meant, else
+    no; a reply that said some words were not understood, when they were meant, gets the line said
+    once more, more slowly, as a person repeats at a speaker."""
+    if not read_back(chat) and turn.unheard and without_doubt(turn.parsed) != without_doubt(meant):
+        turn = ear.answer(chat, line, answering=True, slower=True)
+    if read_back(chat):
+        ear.answer(chat, "yes" if without_doubt(turn.parsed) == without_doubt(meant) else "no", answering=True)
 
 
 def read_back(chat: CustomerChat) -> bool:
@@ -158,17 +170,19 @@ class Ear:
     first_audio_s: list[float] = field(default_factory=list)  # release to the reply's first audio, 3-second lines
     answers: Counter[str] = field(default_factory=Counter)  # read-backs answered: yes / no
 
-    def answer(self, chat: CustomerChat, line: str, answering: bool = False) -> Turn:
+    def answer(self, chat: CustomerChat, line: str, answering: bool = False, slower: bool = False) -> Turn:
         """The line spoken to the lane: recognized and taken as the turn, its reply's speech begun.
-        `answering`: a yes or no to a read-back, no line of the corpus (counted apart)."""
-        audio = noisy(voice.speak(line, self.setting.rate, self.setting.voice), self.setting.noise)
+        `answering`: a yes or no to a read-back, or a line said again (`slower`), counted apart
+        from the corpus's lines."""
+        rate = self.setting.rate - SLOWER * slower
+        audio = noisy(voice.speak(line, rate, self.setting.voice), self.setting.noise)
         released = time.perf_counter()
         got = voice.transcribe(audio, self.prompt)
         recognized = time.perf_counter()
         turn = chat.heard(got.text, got.sure)
         next(voice.speech(turn.reply))  # the first chunk of the reply's speech, as the lane's speaker gets it
         if answering:
-            self.answers[line] += 1
+            self.answers["again" if slower else line] += 1
             return turn
         length = seconds(audio)
         if THREE_SECONDS[0] <= length <= THREE_SECONDS[1]:
@@ -190,6 +204,7 @@ class Ear:
                 "units_rung_up_not_said": beyond,
                 "asked_about": round(self.unsure / lines, 3) if lines else 0.0,
                 "read_backs_answered": {"yes": self.answers["yes"], "no": self.answers["no"]},
+                "said_again": self.answers["again"],
                 "recognition_per_audio_second": round(self.recognition_s / self.audio_s, 3) if self.audio_s else 0.0,
                 "three_second_lines": len(self.first_audio_s),
                 "first_audio_p50_s": round(percentile(self.first_audio_s, 0.5), 3),

@@ -335,23 +335,26 @@ def test_a_no_to_a_read_back_leaves_the_question_asked_beside_it_open(tmp_path):
 
 
 class Script:
-    """An Ear that hears each line as written down for it, with the sureness given."""
+    """An Ear that hears each saying of a line as written down for it (text, sure), in turn."""
 
-    def __init__(self, heard: dict[str, tuple[str, bool]]):
+    def __init__(self, heard: dict[str, list[tuple[str, bool]]]):
         self.heard, self.answered = heard, []
 
-    def answer(self, chat, line, answering=False):
+    def answer(self, chat, line, answering=False, slower=False):
         if answering:
-            self.answered.append(line)
-        text, sure = self.heard.get(line, (line, True))
+            self.answered.append("again" if slower else line)
+        sayings = self.heard.get(line, [])
+        text, sure = sayings.pop(0) if sayings else (line, True)
         return chat.heard(text, sure)
 
 
 @pytest.mark.parametrize("heard, answered, ordered", [
-    (("a burrito supreme combo please", False), ["yes"], ["Burrito Supreme® Combo"]),  # read right: yes
-    (("a nacho ring combo please", True), ["no"], []),  # read wrong: no
+    ([("a burrito supreme combo please", False)], ["yes"], ["Burrito Supreme® Combo"]),  # read right: yes
+    ([("a nacho ring combo please", True)], ["no"], []),  # read wrong: no
+    ([("Have a Rito Supreme Combo, please.", True), ("a burrito supreme combo please", True)], ["again"],
+     ["Burrito Supreme® Combo"]),  # "isn't on our menu": said again
 ])
-def test_the_bench_customer_answers_a_read_back_as_its_speaker_would(tmp_path, heard, answered, ordered):
+def test_the_bench_customer_answers_the_reply_as_its_speaker_would(tmp_path, heard, answered, ordered):
     from automanager.evaluation.scenario import load_scenarios
     from automanager.voicebench import final_order
 
