@@ -383,3 +383,16 @@ def test_not_x_y_replaces_x_never_adds_beside_it(home, menu, lines, expected):
 def test_an_option_for_all_of_them_goes_on_every_food_that_has_it(home, menu, lines, expected):
     _, turns = converse(home, menu, lines)
     assert turns[-1].order == expected
+
+
+@pytest.mark.parametrize("line", ["what's on the menu?", "what do you have?", "what do you guys sell?"])
+def test_the_whole_menu_asked_for_is_each_kind_with_its_most_popular_few(home, menu, line):
+    home.set_stock("Seasoned Beef", True)
+    _, [turn] = converse(home, menu, [line])
+    assert turn.order == [] and turn.reply.startswith("We have ")
+    listed = [values for food, about, values in turn.actions["answer"] if about == "overview"]
+    kinds = {kind for kind, _, _ in listed}
+    assert {"taco", "burrito", "drink", "combo"} <= kinds
+    assert all(sum(k == kind for k, _, _ in listed) <= 3 for kind in kinds)  # a few of each, not all
+    assert not any("Beef" in food for _, _, food in listed)  # what it cannot serve now is not offered
+    assert "tacos (" in turn.reply and "drinks (" in turn.reply

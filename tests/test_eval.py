@@ -138,6 +138,24 @@ def test_a_scenario_runs_on_the_pack_it_names(tmp_path):
     assert result.exit_code == 1  # on the shipped menu there is no such pizza
 
 
+def test_a_scenario_names_a_pack_kept_elsewhere_by_a_path_from_its_own_folder(tmp_path):
+    import shutil
+
+    shutil.copytree(REPO / "kb" / "packs" / "pizza", tmp_path / "packs" / "corner")
+    (tmp_path / "scenarios").mkdir()
+    path = tmp_path / "scenarios" / "elsewhere.yaml"
+    path.write_text("name: on-corner\npack: ../packs/corner\nsteps:\n  - customer: a large pepperoni pizza\n"
+                    "expect:\n  order: [{item: Pizza, size: large, add: [Pepperoni]}]\n", encoding="utf-8")
+    [scenario] = load_scenarios([path])
+    assert scenario.pack == (tmp_path / "packs" / "corner").resolve()
+    result = CliRunner().invoke(app, ["eval", str(path), "--json", "--backend", "offline"])
+    assert result.exit_code == 0 and json.loads(result.stdout)["aggregate"]["success_rate"] == 1.0
+    path.write_text(path.read_text(encoding="utf-8").replace("../packs/corner", "./nowhere"), encoding="utf-8")
+    with pytest.raises(ScenarioError) as caught:
+        load_scenarios([path])
+    assert caught.value.line == 2 and "no built menu pack at './nowhere'" in caught.value.problem
+
+
 def test_yes_and_no_are_words_in_steps(tmp_path):
     path = tmp_path / "words.yaml"
     path.write_text("name: x\nsteps:\n  - customer: no\n  - customer: yes\n  - customer: 2\n", encoding="utf-8")

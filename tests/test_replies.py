@@ -137,3 +137,11 @@ def test_manager_replies_from_typed_outputs():
 @pytest.mark.parametrize("cents, said", [(-1401, "-$14.01"), (-5, "-$0.05"), (0, "$0.00"), (419, "$4.19")])
 def test_a_negative_amount_keeps_its_sign_in_front(cents, said):
     assert dollars(cents) == said
+
+
+def test_a_meal_question_with_no_popular_pick_to_name_names_none():
+    templates = CustomerTemplates(Menu.load(paths.kb_files(PACKS[0])))
+    asked = {"mode": [("ask",)], "ask": [("Meal", 'choice(1,"Drink",1)')]}
+    assert templates.render(asked, [], {}) == "Which drink would you like with your Meal?"  # never "Popular picks are ."
+    named = templates.render({**asked, "ask_option": [("Pepsi", 0), ("Water", 1)]}, [], {})
+    assert named == "Which drink would you like with your Meal? Popular picks are Pepsi or Water."

@@ -189,12 +189,20 @@ class Reader:
         return at
 
     def pack(self, node: yaml.Node) -> Path:
-        """`pack: pizza`: a menu pack shipped in kb/packs, built."""
+        """`pack: pizza`: a menu pack shipped in kb/packs; `pack: ../my-cafe` (a path, with a slash
+        or a dot first): a pack folder relative to this scenario file. Built, either way."""
         name = self.text(node, "pack")
+        if "/" in name or "\\" in name or name.startswith("."):
+            folder = (self.path.parent / name).resolve()
+            if not paths.kb_files(folder):
+                raise self.fail(node, f"no built menu pack at '{name}' (from this file's folder: {folder}); "
+                                      "run `automanager kb build --kb <that folder>` first")
+            return folder
         folder = paths.pack_dir(name)
         if not paths.kb_files(folder):
             shipped = sorted(p.name for p in folder.parent.iterdir() if p.is_dir()) if folder.parent.is_dir() else []
-            raise self.fail(node, f"no built menu pack '{name}'; shipped: {', '.join(shipped) or 'none'}")
+            raise self.fail(node, f"no built menu pack '{name}'; shipped: {', '.join(shipped) or 'none'} "
+                                  "(or a path to a pack folder, relative to this file: ./my-cafe)")
         return folder
 
     def step(self, node: yaml.Node) -> Step:

@@ -1705,7 +1705,7 @@ class CustomerParser:
         available"; the item asked about remembered ("...? I'll take one")."""
         acts = result.acts
         query = self.query(clause, named, dish, ctx)
-        if query and (query.kind, query.food) == (Const("available"), "all") and state["label"]:
+        if query and query.food == "all" and str(query.kind) in ("available", "menu") and state["label"]:
             query = Query(Const("menu"), state["label"], 1, None)  # "I'm vegan, what do you have?"
         off_menu = self.off_menu_words(clause) if query and (query.kind, query.food) == (Const("available"), "all") else []
         if off_menu:  # "do you have root beer?": not on the menu, never "everything is available"
@@ -2687,6 +2687,8 @@ class CustomerParser:
         kinds_of = self.p.inside["kinds_of"].starts(self.opened(text))
         if category and (kinds_of or not food) and (q["menu"].search(text) or q["available"].search(text)):
             return ask("menu", category)
+        if not food and not category and not toppings and q["whole_menu"].search(text):
+            return ask("menu", "all")  # "what's on the menu?": its kinds, a few of each
         if q["available"].search(text) and (food or toppings or not back):
             return ask("available", food or (toppings[0].name if toppings else "all"))
         if q["available"].search(text):  # "do you have it in large?": about what "it" is, if anything

@@ -445,6 +445,8 @@ class CustomerTemplates:
                                             values=join(list(values)).replace(" and ", " or "))
         group = topic.split(",")[1].strip('"') if "," in topic else "choice"
         options = [o.food for o in sorted(rows_of(actions, AskOption), key=lambda o: o.rank)]
+        if not options:  # none to name (the picks are of a kind the rules rank none of): never "Popular picks are ."
+            return SPEAK["ask_choice_unnamed"].format(group=group.lower(), target=target)
         return SPEAK["ask_choice"].format(group=group.lower(), target=target,
                                           options=join(options).replace(" and ", " or "),
                                           more=SPEAK["ask_choice_more"] if actions.get("more_options") else "")
@@ -485,6 +487,8 @@ class CustomerTemplates:
             confirm = REPLIES["confirm"]
             return confirm["not_served_all"].format(foods=items) if everything else \
                 confirm["not_served_answer"].format(**served_hours(values))
+        if prop == "overview":
+            return self.overview(values)
         if prop == "deal":
             deals = [rule_text(rule) for v in values if (rule := read_rule(v))]
             return REPLIES["confirm"]["deals"].format(deals=join(deals)) if deals else REPLIES["confirm"]["no_deals"]
@@ -502,6 +506,17 @@ class CustomerTemplates:
         return said[key].format(food=f, foods=plural(f, 2), items=items, choices=items.replace(" and ", " or "),
                                 price=dollars(first) if isinstance(first, int) else "", calories=first,
                                 ingredient=first, discount=discount)
+
+    @staticmethod
+    def overview(values: list) -> str:
+        """The menu's kinds, the one with the most popular food first, each with its few foods."""
+        kinds: dict[str, list[tuple[int, str]]] = defaultdict(list)
+        for kind, rank, food in values:
+            kinds[kind].append((rank, food))
+        said = REPLIES["answer"]
+        return said["overview"].format(kinds=join([
+            said["overview_kind"].format(foods=plural(kind, 2), items=join([food for _, food in sorted(foods)]))
+            for kind, foods in sorted(kinds.items(), key=lambda k: (min(k[1]), k[0]))]))
 
     def answered_of(self, f: str, prop: tuple, values: list) -> str:
         """An answer about a number of an item, a size, an option or a deal day (a tuple property)."""
