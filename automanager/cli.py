@@ -1124,6 +1124,7 @@ def kb_build(
     Example: automanager kb build --kb kb/packs/pizza
     """
     from .menu.build import BuildError, build_kb
+    from .menu.menufile import MENU_FILE, menu_file_warnings
 
     folder = usable(paths.kb_dir(kb), "--kb" if kb is not None else "AUTOMANAGER_KB")
     try:
@@ -1160,6 +1161,9 @@ def kb_build(
                    "whatever is in that file's place), or build a copy of it.") from None
     facts = sum(1 for line in menu.splitlines() if line and not line.startswith("%"))
     out.print(f"wrote {folder / 'menu.lp'} ({facts} facts) and {folder / 'NOTES.md'}")
+    if (folder / MENU_FILE).is_file():
+        for warning in menu_file_warnings(folder):  # built: names a chat will mishear, each with what to do
+            err.print(f"warning: {warning}", soft_wrap=True)
 
 
 def written_text(path: Path) -> str | None:

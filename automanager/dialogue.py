@@ -22,7 +22,7 @@ CONTRACTION = re.compile(r"\b([a-z]+) (s|t|ll|re|ve|m|d)\b")
 
 @cache
 def dialogue_data() -> dict[str, Any]:
-    """The file's tables as read: [replies], [references], [heard], [function_words]."""
+    """The file's tables as read: [replies], [references], [heard], [function_words], [name_cues]."""
     return tomllib.loads(DIALOGUE_FILE.read_text(encoding="utf-8"))
 
 
@@ -50,6 +50,12 @@ def heard_harmless() -> frozenset[str]:
     """The words (folded) whose doubt leaves a spoken line's meaning as it is: articles, fillers,
     politeness (a voice line unsure of only these is acted on)."""
     return frozenset(normalize(word) for word in dialogue_data()["heard"]["harmless"])
+
+
+@cache
+def name_cues() -> frozenset[str]:
+    """Words (folded) customers say about deals and numbers, not food: a name holding one is warned of."""
+    return frozenset(normalize(word) for word in dialogue_data()["name_cues"]["words"])
 
 
 @cache

@@ -143,3 +143,26 @@ def test_a_line_of_a_multiline_string_that_looks_like_a_key_does_not_break_the_l
     """'\\q' is no TOML escape; in a literal string it is text, and the line finder must not choke on it."""
     error, text = refused(tmp_path, PIZZA, PIZZA + "labels = ['''\n\"\\q\" = 1\n''']\n")
     assert "item \"Pizza\" field labels (entry 1): must be 1 to 200 characters" in error
+
+
+def test_kb_build_warns_of_names_a_chat_will_mishear_and_builds_anyway(tmp_path):
+    from typer.testing import CliRunner
+
+    from automanager.cli import app
+
+    burger = (REPO / "kb" / "packs" / "burger" / "menu.toml").read_text(encoding="utf-8")
+    text = burger.replace('"Greens" = {}', '"Greens" = {}\n"Apple Slices" = {}', 1)  # called as a side is
+    text = text.replace('name = "Bacon Cheeseburger Meal"', 'name = "Bacon Morning Deal"', 1)
+    assert text.count("Apple Slices") > burger.count("Apple Slices") and "Morning Deal" in text
+    (tmp_path / "menu.toml").write_text(text, encoding="utf-8")
+    result = CliRunner().invoke(app, ["kb", "build", "--kb", str(tmp_path)])
+    assert result.exit_code == 0 and (tmp_path / "menu.lp").is_file(), result.stderr
+    warned = [line for line in result.stderr.replace("\n", " ").split("warning: ") if line.strip()]
+    said = {line.split(":")[0]: line for line in warned}
+    places = [(text.splitlines().index(line) + 1, what) for line, what in [
+        ('"Apple Slices" = {}', 'ingredient "Apple Slices"'),
+        ('name = "Bacon Morning Deal"', 'combo "Bacon Morning Deal" field name'),
+        (burger.splitlines()[41], 'ingredient "American Cheese"'), (burger.splitlines()[59], 'ingredient "Egg"')]]
+    assert set(said) == {f"menu.toml, line {n}, {what}" for n, what in places}, said
+    assert any("as the item \"Apple Slices\" is" in line and "Name the ingredient differently" in line for line in warned)
+    assert any('holds "deal"' in line and "Name it by its food" in line for line in warned)

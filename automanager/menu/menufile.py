@@ -15,12 +15,13 @@ from pathlib import Path
 
 import inflect
 
-from ..dialogue import DIALOGUE_FILE, is_dialogue
+from ..dialogue import DIALOGUE_FILE, is_dialogue, name_cues
 from ..normalize import normalize
 from .facts import HEADER, BuildError, ask_facts, constant, fact, offer_facts, option_group_facts
-from .schema import MAX_FILE, Category, Combo, Item, Loc, MenuSchema, MenuText, Offer, ServingHours
+from .schema import MAX_FILE, Category, Combo, Item, Lines, Loc, MenuSchema, MenuText, Offer, ServingHours
 
 MENU_FILE = "menu.toml"
+JOINING = frozenset({"and", "with", "n"})  # words a manager's line is split at: "out of X and Y" is two things
 DIALOGUE_SAYS = ("what customers say to the bot, not a food (an answer, a word like that, the, more or done: "
                  f"automanager/{DIALOGUE_FILE.name} lists them)")
 
@@ -41,8 +42,8 @@ def number_words(number: int | None) -> list[str]:
                              for n in said]
 
 
-def build_menu_file(folder: Path) -> tuple[str, str]:
-    """Return (menu.lp text, NOTES.md text) for the menu file in folder."""
+def read_menu_file(folder: Path) -> tuple[MenuText, MenuSchema]:
+    """The menu file in folder, as text and as the schema read it (or BuildError, placed)."""
     path = folder / MENU_FILE
     if path.stat().st_size > MAX_FILE:
         raise BuildError(f"{path.name}: {path.stat().st_size:,} bytes; a menu file is at most {MAX_FILE:,}")
@@ -50,7 +51,20 @@ def build_menu_file(folder: Path) -> tuple[str, str]:
         source = MenuText(path.name, path.read_text(encoding="utf-8"))
     except UnicodeDecodeError as exc:
         raise BuildError(f"{path.name}: not UTF-8 text (byte {exc.start}); save it as UTF-8") from exc
-    menu = source.read()
+    return source, source.read()
+
+
+def menu_file_warnings(folder: Path) -> list[str]:
+    """What `kb build` warns of in a menu file that builds: each placed by file and line."""
+    source, menu = read_menu_file(folder)
+    lines = Lines(source.text)
+    return [source.placed(message, loc, lines) for loc, message in MenuFile(menu).warnings()]
+
+
+def build_menu_file(folder: Path) -> tuple[str, str]:
+    """Return (menu.lp text, NOTES.md text) for the menu file in folder."""
+    source, menu = read_menu_file(folder)
+    path = folder / MENU_FILE
     try:
         facts = MenuFile(menu).facts()
     except BuildError as exc:
@@ -102,6 +116,41 @@ class MenuFile:
                                  ("combo", index, "name"))
             out += self.combo_facts(combo, ("combo", index))
         return out
+
+    def warnings(self) -> list[tuple[Loc, str]]:
+        """Names that build but will be misheard in chats, each with what to do:
+        - an ingredient called as an item is ("Green Beans" a side and an ingredient): "a meal with
+          green beans" would be read as adding the ingredient;
+        - an ingredient's name or word inside an item's name joined by "and" or "with" ("cheese",
+          "Mac and Cheese"): "we're out of mac and cheese" is read as two things run out;
+        - an item or meal named with a word customers use for deals and numbers ("Morning Deal")."""
+        said: list[tuple[Loc, str]] = []
+        entries: list[tuple[str, int, Item | Combo]] = [("item", i, item) for i, item in enumerate(self.menu.item)]
+        entries += [("combo", i, combo) for i, combo in enumerate(self.menu.combo)]
+        items = {normalize(item.name): item.name for item in self.menu.item}
+        for ingredient, details in self.menu.ingredients.items():
+            calls = dict.fromkeys(normalize(name) for name in (ingredient, *details.words))
+            for call in calls:
+                if call in items:
+                    said.append((("ingredients", ingredient), f'ingredient "{ingredient}" is called "{call}" as the '
+                                 f'item "{items[call]}" is: "a meal with {call}" would add the ingredient, not pick '
+                                 "the item. Name the ingredient differently (\"Green Bean Topping\")"))
+                    continue
+                inside = [name for folded, name in items.items()
+                          if f" {call} " in f" {folded} " and set(folded.split()) & JOINING]
+                if inside:
+                    said.append((("ingredients", ingredient), f'ingredient "{ingredient}" is called "{call}", a word of '
+                                 f'{", ".join(repr(name) for name in inside[:3])}, a name joined by "and" or "with": '
+                                 f'"we\'re out of {normalize(inside[0])}" may be read as running out of {ingredient} '
+                                 f'(and is asked about). Name the item without the joining word, or leave "{call}" out '
+                                 "of the ingredient's words"))
+        for kind, index, entry in entries:
+            cues = [word for word in normalize(entry.name).split() if word in name_cues()]
+            if cues:
+                said.append(((kind, index, "name"), f'{kind} "{entry.name}" holds "{cues[0]}", a word customers say of '
+                             f'deals and numbers: "a {normalize(entry.name)}" may be answered as a question about deals. '
+                             "Name it by its food, or give it words customers will say"))
+        return said
 
     def check_dialogue_words(self) -> None:
         """An item or combo called only by words customers say to the bot (an answer, "that", "the",

@@ -410,6 +410,10 @@ class MenuText:
 
     def mistake(self, message: str, loc: Loc) -> BuildError:
         """The error for a mistake at loc: `menu.toml, line 42, item "House Special" field price: message`."""
-        line = Lines(self.text).line(loc)  # only for a mistake: a good menu is not read twice
+        return BuildError(self.placed(message, loc), loc)
+
+    def placed(self, message: str, loc: Loc, lines: Lines | None = None) -> str:
+        """`menu.toml, line 42, item "House Special" field price: message` (`lines`: read once for many)."""
+        line = (lines or Lines(self.text)).line(loc)  # read only when something is said: a good menu is read once
         place = ", ".join(p for p in (self.name, f"line {line}" if line else "", where(self.data, loc)) if p)
-        return BuildError(f"{place}: {message}", loc)
+        return f"{place}: {message}"
