@@ -166,3 +166,29 @@ def test_kb_build_warns_of_names_a_chat_will_mishear_and_builds_anyway(tmp_path)
     assert set(said) == {f"menu.toml, line {n}, {what}" for n, what in places}, said
     assert any("as the item \"Apple Slices\" is" in line and "Name the ingredient differently" in line for line in warned)
     assert any('holds "deal"' in line and "Name it by its food" in line for line in warned)
+
+
+def test_an_item_leaves_out_an_option_group_of_its_category(tmp_path):
+    from automanager.star import CustomerChat
+    from automanager.store import Home
+
+    burger = (REPO / "kb" / "packs" / "burger" / "menu.toml").read_text(encoding="utf-8")
+    bottled = 'name = "Orange Juice"\ncategory = "drink"\nwithout_options = ["size"]\n'
+    text = burger.replace('name = "Orange Juice"\ncategory = "drink"\n', bottled, 1)
+    assert bottled in text
+    pack = tmp_path / "pack"
+    pack.mkdir()
+    (pack / "menu.toml").write_text(text, encoding="utf-8")
+    menu, _ = build_kb(pack)
+    assert 'option("Orange Juice",size,' not in menu and 'option("Root Beer",size,' in menu
+    (pack / "menu.lp").write_text(menu, encoding="utf-8")
+    chat = CustomerChat(Home(tmp_path / "home", pack))
+    chat.turn("an orange juice and a root beer")
+    asked = chat.turn("that's all").reply
+    assert "Root Beer" in asked and "Orange Juice" not in asked  # only the sized drink's size is asked
+    for wrong, problem in [('without_options = ["milk"]', "'milk' is no option group its category 'drink' offers "
+                            "(it offers: size)"), ('without_options = ["Size"]', "field without_options")]:
+        (pack / "menu.toml").write_text(text.replace('without_options = ["size"]', wrong), encoding="utf-8")
+        with pytest.raises(BuildError) as caught:
+            build_kb(pack)
+        assert problem in str(caught.value) and f"line {line_of(text, bottled.splitlines()[2])}" in str(caught.value)

@@ -271,8 +271,16 @@ class MenuFile:
                     fact("upgrade_cal", name, topping, spec.cal)]
         out += [fact("popular_topping", name, t) for t in kind.popular_toppings]
         self.check_offers(item.options, at)
+        for i, group in enumerate(item.without_options):
+            if group not in kind.options:
+                raise BuildError(f"{group!r} is no option group its category {item.category!r} offers (it offers: "
+                                 f"{', '.join(kind.options) or 'none'})", (*at, "without_options", i))
+            if group in item.options:
+                raise BuildError(f"{group!r} is in its own options too: leave it out of one of them",
+                                 (*at, "without_options", i))
         offers: dict[str, tuple[Offer, Loc]] = {group: (option, ("categories", item.category))
-                                                for group, option in kind.options.items()}
+                                                for group, option in kind.options.items()
+                                                if group not in item.without_options}
         offers |= {group: (option, at) for group, option in item.options.items()}
         out += self.offered(name, offers)
         return out + self.hours_facts("item", name, item.hours, at)

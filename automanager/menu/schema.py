@@ -163,6 +163,7 @@ class Item(Table):
     labels: Words = []
     includes: Words = []
     options: Offers = {}  # its own, over its category's for a group both name
+    without_options: Annotated[list[GroupName], Field(max_length=MAX_LIST)] = []  # its category's it does not offer
     hours: ServingHours | None = None
 
 
