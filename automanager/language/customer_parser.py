@@ -1073,10 +1073,14 @@ class CustomerParser:
         if one is not None and all(t in self.p.bare_words or t in self.p.filler or not t or
                                    any(m.start <= k < m.end for m in modifiers)
                                    for k, t in enumerate(toks[first.start:one], first.start)):
-            kind = ctx.discussed or (ctx.ordered[-1] if ctx.ordered else None)  # "a large one": of the food last
-            kind = among if kind not in fits and among in fits else kind  # or of the item the line's units imply
-            if kind in fits:  # spoken of, as they are said: a unit of it ordered with nothing of the kind said
-                said = "" if toks[count] in ("a", "an", "one") else normalize(kind)  # yet, or new units (the rules)
+            # "a large one": of the food whose size is asked, else of the food last spoken of, as they are said,
+            # else of the item the line's units imply: a unit of it ordered with nothing of the kind said yet,
+            # or new units (the rules)
+            asked = ctx.ask_target if str(ctx.ask_topic).startswith("pick(") and ctx.ask_target in fits else None
+            kind = asked or ctx.discussed or (ctx.ordered[-1] if ctx.ordered else None)
+            kind = among if kind not in fits and among in fits else kind
+            if kind in fits:
+                said = "" if toks[count] in ("a", "an", "one") else normalize(kind)
                 clause.mentions = sorted(clause.mentions + [Mention(one, one + 1, "item", kind, {"item": kind},
                                                                     said)], key=lambda m: (m.start, m.end))
             return
@@ -2615,8 +2619,8 @@ class CustomerParser:
                          tokens: Sequence[str] = (), each: bool = False) -> str | None:
         """The combo a named dish is a choice for: the combo just said or asked about, or an
         ordered combo whose group the clause names ("make the drink a <drink>")."""
-        combos = ([last_item] if last_item else []) + (
-            [ctx.ask_target] if ctx.ask_topic and ctx.ask_topic.startswith("choice") else [])
+        asked = ctx.ask_topic and (ctx.ask_topic.startswith("choice") or ctx.ask_target in self.menu.combos)
+        combos = ([last_item] if last_item else []) + ([ctx.ask_target] if asked else [])  # its pick, or its size
         with_it = "with" in tokens and self.refers_back(" ".join(tokens)) or each  # "and a <drink> with it", "... on both"
         combos += [c for c in reversed(ctx.ordered) if c in self.menu.combos and any(
             (with_it or group.lower() in tokens or group.lower() + "s" in tokens) and name in self.menu.groups[group]
