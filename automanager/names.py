@@ -97,10 +97,16 @@ def word_alike(said: str, word: str) -> bool:
         (said.rstrip("s") == word.rstrip("s") or (said[:1] == word[:1] and fuzz.ratio(said, word) >= WORD_MATCH))
 
 
-def covers(said: list[str], name: str) -> bool:
-    """Does `name` contain every word said, each possibly misspelled?"""
+def clipped(said: str, word: str) -> bool:
+    """A word heard without its first syllable ('rito' for 'burrito'), as a recognizer that caught the
+    line late hears it: the end of a longer word, four letters at least."""
+    return len(said) >= 4 and len(word) > len(said) and word.endswith(said)
+
+
+def covers(said: list[str], name: str, clip: bool = False) -> bool:
+    """Does `name` contain every word said, each possibly misspelled (`clip`: or clipped)?"""
     words = normalize(name).split()
-    return all(any(word_alike(w, n) for n in words) for w in said)
+    return all(any(word_alike(w, n) or clip and clipped(w, n) for n in words) for w in said)
 
 
 def repaired(said: list[str], name: str) -> str:
@@ -180,19 +186,21 @@ class NameMatcher:
         return None
 
     def by_part(self, said: list[str], kind: str) -> Match | None:
-        """A name said in part, as people shorten names ('the doritos gordita crunch'): two words
-        or more that one name alone holds are perhaps that name, asked about (how "unsure": a
+        """A name said in part, as people shorten names ('the doritos gordita crunch') or as a
+        recognizer clips them ('rito supreme combo'): two words or more that one name alone holds
+        are perhaps that name, asked about (how "unsure": a
         name taken off the menu may be said in full and is no part of another); when two names
         hold them, none is."""
-        holding = self.holding(said, kind)
+        holding = self.holding(said, kind) or self.holding(said, kind, clip=True)
         return Match(holding, "unsure", 0.0) if holding else None
 
-    def holding(self, said: list[str], kind: str) -> str | None:
-        """The one name holding the two or more words said, if one alone does."""
+    def holding(self, said: list[str], kind: str, clip: bool = False) -> str | None:
+        """The one name holding the two or more words said (`clip`: a word perhaps clipped), if one
+        alone does."""
         said = [w for w in said if w not in IGNORED]
         if len(said) < 2:
             return None
-        holding = [name for name in self.names(kind) if covers(said, name)]
+        holding = [name for name in self.names(kind) if covers(said, name, clip)]
         return holding[0] if len(holding) == 1 else None
 
     def by_head(self, key: str, kind: str) -> Match | None:

@@ -120,12 +120,19 @@ def final_order(scenario: Scenario, root: Path, ear: Ear | None, typed: Run | No
 def follow_up(chat: CustomerChat, ear: Ear, line: str, turn: Turn, meant: list[str]) -> None:
     """What the line's speaker says to the reply before going on, knowing what they meant (`meant`:
     the line as the typed run read it): a read-back is answered yes when it is what was meant, else
-    no; a reply that said some words were not understood, when they were meant, gets the line said
-    once more, more slowly, as a person repeats at a speaker."""
-    if not read_back(chat) and turn.unheard and without_doubt(turn.parsed) != without_doubt(meant):
+    no; "did you mean X?" yes when X was meant; a reply that said some words were not understood,
+    when they were meant, gets the line said once more, more slowly, as a person repeats at a
+    speaker (and that one's reply is answered the same way)."""
+    for again in (False, True):
+        if read_back(chat):
+            ear.answer(chat, "yes" if without_doubt(turn.parsed) == without_doubt(meant) else "no", answering=True)
+            return
+        if any(act.startswith("guess(") and f"({act[6:-1]}," in " ".join(meant) for act in turn.parsed):
+            ear.answer(chat, "yes", answering=True)  # the name it asks about is one the line ordered
+            return
+        if again or not turn.unheard or without_doubt(turn.parsed) == without_doubt(meant):
+            return
         turn = ear.answer(chat, line, answering=True, slower=True)
-    if read_back(chat):
-        ear.answer(chat, "yes" if without_doubt(turn.parsed) == without_doubt(meant) else "no", answering=True)
 
 
 def read_back(chat: CustomerChat) -> bool:

@@ -396,3 +396,9 @@ def test_the_whole_menu_asked_for_is_each_kind_with_its_most_popular_few(home, m
     assert all(sum(k == kind for k, _, _ in listed) <= 3 for kind in kinds)  # a few of each, not all
     assert not any("Beef" in food for _, _, food in listed)  # what it cannot serve now is not offered
     assert "tacos (" in turn.reply and "drinks (" in turn.reply
+
+
+def test_a_question_answered_by_names_not_on_the_menu_is_asked_again_never_settled_by_default(home, menu):
+    _, turns = converse(home, menu, ["a burrito supreme combo", "that's all", "mountain twists", "zorp dew", "glorp"])
+    assert all("Which drink" in turn.reply for turn in turns[1:])  # a misheard answer is no "no"
+    assert turns[-1].order == [{"item": "Burrito Supreme® Combo"}]  # no drink chosen for the customer

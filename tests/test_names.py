@@ -143,3 +143,11 @@ def test_a_lookup_during_the_warm_up_waits_for_it_instead_of_loading_twice(monke
     started.wait(5)
     assert Embedder.encode(["taco"]) == [4]
     assert reads == [1]
+
+
+def test_a_name_heard_without_its_first_syllable_is_asked_about_never_taken(menu):
+    matcher = NameMatcher(menu)
+    assert matcher.by_part(["rito", "supreme", "combo"], "item").name == "Burrito Supreme® Combo"  # "... a rito ..."
+    assert matcher.match("rito supreme combo", "item") is None  # asked ("Did you mean ...?"), not ordered
+    assert matcher.by_part(["ito", "supreme"], "item") is None  # three letters are too few to be a word's end
+    assert matcher.holding(["rito", "supreme"], "item") is None  # the manager's names are never clipped

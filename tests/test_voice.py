@@ -351,8 +351,9 @@ class Script:
 @pytest.mark.parametrize("heard, answered, ordered", [
     ([("a burrito supreme combo please", False)], ["yes"], ["Burrito Supreme® Combo"]),  # read right: yes
     ([("a nacho ring combo please", True)], ["no"], []),  # read wrong: no
-    ([("Have a Rito Supreme Combo, please.", True), ("a burrito supreme combo please", True)], ["again"],
+    ([("Have a zorblax, please.", True), ("a burrito supreme combo please", True)], ["again"],
      ["Burrito Supreme® Combo"]),  # "isn't on our menu": said again
+    ([("Have a Rito Supreme Combo, please.", True)], ["yes"], ["Burrito Supreme® Combo"]),  # "did you mean": yes
 ])
 def test_the_bench_customer_answers_the_reply_as_its_speaker_would(tmp_path, heard, answered, ordered):
     from automanager.evaluation.scenario import load_scenarios
