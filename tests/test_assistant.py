@@ -402,3 +402,21 @@ def test_a_question_answered_by_names_not_on_the_menu_is_asked_again_never_settl
     _, turns = converse(home, menu, ["a burrito supreme combo", "that's all", "mountain twists", "zorp dew", "glorp"])
     assert all("Which drink" in turn.reply for turn in turns[1:])  # a misheard answer is no "no"
     assert turns[-1].order == [{"item": "Burrito Supreme® Combo"}]  # no drink chosen for the customer
+
+
+def test_the_chicken_one_of_a_dish_asked_about_is_the_menus_chicken_dish_not_chicken_added(home, menu):
+    _, turns = converse(home, menu, ["what comes on the chalupa supreme?", "ok i'll take a chicken one"])
+    assert turns[-1].order == [{"item": "Chicken Chalupa Supreme"}]
+
+
+def test_a_drink_fine_as_served_with_a_size_after_it_is_that_drink_sized_not_another(home, menu):
+    _, turns = converse(home, menu, ["a bean burrito and a coke", "sure pepsi is ok, large please"])
+    assert [u for u in turns[-1].order if u["item"] == "Pepsi®"] == [{"item": "Pepsi®", "size": ["large"]}]
+
+
+def test_a_clause_naming_a_combos_choice_makes_the_food_said_next_that_pick(home, menu):
+    _, turns = converse(home, menu, ["a crunchwrap supreme combo and a bean burrito",
+                                     "and the drink with my combo, a sierra mist"])
+    combo = turns[-1].order[0]
+    assert combo["item"] == "Crunchwrap Supreme® Combo" and "Sierra Mist®" in str(combo.get("choice"))
+    assert [u["item"] for u in turns[-1].order] == ["Crunchwrap Supreme® Combo", "Bean Burrito"]  # no drink of its own

@@ -1091,14 +1091,19 @@ class CustomerParser:
 
     def variant_said(self, clause: Clause, dish: str, result: Parse, state: dict) -> bool:
         """'one of the potato ones' after a burrito that cannot take potatoes and has a potato one:
-        that one ordered, as many as said; 'the chicken one' right after: that one instead."""
+        that one ordered, as many as said; 'the chicken one' right after: that one instead; "make the
+        quesadilla chicken instead" of a steak one: the chicken quesadilla in its place, never the
+        steak one with chicken added."""
         cannot = [m for m in clause.toppings() if not self.menu.builds_with(dish, m.name)]
-        variant = self.variant_by_word(dish, cannot) if cannot and {"one", "ones"} & set(clause.tokens) else None
+        instead = "instead" in clause.tokens
+        said = clause.toppings() if instead else cannot
+        variant = self.variant_by_word(dish, said) if said and ({"one", "ones"} & set(clause.tokens) or instead) \
+            else None
         if variant is None:
             return False
         state["line"] += 1
         words = [t for t in clause.tokens if is_word(t) and t not in OPENERS]
-        if words[:1] and words[0] in self.p.definite:  # "oh, the chicken one": the one meant, instead
+        if words[:1] and words[0] in self.p.definite or instead:  # "oh, the chicken one": the one meant, instead
             result.acts.append(Replace(dish, variant[0], state["line"]))
         else:  # "and one of the chicken ones": another
             result.acts.append(Order(variant[0], self.number_in(clause) or 1, state["line"]))
@@ -1316,10 +1321,12 @@ class CustomerParser:
         for clause in clauses:
             if clause.act == "unknown":
                 continue
-            if self.p.inside["as_is"].ends(POSSESSIVE_IS.sub(r" s \1", clause.text)) and clause.items() and \
-                    all(m.name in ctx.ordered for m in clause.items()):
+            values = [m for m in clause.mentions if m.kind == "option"]
+            said = clause.tokens[:values[0].start] if values and values[0].start > 0 else clause.tokens
+            if self.p.inside["as_is"].ends(POSSESSIVE_IS.sub(r" s \1", " ".join(t for t in said if is_word(t)))) and \
+                    clause.items() and all(m.name in ctx.ordered and m.end <= len(said) for m in clause.items()):
                 clause.act = "topic"  # "the pepsi's fine. make it a large": fine as it is, never ordered again;
-                continue  # what "it" means next
+                continue  # what "it" means next ("pepsi's fine, regular": the value said after it is on it)
             own = self.act_of(clause, ctx, earlier)
             if own is None:  # "scratch the X, give me a Y": a clause that asks for something orders it
                 asked = self.p.requests(self.opened(clause.text)) or \
@@ -1659,6 +1666,8 @@ class CustomerParser:
             state["last"] = self.ordered_named(targets[0], ctx) or targets[0].name
         dish = self.context_dish(ctx, state["last"])
         act = clause.act
+        if combo := self.combo_whose_pick(clause, ctx):
+            state["choosing"] = combo  # "oh and the drink for the combo, mountain dew please": the combo's
         if act == "topic" and clause.items():  # a size said with it goes on it ("the pepsi's fine, make it a large")
             state["last"] = self.ordered_named(clause.items()[-1], ctx) or clause.items()[-1].name
             self.updates(Clause(clause.tokens, [m for m in clause.mentions if m.kind != "item"], "change", False),
@@ -2213,6 +2222,10 @@ class CustomerParser:
                 result.acts[at] = line.but(quantity=n)
             return  # "a pepsi, two": the number was read with the order before it
         if ctx.discussed and (not self.p.acts["set_quantity"].search(text) or ctx.discussed not in ctx.ordered):
+            if {"one", "ones"} & set(clause.tokens) and (variant := self.variant_by_word(ctx.discussed, clause.toppings())):
+                # "the chicken one" of the chalupa asked about: the menu's chicken chalupa, never one with chicken added
+                clause.mentions = [m for m in clause.mentions if m not in variant[1]]
+                ctx = replace(ctx, discussed=variant[0])
             size = next((MULTIPLIERS[w] for w in clause.tokens if w in MULTIPLIERS), 0)
             if n and size and str(size) in normalize(ctx.discussed).split():
                 n = max(n // size, 1)  # "one dozen" of the 12 pack asked about: one of it
@@ -2623,12 +2636,28 @@ class CustomerParser:
         combos = ([last_item] if last_item else []) + ([ctx.ask_target] if asked else [])  # its pick, or its size
         with_it = "with" in tokens and self.refers_back(" ".join(tokens)) or each  # "and a <drink> with it", "... on both"
         combos += [c for c in reversed(ctx.ordered) if c in self.menu.combos and any(
-            (with_it or group.lower() in tokens or group.lower() + "s" in tokens) and name in self.menu.groups[group]
-            for c2, group in self.menu.facts.get("combo_contain", []) if c2 == c and group in self.menu.groups)][:1]
+            (with_it or self.group_said(group, tokens)) and name in self.menu.groups[group]
+            for group in self.groups_of(c))][:1]
         for combo in combos:
             if combo and name in self.menu.combo_choices(combo):
                 return combo
         return None
+
+    def groups_of(self, combo: str) -> list[str]:
+        """The choices a combo offers ("Drink", "Side")."""
+        return [group for c, group in self.menu.facts.get("combo_contain", []) if c == combo and group in self.menu.groups]
+
+    @staticmethod
+    def group_said(group: str, tokens: Sequence[str]) -> bool:
+        return group.lower() in tokens or group.lower() + "s" in tokens
+
+    def combo_whose_pick(self, clause: Clause, ctx: Context) -> str | None:
+        """'the drink for the combo, ...': the ordered combo (the last) one of whose choices a clause
+        naming no food speaks of: the food said next is that pick."""
+        if clause.items():
+            return None
+        return next((c for c in reversed(ctx.ordered) if c in self.menu.combos and
+                     any(self.group_said(group, clause.tokens) for group in self.groups_of(c))), None)
 
     # -- suggestions and questions ----------------------------------------------------------
     def recommendation(self, text: str, items: list[Mention], context_dish: str | None,
