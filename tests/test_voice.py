@@ -318,6 +318,8 @@ def test_a_cue_word_heard_where_no_cue_phrase_is_makes_the_line_half_heard(tmp_p
     assert chat.order() == [] and "?" in turn.reply
     chat.heard("Could you ring up a Crunchwrap Supreme?", sure=True)  # a request's verb: rung up
     assert [unit["item"] for unit in chat.order()] == ["Crunchwrap Supreme®"]
+    turn = chat.heard("Three crunchy tacos, finished with extra cheese.", sure=True)  # "done" is a line of its own
+    assert "?" in turn.reply and [unit["item"] for unit in chat.order()] == ["Crunchwrap Supreme®"]
 
 
 def test_a_no_to_a_read_back_leaves_the_question_asked_beside_it_open(tmp_path):

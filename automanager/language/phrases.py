@@ -136,16 +136,18 @@ class Phrases:
                                    for phrase in cue.phrases for w in phrase.split()) | \
             frozenset(w for table in ("repair_strong", "repair_drop") for phrase in words[table] for w in phrase.split())
         self.examples = [(e["said"], e["means"]) for e in data.get("examples", [])]
-        self.cue_phrases = [*self.acts.values(), *(cue for name, cue in self.questions.items() if name != "request_verbs"),
+        self.cue_phrases = [*(cue for name, cue in self.acts.items() if not name.endswith("_alone")),
+                            *(cue for name, cue in self.questions.items() if name != "request_verbs"),
                             Cue(tuple(words["repair_strong"]) + tuple(words["repair_drop"]))]
+        self.alone_phrases = [cue for name, cue in self.acts.items() if name.endswith("_alone")]
 
     def stray_cue_words(self, text: str) -> list[str]:
         """The cue words of a folded text that no cue phrase found in it holds: "ring" with no
-        "ring it up" around it and no request it starts cues nothing, so it is a word the line
-        leaves unread."""
+        "ring it up" around it and no request it starts cues nothing, nor "done" in a line that is
+        more than "done", so it is a word the line leaves unread."""
         held: set[int] = set()
-        if self.requests(text):  # "could you ring up a taco": its verb cues the request
-            held.update(range(len(text)))
+        if self.requests(text) or any(cue.whole(text) for cue in self.alone_phrases):
+            held.update(range(len(text)))  # "could you ring up a taco": its verb cues the request; "done"
         for cue in self.cue_phrases:
             for found in cue._found(text):
                 held.update(range(found.begin, found.stop))
