@@ -119,11 +119,11 @@ class MenuFile:
 
     def warnings(self) -> list[tuple[Loc, str]]:
         """Names that build but will be misheard in chats, each with what to do:
-        - an ingredient called as an item is ("Green Beans" a side and an ingredient): "a meal with
-          green beans" would be read as adding the ingredient;
-        - an ingredient's name or word inside an item's name joined by "and" or "with" ("cheese",
-          "Mac and Cheese"): "we're out of mac and cheese" is read as two things run out;
-        - an item or meal named with a word customers use for deals and numbers ("Morning Deal")."""
+        - an ingredient called as an item is (a side that is an ingredient too): "a meal with <it>"
+          would be read as adding the ingredient;
+        - an ingredient's name or word inside an item's name joined by "and" or "with" ("<X> and
+          <Y>"): "we're out of <X> and <Y>" is read as two things run out;
+        - an item or meal named with a word customers use for deals and numbers ("... deal")."""
         said: list[tuple[Loc, str]] = []
         entries: list[tuple[str, int, Item | Combo]] = [("item", i, item) for i, item in enumerate(self.menu.item)]
         entries += [("combo", i, combo) for i, combo in enumerate(self.menu.combo)]
@@ -134,7 +134,7 @@ class MenuFile:
                 if call in items:
                     said.append((("ingredients", ingredient), f'ingredient "{ingredient}" is called "{call}" as the '
                                  f'item "{items[call]}" is: "a meal with {call}" would add the ingredient, not pick '
-                                 "the item. Name the ingredient differently (\"Green Bean Topping\")"))
+                                 "the item. Name the ingredient differently (\"... topping\")"))
                     continue
                 inside = [name for folded, name in items.items()
                           if f" {call} " in f" {folded} " and set(folded.split()) & JOINING]
