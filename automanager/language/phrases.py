@@ -51,6 +51,10 @@ class Cue:
     def search(self, text: str) -> Found | None:
         return next(self._found(text), None)
 
+    def every(self, text: str):
+        """Every phrase found, left to right, none overlapping."""
+        return self._found(text)
+
     def starts(self, text: str) -> bool:
         found = self.search(text)
         return found is not None and found.start() == 0
@@ -149,7 +153,7 @@ class Phrases:
         if self.requests(text) or any(cue.whole(text) for cue in self.alone_phrases):
             held.update(range(len(text)))  # "could you ring up a taco": its verb cues the request; "done"
         for cue in self.cue_phrases:
-            for found in cue._found(text):
+            for found in cue.every(text):
                 held.update(range(found.begin, found.stop))
         return [word for word, begin, _ in _runs(text) if word in self.cue_words and begin not in held]
 
