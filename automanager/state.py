@@ -209,6 +209,18 @@ class Pending(Term):
     change: Value
 
 
+@predicate("if_not")
+class IfNot(Term):
+    """Kept beside a pending read-back: the change a bare no makes instead of nothing (no to "is the
+    drink for your combo?" orders it on its own)."""
+    change: Value
+
+
+@predicate("asked_again")
+class AskedAgain(Term):
+    """The read-back of a combo's pick said alone was asked a second time: unanswered again, it is left off."""
+
+
 @predicate("suggested")
 class Suggested(Term):
     """A suggestion made in this conversation (given, offer): never made again."""

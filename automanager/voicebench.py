@@ -27,6 +27,7 @@ from .acts import Unsure
 from .evaluation.scenario import Scenario, load_scenarios
 from .star import CustomerChat
 from .star.chat import Turn
+from .state import Pending
 from .store import Home
 
 
@@ -68,7 +69,7 @@ def noisy(audio: bytes, amount: float) -> bytes:
     with tempfile.TemporaryDirectory() as tmp:
         speech, out = Path(tmp) / "speech.wav", Path(tmp) / "out.wav"
         speech.write_bytes(audio)
-        subprocess.run(["sox", "-m", str(speech), "|sox -n -r 22050 -c 1 -p synth "
+        subprocess.run(["sox", "-m", str(speech), "|sox -R -n -r 22050 -c 1 -p synth "
                         f"{seconds(audio):.2f} brownnoise vol {amount}", str(out)], check=True, timeout=60,
                        capture_output=True)
         return out.read_bytes()
@@ -124,8 +125,9 @@ def follow_up(chat: CustomerChat, ear: Ear, line: str, turn: Turn, meant: list[s
     when they were meant, gets the line said once more, more slowly, as a person repeats at a
     speaker (and that one's reply is answered the same way)."""
     for again in (False, True):
-        if read_back(chat):
-            ear.answer(chat, "yes" if without_doubt(turn.parsed) == without_doubt(meant) else "no", answering=True)
+        if asked := read_back(chat):
+            meant_it = without_doubt(turn.parsed) == without_doubt(meant) or set(asked) <= set(meant)
+            ear.answer(chat, "yes" if meant_it else "no", answering=True)
             return
         if any(act.startswith("guess(") and f"({act[6:-1]}," in " ".join(meant) for act in turn.parsed):
             ear.answer(chat, "yes", answering=True)  # the name it asks about is one the line ordered
@@ -135,9 +137,10 @@ def follow_up(chat: CustomerChat, ear: Ear, line: str, turn: Turn, meant: list[s
         turn = ear.answer(chat, line, answering=True, slower=True)
 
 
-def read_back(chat: CustomerChat) -> bool:
-    """Did the turn read changes back as a question (a half-heard line's, kept until a yes)?"""
-    return any(fact.startswith("pending(") for fact in chat.state.texts)
+def read_back(chat: CustomerChat) -> list[str]:
+    """The changes the turn read back as a question (a half-heard line's, or "is the drink for
+    your combo?"), kept until a yes, as acts print."""
+    return [str(typed.change) for typed in chat.state if isinstance(typed, Pending)]
 
 
 def without_doubt(acts: list[str]) -> list[str]:

@@ -256,6 +256,8 @@ class CustomerTemplates:
                 for c in said.pop("offer_change", [])[:1]]
         out += [text["offer_suggest"].format(amount=self.count(c.offer, 1)) for c in said.pop("offer_suggest", [])[:1]]
         out += [text["heard_dropped"] for _ in said.pop("heard_dropped", [])]
+        out += [text["pick_or_own"].format(**fields(c)) for c in said.pop("pick_or_own", [])]
+        out += [text["pick_left_off"].format(**fields(c)) for c in said.pop("pick_left_off", [])]
         kinds: dict[str, list[str]] = defaultdict(list)
         for c in said.pop("which_kind", []):
             kinds[c.kind] += [c.food] if c.food else []

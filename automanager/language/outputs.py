@@ -363,6 +363,19 @@ class HeardUnits(Term):
     """A change of ordered units referred to ("the second one"), asked about as a whole."""
 
 
+@predicate("confirm", "pick_or_own")
+class PickOrOwn(Term):
+    """A choice of an ordered combo said alone later: for the combo, or on its own? Asked."""
+    combo: str
+    dish: str
+
+
+@predicate("confirm", "pick_left_off")
+class PickLeftOff(Term):
+    """That question unanswered twice: the dish is left off, and said to be."""
+    dish: str
+
+
 @predicate("confirm", "heard_dropped")
 class HeardDropped(Term):
     """No to a half-heard change: the order stays as it was."""
@@ -370,7 +383,7 @@ class HeardDropped(Term):
 
 HEARD = (HeardOrder, HeardSpecify, HeardUpdate, HeardRemove, HeardQuantity, HeardCopy, HeardReplace, HeardUnits)
 
-CUSTOMER = {cls.tag: cls for cls in (*HEARD, HeardDropped, WhichKind,
+CUSTOMER = {cls.tag: cls for cls in (*HEARD, HeardDropped, PickOrOwn, PickLeftOff, WhichKind,
     Ordered, Unavailable, TooMany, BadQuantity, OrderLimit, Updated, Restored, RejectedUpdate, OptionOut, TwoValues, Specified, OverRule,
     DealPriceOn, DealFreeWith,
     RejectedSpecify, Swapped, DefaultChoice, Skipped, Defaulted, Removed, NotInOrder, QuantitySet, Replaced,
