@@ -126,7 +126,7 @@ def follow_up(chat: CustomerChat, ear: Ear, line: str, turn: Turn, meant: list[s
     speaker (and that one's reply is answered the same way)."""
     for again in (False, True):
         if asked := read_back(chat):
-            meant_it = without_doubt(turn.parsed) == without_doubt(meant) or set(asked) <= set(meant)
+            meant_it = without_doubt(meant) in (without_doubt(turn.parsed), sorted(asked))
             ear.answer(chat, "yes" if meant_it else "no", answering=True)
             return
         if any(act.startswith("guess(") and f"({act[6:-1]}," in " ".join(meant) for act in turn.parsed):

@@ -108,17 +108,39 @@ def plural(name: str, n: int) -> str:
     return f"{before} " * bool(before) + many + last[len(word):] + (rest or "")
 
 
+def pieces(name: str, n: int) -> str:
+    """A meal's part with how many: "three Tenders", "a Burger" (never "orders of")."""
+    return a_name(name) if n == 1 else f"{said_number(n)} {plural(name, n)}"
+
+
 def said_number(n: int) -> str:
     return str(ENGLISH.number_to_words(n)) if n <= 20 else f"{n:,}"
 
 
 @lru_cache(maxsize=4096)
 def count(name: str, n: int, by_the_order: bool = False) -> str:
-    """n of a menu item in words: "a <Burrito>", "three <Cups of Tea>", "an order of <Twists>"
-    (an item sold by the portion, whose name is already plural)."""
-    if by_the_order:
+    """n of a menu item in words: "a <Burrito>", "an <8 Piece Bucket>", "three <Cups of Tea>", "an
+    order of <Twists>" (an item sold by the portion, or whose name is plural: "<Green Beans>")."""
+    if by_the_order or plural_name(name):
         return f"an order of {name}" if n == 1 else f"{said_number(n)} orders of {name}"
-    return ENGLISH.a(name) if n == 1 else f"{said_number(n)} {plural(name, n)}"
+    return a_name(name) if n == 1 else f"{said_number(n)} {plural(name, n)}"
+
+
+def a_name(name: str) -> str:
+    """"a" or "an" before a name, a leading number read as said ("an 8 Piece", "an 11 Piece")."""
+    number = re.match(r"\d+", name)
+    said = str(ENGLISH.number_to_words(number.group())) if number else name
+    return ENGLISH.a(said).split(" ", 1)[0] + " " + name
+
+
+@lru_cache(maxsize=4096)
+def plural_name(name: str) -> bool:
+    """Is the name's head noun plural ("Green <Beans>", "<Fries>"; not "Orange <Citrus>")?"""
+    head = re.split(r" of | - ", name)[0].split(" ")[-1].rstrip("®™")
+    if not head.isalpha() or not latin(head) or head.lower().endswith(("us", "ss", "is")):
+        return False
+    one = ENGLISH.singular_noun(head.lower())
+    return bool(one) and ENGLISH.plural_noun(one) == head.lower()
 
 
 @dataclass
@@ -216,14 +238,14 @@ class CustomerTemplates:
         out += [text["specify"].format(**fields(c)) for c in said.pop("specify", [])]
         out += [text["swapped"].format(**fields(c)) for c in said.pop("swapped", [])]
         out += [text[f"rejected_specify_{c.reason}"].format(**fields(c)) for c in said.pop("rejected_specify", [])]
-        out += [text["default_choice"].format(a_dish=ENGLISH.a(c.dish), combo=c.combo)
+        out += [text["default_choice"].format(a_dish=a_name(c.dish), combo=c.combo)
                 for c in said.pop("default_choice", [])]
         defaults = [self.option_said(c.group, c.option) for c in said.pop("defaulted", [])]
         for c in said.pop("skipped", []):
             if c.topic == "options":
                 out.append(text["skipped_options"])
             elif defaults:
-                out.append(text["skipped_defaulted"].format(a_defaults=ENGLISH.a(join(defaults))))
+                out.append(text["skipped_defaulted"].format(a_defaults=a_name(join(defaults))))
         out += [text["removed_all"].format(food=c.food) if c.count == "all"
                 else text["removed_some"].format(amount=self.count(c.food, c.count)) for c in said.pop("removed", [])]
         out += [text["not_in_order"].format(**fields(c)) for c in said.pop("not_in_order", [])]
@@ -491,6 +513,10 @@ class CustomerTemplates:
                 confirm["not_served_answer"].format(**served_hours(values))
         if prop == "overview":
             return self.overview(values)
+        if prop == "contains":  # a meal's parts and choices, each with how many: "3 Tenders and a Side"
+            parts = sorted(values, key=lambda v: (v[0] in self.menu.groups, v[0]))  # its fixed parts first
+            return said["contains"].format(food=f, items=join([pieces(x, n) if x not in self.menu.groups else self.count(x, n)
+                                                               for x, n in parts]))
         if prop == "deal":
             deals = [rule_text(rule) for v in values if (rule := read_rule(v))]
             return REPLIES["confirm"]["deals"].format(deals=join(deals)) if deals else REPLIES["confirm"]["no_deals"]
@@ -570,6 +596,8 @@ class CustomerTemplates:
             elif kind == "choice":  # a large meal's large fries
                 size = resized.get((unit, value))
                 details[unit].append(f"with {size} {value[2]}" if size else f"with {value[2]}")
+            elif kind == "no_pick":  # an optional choice the customer went without
+                details[unit].append(REPLIES["confirm"]["no_pick"].format(choice=value[0].lower()))
             elif kind in ("deal", "free"):  # a manager's promotion: the deal price's days, the free item's combo
                 details[unit].append(REPLIES["confirm"]["deal_detail_" + kind].format(
                     days=days_text(value) if kind == "deal" else "", combo=value))

@@ -309,7 +309,19 @@ class MenuFile:
                     raise BuildError(f"{member!r} is not one of its items ({', '.join(members)})", (*at, "upcharges", member))
             out += [fact("combo_option_group", group, member) for member in members]
             out += [fact("group_upgrade_price", group, member, cents) for member, cents in choice.upcharges.items()]
+            out += [fact("choice_optional", group)] if choice.optional else []
+            for option_group, value in choice.with_options.items():
+                self.known_value(option_group, value, (*at, "with_options", option_group))
+                out.append(fact("choice_option", group, constant(option_group, "option group"), value))
         return out
+
+    def known_value(self, group: str, value: str, loc: Loc) -> None:
+        """A value of a declared option group (what a choice makes its picks with)."""
+        if group not in self.menu.options:
+            raise BuildError(f"{group!r} is not in [options] ({', '.join(self.menu.options) or 'none declared'})", loc)
+        if value not in self.menu.options[group].values:
+            raise BuildError(f"{value!r} is not one of its {group} values ({', '.join(self.menu.options[group].values)})",
+                             loc)
 
     def combo_facts(self, combo: Combo, at: Loc) -> list[str]:
         """A combo: its price and calories, its words ("a number 2" for number = 2), its fixed parts
@@ -331,6 +343,17 @@ class MenuFile:
                 raise BuildError(f"{group!r} is not in [choices] ({', '.join(self.menu.choices) or 'none declared'})",
                                  (*at, "choose", group))
             out += [fact("combo_contain", name, group), fact("combo_count", name, group, count)]
+        pieces = sum(combo.parts.values())
+        for group, per in combo.choose_per_pieces.items():
+            where = (*at, "choose_per_pieces", group)
+            if group not in self.menu.choices:
+                raise BuildError(f"{group!r} is not in [choices] ({', '.join(self.menu.choices) or 'none declared'})", where)
+            if group in combo.choose:
+                raise BuildError(f"{group!r} is in choose too: give its count in one of them", where)
+            if not combo.parts:
+                raise BuildError("picks per pieces count the pieces of its parts: list them (parts = { ... })", where)
+            if pieces // per:
+                out += [fact("combo_contain", name, group), fact("combo_count", name, group, pieces // per)]
         self.check_offers(combo.options, at)
         out += self.offered(name, {group: (option, at) for group, option in combo.options.items()})
         return out + self.hours_facts("item", name, combo.hours, at)

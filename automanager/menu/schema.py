@@ -173,6 +173,8 @@ class Choice(Table):
     items: Words = []
     category: Text | None = None
     upcharges: Annotated[dict[Text, AddOn], Field(max_length=MAX_LIST)] = {}
+    with_options: Annotated[dict[GroupName, Text], Field(max_length=MAX_LIST)] = {}  # every pick made so: large sides
+    optional: StrictBool = False  # "no" to its question is an answer: the meal goes without it
 
 
 class Combo(Table):
@@ -184,6 +186,8 @@ class Combo(Table):
     best_seller: StrictBool = False
     parts: Annotated[dict[Text, Annotated[StrictInt, Field(ge=1, le=99)]], Field(max_length=MAX_LIST)] = {}
     choose: Annotated[dict[Text, Annotated[StrictInt, Field(ge=1, le=99)]], Field(max_length=MAX_LIST)] = {}
+    # one pick of a choice for every so many pieces of its parts: one free sauce per 3 tenders
+    choose_per_pieces: Annotated[dict[Text, Annotated[StrictInt, Field(ge=1, le=99)]], Field(max_length=MAX_LIST)] = {}
     options: Offers = {}  # meal sizes: "a large number 2"
     hours: ServingHours | None = None
 
