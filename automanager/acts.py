@@ -197,6 +197,13 @@ class Unknown(Act):
     position: int
 
 
+@act("bare_list")
+class BareList(Act):
+    """The line's foods were said as a bare list or after "with" ("fries and a coke", "with
+    fries"), no word saying they are more ("and a coke", "also"): right after a meal they are its
+    picks. Without it, such foods are asked about."""
+
+
 @act("complete")
 class Complete(Act):
     """Nothing more to order."""
@@ -412,7 +419,7 @@ class RuleUnclear(Act):
 
 ANSWERS = (Accept, Decline, Cancel, Quit, Irrelevant, Unsure)
 CUSTOMER_ACTS = (*ANSWERS, Order, Specify, Update, UpdateUnits, NeedRecommend, Query, Remove, SetQuantity, Replace,
-                 Copy, Refer, Either, Guess, Vague, Greet, Unknown, Complete, Stop, Wrong, Review)
+                 Copy, Refer, Either, Guess, Vague, Greet, Unknown, Complete, Stop, Wrong, Review, BareList)
 RULE_ACTS = (RuleLimit, RuleHours, RuleDealPrice, RuleDealOff, RuleDealFree, RuleInstead, RuleSuggest, RuleDrop,
              RuleUnclear)
 MANAGER_ACTS = (*ANSWERS, Runout, RunoutAs, Restore, RestoreAs, AddNew, AddUntyped, Add, Edit, EditSwap, Delete,

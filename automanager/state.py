@@ -221,6 +221,12 @@ class AskedAgain(Term):
     """The read-back of a combo's pick said alone was asked a second time: unanswered again, it is left off."""
 
 
+@predicate("picking")
+class Picking(Term):
+    """Last turn said picks of this meal: a food of its open choices said next is one more."""
+    combo: str
+
+
 @predicate("suggested")
 class Suggested(Term):
     """A suggestion made in this conversation (given, offer): never made again."""

@@ -9,11 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from automanager.language.customer_templates import count
 from automanager.menu.build import BuildError, build_kb
 from automanager.star import CustomerChat
 from automanager.store import Home
 
-TUTORIAL = Path(__file__).resolve().parent.parent / "kb" / "packs" / "README.md"
+REPO = Path(__file__).resolve().parent.parent
+TUTORIAL = REPO / "kb" / "packs" / "README.md"
 
 
 def worked_example() -> str:
@@ -51,12 +53,11 @@ def test_the_free_sauces_are_counted_from_the_pieces_rounded_down(chicken):
 def test_a_bucket_rings_up_its_large_sides_and_both_free_sauces_at_the_meal_price(chicken, tmp_path):
     c = chat(tmp_path)
     turn = c.turn("a number 2 with mashed potatoes and coleslaw, ranch and honey mustard")
-    assert [u["item"] for u in turn.order] == ["8 Piece Bucket"], turn.reply
-    assert "large Mashed Potatoes" in turn.reply or "large Mashed Potatoes" in c.turn("that's all").reply
-    priced = c.review()
-    assert priced["total"][0][0] == 1999
-    reply = c.turn("that's all").reply
-    assert "large Coleslaw" in reply and "Ranch" in reply and "Honey Mustard" in reply, reply
+    assert [u["item"] for u in turn.order] == ["8 Piece Bucket"] and turn.reply.startswith("Got it: an 8 Piece"), turn.reply
+    assert c.review()["total"][0][0] == 1999
+    summary = c.turn("that's all").reply
+    for said in ("large Mashed Potatoes", "large Coleslaw", "with Ranch", "with Honey Mustard", "$19.99"):
+        assert said in summary, summary
 
 
 def test_a_meals_picks_are_asked_and_no_to_its_optional_sauce_leaves_it_off(chicken, tmp_path):
@@ -65,7 +66,7 @@ def test_a_meals_picks_are_asked_and_no_to_its_optional_sauce_leaves_it_off(chic
     asked = [c.turn("that's all").reply]
     for answer in ("coleslaw", "lemonade"):
         asked.append(c.turn(answer).reply)
-    assert "sauce" in asked[-1].lower(), asked
+    assert "sauce" in asked[-1].lower() and asked[-1].endswith("or none."), asked
     summary = c.turn("no").reply
     assert "no sauce" in summary and "$7.99" in summary, summary
     assert [u["item"] for u in c.turn("no").order] == ["3 Piece Tenders Meal"]
@@ -98,3 +99,29 @@ def test_a_mistake_in_those_fields_is_refused_with_what_to_fix(tmp_path, old, ne
     with pytest.raises(BuildError) as caught:
         build_kb(tmp_path)
     assert problem in str(caught.value)
+
+
+@pytest.mark.parametrize("name, one, two", [
+    ("8 Piece Bucket", "an 8 Piece Bucket", "two 8 Piece Buckets"),
+    ("11 Piece Meal", "an 11 Piece Meal", "two 11 Piece Meals"),
+    ("Green Beans", "an order of Green Beans", "two orders of Green Beans"),
+    ("Orange Citrus", "an Orange Citrus", "two Orange Citrus"),  # a singular word ending in s
+    ("Egg and Cheese Muffin", "an Egg and Cheese Muffin", "two Egg and Cheese Muffins"),
+])
+def test_a_name_is_said_with_its_article_and_plural(name, one, two):
+    assert (count(name, 1), count(name, 2)) == (one, two)
+
+
+def test_every_shipped_name_is_said_with_an_article_and_a_plural_that_reads_as_english():
+    """Over the three shipped packs: one of a name starts "a", "an" or "an order of" as its first
+    sound asks; two of it never keeps "a", and a plural name is never made plural again."""
+    vowel_sound = re.compile(r"(?i)^([aeio]|u(?!ni|se|su|tr)|8|11|18|80)")
+    for pack in (REPO / "kb", REPO / "kb" / "packs" / "pizza", REPO / "kb" / "packs" / "burger"):
+        names = re.findall(r'^(?:dish|combo)\("([^"]+)"\)', (pack / "menu.lp").read_text(encoding="utf-8"), re.M)
+        assert len(names) > 10
+        for name in names:
+            one, two = count(name, 1), count(name, 2)
+            if not one.startswith("an order of"):
+                assert one.split(" ", 1)[0] == ("an" if vowel_sound.match(name) else "a"), name
+            assert two.startswith("two ") and " a " not in f" {two} ", name
+            assert not two.endswith(("ss", "ses", "ies")) or name.endswith(("ss", "ses", "ies")), two

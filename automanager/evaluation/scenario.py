@@ -190,9 +190,11 @@ class Reader:
 
     def pack(self, node: yaml.Node) -> Path:
         """`pack: pizza`: a menu pack shipped in kb/packs; `pack: ../my-cafe` (a path, with a slash
-        or a dot first): a pack folder relative to this scenario file. Built, either way."""
+        or a dot first), or a name no pack ships that is a folder beside this file: a pack folder
+        relative to this scenario file. Built, either way."""
         name = self.text(node, "pack")
-        if "/" in name or "\\" in name or name.startswith("."):
+        beside = not paths.kb_files(paths.pack_dir(name)) and (self.path.parent / name).is_dir()
+        if "/" in name or "\\" in name or name.startswith(".") or beside:
             folder = (self.path.parent / name).resolve()
             if not paths.kb_files(folder):
                 raise self.fail(node, f"no built menu pack at '{name}' (from this file's folder: {folder}); "

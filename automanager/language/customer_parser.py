@@ -27,6 +27,7 @@ from itertools import pairwise, takewhile
 from ..acts import (
     Accept,
     Act,
+    BareList,
     Cancel,
     Complete,
     Copy,
@@ -135,6 +136,8 @@ class CustomerParser:
         self.option_tokens = frozenset(w for phrase in menu.option_words for w in phrase.split())
         # kinds a customer can ask for: the phrase data's ("combo") and the KB's labels ("vegetarian")
         self.category_words = {**self.p.category_words, **menu.label_words}
+        # the words of a meal's choices ("sides", "the sauce"): said around picks, never unknown names
+        self.group_words = frozenset(w for group in menu.groups for word in normalize(group).split() for w in (word, word + "s"))
         self.readings = [(getattr(self, "reads_" + reading), act) for reading, act in self.p.readings]
         self.item_words = {name: frozenset(normalize(name).split()) for name in menu.items}
         self.by_words = {words: name for name, words in self.item_words.items()}
@@ -261,6 +264,9 @@ class CustomerParser:
         for clause in clauses:
             self.clause(clause, ctx, result, state)
         result.acts += extra
+        if any(c in self.menu.combos for c in ctx.ordered) and any(isinstance(a, Order) for a in result.acts) \
+                and not self.adds_more(tokens):  # what it means is only read after a meal
+            result.acts.append(BareList())
         named = {w for clause in clauses for m in clause.mentions for w in clause.tokens[m.start:m.end]}
         result.unread = result.unknown + [w for w in self.p.stray_cue_words(flat) if w not in named
                                           and not self.grammar_word(w) and number_at([w], 0) is None]
@@ -618,6 +624,13 @@ class CustomerParser:
         rest = self.p.polite.sub(" ", rest)
         return all(w in self.p.filler or w in OPENERS for w in rest.split())
 
+    def adds_more(self, tokens: list[str]) -> bool:
+        """Does the line start (after "uh", "ok"...) with a word saying its foods are more ("and a
+        coke", "also")? "and" is an opener too, so it is looked for before the openers are passed."""
+        first = next((i for i, t in enumerate(tokens) if t not in OPENERS or
+                      any(tuple(tokens[i:i + len(w)]) == w for w in self.p.adding_openers)), len(tokens))
+        return any(tuple(tokens[first:first + len(w)]) == w for w in self.p.adding_openers)
+
     @staticmethod
     def opened(text: str) -> str:
         """The clause without the words people start with ("oh", "ok so", "hi there")."""
@@ -805,7 +818,7 @@ class CustomerParser:
         return (word in p.filler or word in self.option_tokens
                 or word in p.operator_words or word in OPENERS or word in p.drink or not is_letters(word)
                 or word in self.category_words or word in p.unit_nouns or word in p.ordinals or word in p.person_unit
-                or word in self.vague_amounts)
+                or word in self.vague_amounts or word in self.group_words)
 
     def ordered_by_words(self, said: str, ctx: Context) -> str | None:
         """'the pizzas', 'one of the tacos': an ordered food whose name holds every word said."""
@@ -2635,8 +2648,9 @@ class CustomerParser:
         asked = ctx.ask_topic and (ctx.ask_topic.startswith("choice") or ctx.ask_target in self.menu.combos)
         combos = ([last_item] if last_item else []) + ([ctx.ask_target] if asked else [])  # its pick, or its size
         with_it = "with" in tokens and self.refers_back(" ".join(tokens)) or each  # "and a <drink> with it", "... on both"
+        around = [t for t in tokens if t not in normalize(name).split()]  # "an extra bbq sauce" names no group
         combos += [c for c in reversed(ctx.ordered) if c in self.menu.combos and any(
-            (with_it or self.group_said(group, tokens)) and name in self.menu.groups[group]
+            (with_it or self.group_said(group, around)) and name in self.menu.groups[group]
             for group in self.groups_of(c))][:1]
         for combo in combos:
             if combo and name in self.menu.combo_choices(combo):
@@ -2646,6 +2660,12 @@ class CustomerParser:
     def groups_of(self, combo: str) -> list[str]:
         """The choices a combo offers ("Drink", "Side")."""
         return [group for c, group in self.menu.facts.get("combo_contain", []) if c == combo and group in self.menu.groups]
+
+    def choice_said(self, meal: str, m: Mention) -> str | None:
+        """The meal's choice an ingredient word names ("no sauce" with a meal whose sauce is a pick)."""
+        said = normalize(m.said or "").split()
+        return next((group for group in self.groups_of(meal) if meal in self.menu.combos and said and
+                     said[-1].rstrip("s") == normalize(group).split()[-1]), None)
 
     @staticmethod
     def group_said(group: str, tokens: Sequence[str]) -> bool:
@@ -2813,6 +2833,9 @@ class CustomerParser:
                     acts.append(Update(dish, Const(operation), m.name, line))
                 continue
             operation = self.operator_before(toks, m, clause.mentions) or self.carried(operation, toks, m, clause) or plain
+            if operation == "no" and (group := self.choice_said(dish, m)):  # "no sauce" with a meal: none of its pick
+                acts.append(Update(dish, Const("no"), group, line))
+                continue
             owned = operation in ("no", "less", "extra", "regular") or "kind_word" in m.alternatives
             owners = ctx.ordered if dish == "" else [dish]  # "no cheese on the third one": that unit's own cheese
             names = sorted({self.own_ingredient(d, m) for d in owners} | ({m.name} if dish == "" else set())) \

@@ -15,15 +15,13 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import inflect
-
 from ..menu.model import Menu
 from ..normalize import latin
 from ..reasoner import Atoms
 from ..rules import DealFree, Hours, read_rule
 from ..terms import Term
 from ..vocab import MAX_NUMBER
-from .english import dollars, join
+from .english import ENGLISH, dollars, join
 from .outputs import (
     HEARD,
     Answer,
@@ -59,8 +57,6 @@ from .rule_words import days_text, rule_text, when_text
 REPLIES = tomllib.loads(Path(__file__).with_name("customer_replies.toml").read_text(encoding="utf-8"))
 SPEAK = REPLIES["speak"]
 
-ENGLISH = inflect.engine()
-ENGLISH.defnoun("(.*(?<!tat|mat))o", "$1os")  # burritos, combos (inflect says "burritoes"); potatoes stay
 OP_WORDS = {"add": "add", "no": "leave off", "less": "go light on", "extra": "add extra", "regular": "keep regular"}
 CHANGE_WORDS = {"add": "{}", "plain": "{}", "extra": "extra {}", "no": "no {}", "less": "light {}",
                 "regular": "regular {}", "unsay": "not {}", "change": "{1} instead of {0}"}
@@ -139,8 +135,8 @@ def plural_name(name: str) -> bool:
     head = re.split(r" of | - ", name)[0].split(" ")[-1].rstrip("®™")
     if not head.isalpha() or not latin(head) or head.lower().endswith(("us", "ss", "is")):
         return False
-    one = ENGLISH.singular_noun(head.lower())
-    return bool(one) and ENGLISH.plural_noun(one) == head.lower()
+    one = ENGLISH.singular_noun(head.lower())  # False when the word is not a plural
+    return isinstance(one, str) and ENGLISH.plural_noun(one) == head.lower()
 
 
 @dataclass
@@ -278,8 +274,13 @@ class CustomerTemplates:
                 for c in said.pop("offer_change", [])[:1]]
         out += [text["offer_suggest"].format(amount=self.count(c.offer, 1)) for c in said.pop("offer_suggest", [])[:1]]
         out += [text["heard_dropped"] for _ in said.pop("heard_dropped", [])]
-        out += [text["pick_or_own"].format(**fields(c)) for c in said.pop("pick_or_own", [])]
-        out += [text["pick_left_off"].format(**fields(c)) for c in said.pop("pick_left_off", [])]
+        picks: dict[str, list[str]] = defaultdict(list)  # the foods asked about, by the meal they may be for
+        for c in said.pop("pick_or_own", []):
+            picks[c.combo].append(c.dish)
+        out += [text["pick_or_own" if len(dishes) == 1 else "pick_or_own_many"].format(combo=combo, dish=join(sorted(dishes)))
+                for combo, dishes in picks.items()]
+        left = sorted(c.dish for c in said.pop("pick_left_off", []))
+        out += [text["pick_left_off"].format(dish=join(left))] if left else []
         kinds: dict[str, list[str]] = defaultdict(list)
         for c in said.pop("which_kind", []):
             kinds[c.kind] += [c.food] if c.food else []
@@ -471,9 +472,13 @@ class CustomerTemplates:
         options = [o.food for o in sorted(rows_of(actions, AskOption), key=lambda o: o.rank)]
         if not options:  # none to name (the picks are of a kind the rules rank none of): never "Popular picks are ."
             return SPEAK["ask_choice_unnamed"].format(group=group.lower(), target=target)
+        optional = (group,) in self.menu.facts.get("choice_optional", [])
+        if len(options) == 1 and not actions.get("more_options"):  # one to have: a yes takes it
+            return SPEAK["ask_choice_one"].format(option=options[0], target=target)
         return SPEAK["ask_choice"].format(group=group.lower(), target=target,
                                           options=join(options).replace(" and ", " or "),
-                                          more=SPEAK["ask_choice_more"] if actions.get("more_options") else "")
+                                          more=SPEAK["ask_choice_more"] if actions.get("more_options") else
+                                          SPEAK["ask_choice_none"] if optional else "")
 
     @staticmethod
     def recommendation(actions: Atoms) -> str:

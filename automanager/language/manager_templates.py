@@ -15,7 +15,7 @@ from ..rules import read_rule
 from ..terms import Term, parse, read
 from ..vocab import MAX_NUMBER
 from . import outputs
-from .customer_templates import dollars, join
+from .english import counted, dollars, join
 from .rule_words import rule_text
 
 REPLIES = tomllib.loads(Path(__file__).with_name("manager_replies.toml").read_text(encoding="utf-8"))
@@ -112,7 +112,7 @@ class ManagerTemplates:
             return str(asked[f"readback_{what}"].format(said_rule(a)))
         if what == "alias":
             return str(asked["readback_alias"].format(name, a))
-        return str(asked["readback_runout" if a else "readback_runout_none"].format(name, a))
+        return str(asked["readback_runout" if a else "readback_runout_none"].format(name, counted(a, "dish")))
 
     @staticmethod
     def unheard(words: list[str]) -> str:
@@ -173,6 +173,8 @@ class ManagerTemplates:
         if isinstance(said, outputs.PendingIs):
             fields["change"] = describe(said.action, said.item, said.property, *[None if value == "none" else value
                                                                               for value in (said.old, said.new)])
+        if "dishes" in fields and isinstance(fields["dishes"], int):
+            fields["dishes"] = counted(fields["dishes"], "dish")
         key = str(said.tag)
         if isinstance(said, outputs.RunOut) and not said.dishes:
             key = "runout_none"

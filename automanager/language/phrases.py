@@ -201,6 +201,7 @@ class Phrases:
         self.people_before = [tuple(phrase.split()) for phrase in words["people_before"]]
         self.people_after = [tuple(phrase.split()) for phrase in words["people_after"]]
         self.unit_nouns = frozenset(words["unit_nouns"])
+        self.adding_openers = tuple(sorted((tuple(w.split()) for w in words["adding_openers"]), key=len, reverse=True))
         self.definite = frozenset(words["definite"])
         self.unit_all = frozenset(words["unit_all"])
         self.unit_opens = [tuple(phrase.split()) for phrase in words["unit_opens"]]
