@@ -113,7 +113,7 @@ def test_a_failing_scenario_exits_1_and_the_report_says_why(tmp_path):
     ("name: x\nsteps:\n  - customer: hi\nexpect:\n  order:\n    - {item: Pepsi, size: [large, small]}\n", 6,
      "size must be text"),
     ("name: x\nsteps:\n  - customer: [unclosed\n", 4, "not valid YAML"),
-    ("name: x\npack: sushi\nsteps:\n  - customer: hi\n", 2, "no built menu pack 'sushi'; shipped: burger, pizza"),
+    ("name: x\npack: sushi\nsteps:\n  - customer: hi\n", 2, "no built menu pack 'sushi'; shipped: burger, chicken, pizza"),
 ])
 def test_a_malformed_file_is_refused_with_file_line_and_problem(tmp_path, body, line, problem):
     path = tmp_path / "bad.yaml"

@@ -116,8 +116,8 @@ def said_number(n: int) -> str:
 @lru_cache(maxsize=4096)
 def count(name: str, n: int, by_the_order: bool = False) -> str:
     """n of a menu item in words: "a <Burrito>", "an <8 Piece Bucket>", "three <Cups of Tea>", "an
-    order of <Twists>" (an item sold by the portion, or whose name is plural: "<Green Beans>")."""
-    if by_the_order or plural_name(name):
+    order of <Twists>" (an item sold by the portion, or whose name is plural: "<Wedges>")."""
+    if by_the_order or portion_name(name):
         return f"an order of {name}" if n == 1 else f"{said_number(n)} orders of {name}"
     return a_name(name) if n == 1 else f"{said_number(n)} {plural(name, n)}"
 
@@ -130,9 +130,13 @@ def a_name(name: str) -> str:
 
 
 @lru_cache(maxsize=4096)
-def plural_name(name: str) -> bool:
-    """Is the name's head noun plural ("Green <Beans>", "<Fries>"; not "Orange <Citrus>")?"""
-    head = re.split(r" of | - ", name)[0].split(" ")[-1].rstrip("®™")
+def portion_name(name: str) -> bool:
+    """Is the name said by the portion: its head noun plural ("Potato <Wedges>", "<Fries>"; not
+    "Orange <Citrus>"), or two foods joined ("Mac and Cheese": never "two Mac and Cheeses")?"""
+    words = re.split(r" of | - ", name)[0].split(" ")
+    if len(words) == 3 and words[1].lower() in ("and", "&", "n"):
+        return True
+    head = words[-1].rstrip("®™")
     if not head.isalpha() or not latin(head) or head.lower().endswith(("us", "ss", "is")):
         return False
     one = ENGLISH.singular_noun(head.lower())  # False when the word is not a plural
