@@ -132,7 +132,7 @@ def a_name(name: str) -> str:
 @lru_cache(maxsize=4096)
 def portion_name(name: str) -> bool:
     """Is the name said by the portion: its head noun plural ("Potato <Wedges>", "<Fries>"; not
-    "Orange <Citrus>"), or two foods joined ("Mac and Cheese": never "two Mac and Cheeses")?"""
+    "Orange <Citrus>"), or two foods joined ("Bangers and Mash": never "two Bangers and Mashes")?"""
     words = re.split(r" of | - ", name)[0].split(" ")
     if len(words) == 3 and words[1].lower() in ("and", "&", "n"):
         return True
