@@ -476,13 +476,12 @@ class CustomerTemplates:
         options = [o.food for o in sorted(rows_of(actions, AskOption), key=lambda o: o.rank)]
         if not options:  # none to name (the picks are of a kind the rules rank none of): never "Popular picks are ."
             return SPEAK["ask_choice_unnamed"].format(group=group.lower(), target=target)
-        optional = (group,) in self.menu.facts.get("choice_optional", [])
         if len(options) == 1 and not actions.get("more_options"):  # one to have: a yes takes it
             return SPEAK["ask_choice_one"].format(option=options[0], target=target)
         return SPEAK["ask_choice"].format(group=group.lower(), target=target,
                                           options=join(options).replace(" and ", " or "),
                                           more=SPEAK["ask_choice_more"] if actions.get("more_options") else
-                                          SPEAK["ask_choice_none"] if optional else "")
+                                          SPEAK["ask_choice_none"] if actions.get("none_allowed") else "")
 
     @staticmethod
     def recommendation(actions: Atoms) -> str:
