@@ -126,3 +126,13 @@ def test_every_shipped_name_is_said_with_an_article_and_a_plural_that_reads_as_e
                 assert one.split(" ", 1)[0] == ("an" if vowel_sound.match(name) else "a"), name
             assert two.startswith("two ") and " a " not in f" {two} ", name
             assert not two.endswith(("ss", "ses")) or name.endswith(("ss", "ses")), two  # never "Friess"
+
+
+def test_no_sauce_said_of_a_meal_whose_sauce_is_optional_leaves_it_off(chicken, tmp_path):
+    c = chat(tmp_path)
+    c.turn("a number 1")
+    c.turn("coleslaw and a lemonade")  # right after the meal: its side and drink
+    assert "sauce" in c.turn("that's all").reply.lower()
+    turn = c.turn("no sauce thanks")
+    assert "no sauce" in turn.reply and "$7.99" in turn.reply, turn.reply
+    assert [u["item"] for u in turn.order] == ["3 Piece Tenders Meal"]

@@ -2663,9 +2663,9 @@ class CustomerParser:
 
     def choice_said(self, meal: str, m: Mention) -> str | None:
         """The meal's choice an ingredient word names ("no sauce" with a meal whose sauce is a pick)."""
-        said = normalize(m.said or "").split()
-        return next((group for group in self.groups_of(meal) if meal in self.menu.combos and said and
-                     said[-1].rstrip("s") == normalize(group).split()[-1]), None)
+        said = normalize(m.said or "").split()[-1:]  # a dish that is no meal has no choices: none
+        return next((group for group in self.groups_of(meal) if said == [normalize(group).split()[-1] + "s"] or
+                     said == normalize(group).split()[-1:]), None)
 
     @staticmethod
     def group_said(group: str, tokens: Sequence[str]) -> bool:
